@@ -1,0 +1,464 @@
+//===- TfmOps.td - tfm operations --------------------------*- tablegen -*-===//
+//
+// Ops are grouped by family; each group becomes a section of the generated
+// dialect reference (docs/Dialects/TfmDialect.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_IR_TFMOPS_TD
+#define TFM_IR_TFMOPS_TD
+
+include "tfm/IR/TfmBase.td"
+include "tfm/IR/TfmAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Parameters and embeddings
+//===----------------------------------------------------------------------===//
+
+def Tfm_ParamsGroup : OpDocGroup {
+  let summary = "Parameters and embeddings";
+  let description = "Named model weights, token embeddings and positional encodings.";
+}
+
+let opDocGroup = Tfm_ParamsGroup in {
+
+def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
+  let summary = "a named model parameter";
+  let description = [{
+    Produces the model parameter called `name`. The name is the tensor's name
+    in the weights file (safetensors). Weights are immutable for the lifetime
+    of a compiled model instance; two `tfm.weight` ops with one name denote
+    the same tensor (tied embeddings read the embedding table twice).
+
+    ```mlir
+    %wq = tfm.weight "layers.0.attn.q.weight" : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure]> {
+  let summary = "token embedding lookup";
+  let description = [{
+    `result[b, t, :] = table[ids[b, t], :]` with `ids : [B, T]` integers and
+    `table : [V, D]`; the result is `[B, T, D]`. Ids outside `[0, V)` are
+    rejected by the runtime before the lookup runs.
+
+    ```mlir
+    %x = tfm.embedding %ids, %table
+        : (tensor<?x?xi32>, tensor<100x64xf32>) -> tensor<?x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_IndexTensor:$ids, Tfm_FloatTensor:$table);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$ids `,` $table attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_SinusoidalPositionOp : Tfm_Op<"sinusoidal_position", [Pure, SameOperandsAndResultType]> {
+  let summary = "adds the fixed sinusoidal position encoding";
+  let description = [{
+    `result[b, t, 2i] = x[b, t, 2i] + sin(t / 10000^(2i/D))` and
+    `result[b, t, 2i+1] = x[b, t, 2i+1] + cos(t / 10000^(2i/D))`
+    for `x : [B, T, D]`, D even (Vaswani et al., 2017).
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_LearnedPositionOp : Tfm_Op<"learned_position", [Pure]> {
+  let summary = "adds a learned position embedding";
+  let description = [{
+    `result[b, t, :] = x[b, t, :] + table[t, :]` for `x : [B, T, D]` and
+    `table : [P, D]`; T may not exceed P.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$table);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $table attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_RopeOp : Tfm_Op<"rope", [Pure, SameOperandsAndResultType]> {
+  let summary = "rotary position embedding";
+  let description = [{
+    Rotates feature pairs of `x : [B, H, T, D]` by position-dependent angles.
+    For position `t` (divided by `scaling_factor`, linear scaling) and pair
+    `i < R/2` where `R = rotary_dim` (default D):
+    `angle = t * theta^(-2i/R)`,
+    `(x1, x2) -> (x1 cos(angle) - x2 sin(angle), x2 cos(angle) + x1 sin(angle))`.
+    `rotate_half` pairs feature `i` with `i + R/2` (GPT-NeoX, LLaMA);
+    `interleaved` pairs `2i` with `2i+1` (GPT-J, the RoFormer paper).
+    Features at and beyond `R` pass through unchanged.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       F64Attr:$theta,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scaling_factor,
+                       DefaultValuedAttr<Tfm_RopeStyleAttr, "::mlir::tfm::RopeStyle::rotate_half">:$style,
+                       OptionalAttr<I64Attr>:$rotary_dim);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_AlibiSlopesOp : Tfm_Op<"alibi_slopes", [Pure]> {
+  let summary = "the ALiBi head slopes";
+  let description = [{
+    Produces `[H]` slopes of Press et al. (2022): for H a power of two,
+    `slope[h] = 2^(-8(h+1)/H)`; otherwise the slopes of the next lower power
+    of two followed by every other slope of twice that many heads.
+  }];
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+} // opDocGroup
+
+//===----------------------------------------------------------------------===//
+// Normalization and elementwise
+//===----------------------------------------------------------------------===//
+
+def Tfm_NormGroup : OpDocGroup {
+  let summary = "Normalization and elementwise";
+  let description = "LayerNorm, RMSNorm, residual add, scaling and activations.";
+}
+
+let opDocGroup = Tfm_NormGroup in {
+
+def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure]> {
+  let summary = "layer normalization over the last dimension";
+  let description = [{
+    `result = (x - mean(x)) / sqrt(var(x) + eps) * gamma + beta`, with mean
+    and (biased) variance over the last dimension of size D; `gamma` and the
+    optional `beta` are `[D]`.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma,
+                       Optional<Tfm_FloatTensor>:$beta, F64Attr:$eps);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $gamma (`,` $beta^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure]> {
+  let summary = "root-mean-square normalization over the last dimension";
+  let description = [{
+    `result = x / sqrt(mean(x^2) + eps) * gamma` over the last dimension;
+    `gamma` is `[D]`.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma, F64Attr:$eps);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $gamma attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_AddOp : Tfm_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
+  let summary = "elementwise add (residual connections, additive biases)";
+  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Tfm_ScaleOp : Tfm_Op<"scale", [Pure, SameOperandsAndResultType]> {
+  let summary = "multiplies by a constant";
+  let description = "`result = x * factor`.";
+  let arguments = (ins Tfm_FloatTensor:$input, F64Attr:$factor);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_ActivationOp : Tfm_Op<"activation", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise activation function";
+  let description = [{
+    `relu(x) = max(x, 0)`, `gelu(x) = x/2 (1 + erf(x/sqrt 2))`,
+    `gelu_tanh(x) = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`,
+    `silu(x) = x / (1 + exp(-x))`, `tanh`. The gated kinds (swiglu, geglu)
+    only exist on `tfm.ffn`.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_ActivationAttr:$kind);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input $kind attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+} // opDocGroup
+
+//===----------------------------------------------------------------------===//
+// Projections and feed-forward
+//===----------------------------------------------------------------------===//
+
+def Tfm_FeedForwardGroup : OpDocGroup {
+  let summary = "Projections and feed-forward";
+  let description = "Linear layers, batched matmul and the FFN block.";
+}
+
+let opDocGroup = Tfm_FeedForwardGroup in {
+
+def Tfm_LinearOp : Tfm_Op<"linear", [Pure]> {
+  let summary = "affine projection of the last dimension";
+  let description = [{
+    `result[..., o] = sum_i x[..., i] * W(o, i) + bias[o]`, where `W(o, i)`
+    is `weight[o, i]` for layout `out_in` (PyTorch nn.Linear) and
+    `weight[i, o]` for `in_out` (GPT-2's Conv1D). The weight is used as
+    stored; nothing is transposed at load time.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$bias,
+                       DefaultValuedAttr<Tfm_WeightLayoutAttr, "::mlir::tfm::WeightLayout::out_in">:$layout);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_MatmulOp : Tfm_Op<"matmul", [Pure]> {
+  let summary = "batched matrix product";
+  let description = [{
+    `[..., M, K] x [..., K, N] -> [..., M, N]`, or with `transpose_rhs`
+    `[..., M, K] x [..., N, K] -> [..., M, N]`. Leading (batch) dimensions
+    must agree.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs, UnitAttr:$transpose_rhs);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_FfnOp : Tfm_Op<"ffn", [Pure, AttrSizedOperandSegments]> {
+  let summary = "position-wise feed-forward block";
+  let description = [{
+    Ungated (`relu`, `gelu`, `gelu_tanh`, `silu`):
+    `down(act(up(x)))`. Gated (`swiglu`, `geglu`):
+    `down(act(gate(x)) * up(x))` with act = silu or gelu. Each projection is
+    a `tfm.linear` with the op's layout and an optional bias.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       Tfm_FloatTensor:$up_weight, Optional<Tfm_FloatTensor>:$up_bias,
+                       Optional<Tfm_FloatTensor>:$gate_weight, Optional<Tfm_FloatTensor>:$gate_bias,
+                       Tfm_FloatTensor:$down_weight, Optional<Tfm_FloatTensor>:$down_bias,
+                       Tfm_ActivationAttr:$activation,
+                       DefaultValuedAttr<Tfm_WeightLayoutAttr, "::mlir::tfm::WeightLayout::out_in">:$layout);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `up` `(` $up_weight (`,` $up_bias^)? `)`
+    (`gate` `(` $gate_weight^ `)`)? (`gate_bias` `(` $gate_bias^ `)`)?
+    `down` `(` $down_weight (`,` $down_bias^)? `)`
+    $activation attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+} // opDocGroup
+
+//===----------------------------------------------------------------------===//
+// Attention and masking
+//===----------------------------------------------------------------------===//
+
+def Tfm_AttentionGroup : OpDocGroup {
+  let summary = "Attention and masking";
+  let description = [{
+    The fused attention op, and the unfused pieces (head split/merge,
+    transpose, softmax, masks, K/V repetition) that `-tfm-fuse-attention`
+    raises into it.
+  }];
+}
+
+let opDocGroup = Tfm_AttentionGroup in {
+
+def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
+  let summary = "scaled dot-product attention with a structured mask";
+  let description = [{
+    For `query : [B, Hq, Tq, D]`, `key : [B, Hkv, Tk, D]`,
+    `value : [B, Hkv, Tk, Dv]` with `Hq` a multiple of `Hkv` (query head `h`
+    reads K/V head `h / (Hq / Hkv)`: multi-head, grouped-query and
+    multi-query attention without repeated K/V):
+
+    `s[b,h,i,j] = scale * dot(query[b,h,i,:], key[b,g(h),j,:]) + bias[b,h,i,j]
+                  - alibi[h] * |i + (Tk - Tq) - j|`
+    `result[b,h,i,:] = sum_j softmax_j(s masked)[b,h,i,j] * value[b,g(h),j,:]`
+
+    Key `j` is visible to query `i` (with `off = Tk - Tq`, so that the last
+    query lines up with the last key) when
+    - `mask = none`: always;
+    - `mask = causal`: `j <= i + off`;
+    - `mask = sliding_window`: `j <= i + off` and `i + off - j < window`
+      (Hugging Face Mistral's convention: a query sees itself and the
+      `window - 1` keys before it);
+    and, if `key_lengths : [B]` is given, `j < key_lengths[b]` (padding).
+    A query row with no visible key produces zeros, never NaN.
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>)
+           {mask = #tfm.mask<causal>, scale = 0.125 : f64}
+         : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>
+           -> tensor<?x8x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$query, Tfm_FloatTensor:$key, Tfm_FloatTensor:$value,
+                       Optional<Tfm_IndexTensor>:$key_lengths,
+                       Optional<Tfm_FloatTensor>:$alibi_slopes,
+                       Optional<Tfm_FloatTensor>:$bias,
+                       F64Attr:$scale,
+                       DefaultValuedAttr<Tfm_MaskKindAttr, "::mlir::tfm::MaskKind::none">:$mask,
+                       OptionalAttr<I64Attr>:$window);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
+    (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of query heads that share one K/V head.
+    int64_t getGroupSize();
+  }];
+}
+
+def Tfm_SplitHeadsOp : Tfm_Op<"split_heads", [Pure]> {
+  let summary = "[B, T, H*D] -> [B, H, T, D]";
+  let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$num_heads);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_MergeHeadsOp : Tfm_Op<"merge_heads", [Pure]> {
+  let summary = "[B, H, T, D] -> [B, T, H*D]";
+  let arguments = (ins Tfm_FloatTensor:$input);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_TransposeOp : Tfm_Op<"transpose", [Pure]> {
+  let summary = "permutes dimensions";
+  let description = "`result[i_perm[0], ..., i_perm[n-1]] = x[i_0, ..., i_{n-1}]`: result dim `k` is input dim `permutation[k]`.";
+  let arguments = (ins Tfm_FloatTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input $permutation attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_SoftmaxOp : Tfm_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax along one dimension";
+  let description = [{
+    `result = exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`. A slice
+    whose entries are all -inf produces zeros.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_MakeMaskOp : Tfm_Op<"make_mask", [Pure]> {
+  let summary = "builds a boolean attention mask (true = blocked)";
+  let description = [{
+    For `scores : [B, H, Tq, Tk]` produces `i1 [B, H, Tq, Tk]` that is true
+    where key `j` is NOT visible to query `i`, with the visibility rule of
+    `tfm.attention` for `kind` and optional `key_lengths`. It is meant for
+    `tfm.masked_fill` (PyTorch's masked_fill convention).
+  }];
+  let arguments = (ins Tfm_FloatTensor:$scores, Optional<Tfm_IndexTensor>:$key_lengths,
+                       Tfm_MaskKindAttr:$kind, OptionalAttr<I64Attr>:$window);
+  let results = (outs Tfm_BoolTensor:$result);
+  let assemblyFormat = [{
+    $scores (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)? $kind
+    attr-dict `:` type($scores) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_MaskedFillOp : Tfm_Op<"masked_fill", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "replaces entries where a mask is true";
+  let description = "`result = mask ? value : x`, elementwise.";
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_BoolTensor:$mask, F64Attr:$value);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $mask attr-dict `:` type($input) `,` type($mask)";
+  let hasVerifier = 1;
+}
+
+def Tfm_AlibiBiasOp : Tfm_Op<"alibi_bias", [Pure]> {
+  let summary = "materializes the ALiBi additive bias";
+  let description = [{
+    For `scores : [B, H, Tq, Tk]` and `slopes : [H]`:
+    `result[b,h,i,j] = -slopes[h] * |i + (Tk - Tq) - j|`, to be added to the
+    scores (the unfused form of `tfm.attention`'s `alibi` operand).
+  }];
+  let arguments = (ins Tfm_FloatTensor:$scores, Tfm_FloatTensor:$slopes);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$scores `,` $slopes attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_RepeatKvOp : Tfm_Op<"repeat_kv", [Pure]> {
+  let summary = "repeats each K/V head for a group of query heads";
+  let description = "`[B, Hkv, T, D] -> [B, Hkv*repeats, T, D]`, `result[:, h] = x[:, h / repeats]`.";
+  let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$repeats);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+} // opDocGroup
+
+//===----------------------------------------------------------------------===//
+// Heads
+//===----------------------------------------------------------------------===//
+
+def Tfm_HeadsGroup : OpDocGroup {
+  let summary = "Heads";
+  let description = "What turns the last hidden states into the model's output.";
+}
+
+let opDocGroup = Tfm_HeadsGroup in {
+
+def Tfm_LmHeadOp : Tfm_Op<"lm_head", [Pure]> {
+  let summary = "language-model head: hidden states to vocabulary logits";
+  let description = [{
+    `logits[b, t, v] = sum_d x[b, t, d] * weight[v, d] (+ bias[v])` with
+    `weight : [V, D]`. With `tied`, the weight is the token embedding table.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$bias, UnitAttr:$tied);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_ClassifierHeadOp : Tfm_Op<"classifier_head", [Pure, AttrSizedOperandSegments]> {
+  let summary = "sequence classification head";
+  let description = [{
+    Picks one position per sequence (`first`: position 0, BERT's [CLS];
+    `last`: position `lengths[b] - 1`, or T - 1 without lengths), applies the
+    optional pooler `tanh(pooler_weight . p + pooler_bias)`, then
+    `logits[b, c] = sum_d p[b, d] * weight[c, d] + bias[c]`. Result `[B, C]`.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Optional<Tfm_IndexTensor>:$lengths,
+                       Optional<Tfm_FloatTensor>:$pooler_weight, Optional<Tfm_FloatTensor>:$pooler_bias,
+                       Tfm_FloatTensor:$weight, Optional<Tfm_FloatTensor>:$bias,
+                       Tfm_PoolingAttr:$pooling);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`lengths` `(` $lengths^ `)`)?
+    (`pooler` `(` $pooler_weight^ `)`)? (`pooler_bias` `(` $pooler_bias^ `)`)?
+    `classifier` `(` $weight (`,` $bias^)? `)`
+    $pooling attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+} // opDocGroup
+
+#endif // TFM_IR_TFMOPS_TD

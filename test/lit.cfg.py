@@ -1,0 +1,36 @@
+# -*- Python -*-
+# lit configuration for the tfm test suite.
+
+import os
+import shutil
+import sys
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TFM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tfm_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tfm_src", config.tfm_src_root))
+config.substitutions.append(("%python", sys.executable))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Never let a tool on PATH shadow LLVM 22's (Debian's /usr/bin/FileCheck may be
+# another version): tools resolve in build/bin, then LLVM 22's bin.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.tfm_tools_dir, append_path=True)
+
+tool_dirs = [config.tfm_tools_dir, config.llvm_tools_dir]
+tools = ["tfm-opt", "tfmc", "tfm-run", "mlir-translate", "llc", "opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if shutil.which("ptxas"):
+    config.available_features.add("ptxas")
