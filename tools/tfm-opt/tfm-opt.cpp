@@ -1,7 +1,7 @@
 //===- tfm-opt.cpp - mlir-opt with the tfm dialect and passes --------------===//
 //
 // The lit suite's workhorse: every upstream dialect, pass, extension and LLVM
-// IR translation, plus tfm's dialect and passes.
+// IR translation, plus tfm's dialect, passes and pipelines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,10 +11,21 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "tfm/Conversion/Passes.h"
 #include "tfm/IR/TfmDialect.h"
+#include "tfm/Transforms/Passes.h"
+
+#if __has_include("tfm/Pipelines/Pipelines.h") && defined(TFM_HAVE_PIPELINES)
+#include "tfm/Pipelines/Pipelines.h"
+#endif
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::tfm::registerTfmTransformsPasses();
+  mlir::tfm::registerTfmConversionPasses();
+#ifdef TFM_HAVE_PIPELINES
+  mlir::tfm::registerTfmPipelines();
+#endif
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
