@@ -83,6 +83,10 @@ private:
 class WeightSet {
 public:
   static llvm::Expected<WeightSet> open(llvm::StringRef fileOrFolder);
+  /// One in-memory safetensors image (e.g. weights embedded in a model
+  /// library); the buffer's identifier names it in messages.
+  static llvm::Expected<WeightSet>
+  fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer);
 
   struct Entry {
     const SafeTensorsFile *file;

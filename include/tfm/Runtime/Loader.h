@@ -1,0 +1,91 @@
+//===- Loader.h - manifest parsing and weight binding -----------*- C++ -*-===//
+//
+// The C++ half of the runtime that the C ABI (tfm_runtime.h) is built on and
+// that tools reuse: `tfm-run --check-weights` runs exactly the checks that
+// tfm_model_create runs, without a compiled model.
+//
+//  * Manifest: the `tfm_model_manifest` JSON every compiled model carries
+//    (docs/architecture.md, "The manifest"), parsed and validated.
+//  * bindWeights: finds every manifest weight in a WeightSet, checks its
+//    shape and dtype, and produces the table of f32 pointers that the
+//    generated `_mlir_ciface_forward` takes as its first argument.
+//
+// Depends on TfmSupport and LLVMSupport only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_RUNTIME_LOADER_H
+#define TFM_RUNTIME_LOADER_H
+
+#include "tfm/Support/SafeTensors.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfm {
+namespace runtime {
+
+enum class Architecture { Encoder, Decoder, EncoderDecoder };
+enum class OutputKind { Logits, Classes, Hidden };
+
+llvm::StringRef architectureName(Architecture arch);
+llvm::StringRef outputKindName(OutputKind kind);
+
+struct WeightSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+
+struct Manifest {
+  std::string modelName;
+  Architecture architecture = Architecture::Decoder;
+  int64_t vocabSize = 0;
+  int64_t maxSeqLen = 0;
+  OutputKind output = OutputKind::Logits;
+  /// The static trailing output dimension: V, C or D.
+  int64_t outputDim = 0;
+  std::vector<std::string> inputs;
+  /// In the order of the weight table.
+  std::vector<WeightSpec> weights;
+
+  /// Parses and validates a manifest; `source` names it in messages.
+  static llvm::Expected<Manifest> parse(llvm::StringRef json,
+                                        llvm::StringRef source);
+};
+
+/// The weights of one model instance: the mapped files and the buffers that
+/// hold converted (widened or realigned) tensors, plus the pointer table.
+struct BoundWeights {
+  std::unique_ptr<WeightSet> files;
+  std::vector<std::unique_ptr<float[]>> owned;
+  /// One pointer per manifest weight, in manifest order.
+  std::vector<const void *> table;
+  /// The tensor name found in the file for each manifest weight (differs
+  /// from the manifest's when a prefix was added or removed).
+  std::vector<std::string> fileNames;
+  unsigned zeroCopy = 0;
+  unsigned converted = 0;
+};
+
+/// Why binding failed: lets the C ABI pick a status code.
+enum class BindFailure { Weights, OutOfMemory };
+
+/// Binds `files` to `manifest`. On failure returns an error whose message
+/// names the tensor (and expected vs found shape or dtype); `failure` (if
+/// given) says which class of error it was.
+llvm::Expected<BoundWeights> bindWeights(const Manifest &manifest,
+                                         std::unique_ptr<WeightSet> files,
+                                         BindFailure *failure = nullptr);
+
+/// Formats a shape as "[2, 3]".
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+} // namespace runtime
+} // namespace tfm
+
+#endif // TFM_RUNTIME_LOADER_H

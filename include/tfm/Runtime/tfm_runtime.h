@@ -1,0 +1,147 @@
+/*===- tfm_runtime.h - C ABI of every tfm-compiled model ---------*- C -*-===*\
+|*                                                                            *|
+|* Every shared library that `tfmc --emit=so` produces exports this API. It   *|
+|* is plain C (C99), so any language with a C FFI can call it.                *|
+|*                                                                            *|
+|* Life cycle:                                                                *|
+|*   tfm_model *m;                                                            *|
+|*   if (tfm_model_create("weights.safetensors", &m) != TFM_OK)               *|
+|*     fprintf(stderr, "%s\n", tfm_last_error());                             *|
+|*   int64_t shape[3]; int rank;                                              *|
+|*   tfm_model_output_shape(m, batch, seq, shape, &rank);                     *|
+|*   ... allocate shape[0] * shape[1] (* shape[2]) floats ...                 *|
+|*   tfm_model_forward(m, ids, batch, seq, lengths, out, capacity);           *|
+|*   tfm_model_destroy(m);                                                    *|
+|*                                                                            *|
+|* Errors: every function returns a tfm_status. On failure nothing is         *|
+|* written to the caller's output arguments, and tfm_last_error() returns a   *|
+|* message naming the argument, tensor or file at fault. The message is       *|
+|* thread-local: it belongs to the last failing call made by the calling      *|
+|* thread and stays until that thread's next failing call.                    *|
+|*                                                                            *|
+|* Threads: the library has no global state besides that thread-local         *|
+|* message. Separate tfm_model instances may be used from separate threads    *|
+|* at the same time. A forward call does not modify the model, so concurrent  *|
+|* forward calls on one instance are also allowed; tfm_model_destroy must not *|
+|* race with any other call on the same instance.                             *|
+|*                                                                            *|
+|* Memory: the model reads weights through a memory mapping of the            *|
+|* safetensors file (zero-copy for aligned little-endian F32 tensors; F16 and *|
+|* BF16 are widened to F32 copies at load time). Generated code writes to     *|
+|* `out` only; inputs are never modified.                                     *|
+|*                                                                            *|
+|* See docs/c-abi.md for the full contract.                                   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TFM_RUNTIME_TFM_RUNTIME_H
+#define TFM_RUNTIME_TFM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TFM_API __declspec(dllexport)
+#else
+#define TFM_API __attribute__((visibility("default")))
+#endif
+
+/* The ABI version this header describes; tfm_model_info's JSON repeats the
+ * manifest format ("tfm-manifest/1"). */
+#define TFM_RUNTIME_ABI_VERSION 1
+
+/* Status codes. The numeric values are part of the ABI. */
+typedef enum tfm_status {
+  TFM_OK = 0,
+  /* A NULL pointer, a non-positive or too large dimension, a token id
+   * outside [0, vocab_size), a length outside [1, seq]. */
+  TFM_ERROR_INVALID_ARGUMENT = 1,
+  /* `out_capacity_elements` is smaller than the output. */
+  TFM_ERROR_BUFFER_TOO_SMALL = 2,
+  /* The weights cannot be read, are not valid safetensors, or do not match
+   * the model (missing tensor, wrong shape, unsupported dtype). */
+  TFM_ERROR_WEIGHTS = 3,
+  /* The library's own manifest is malformed (a compiler bug). */
+  TFM_ERROR_MODEL = 4,
+  /* An allocation failed (converted weights, the lengths buffer). */
+  TFM_ERROR_OUT_OF_MEMORY = 5,
+  /* The model does not have this entry point, e.g. tfm_model_forward on an
+   * encoder-decoder model, or no weights path and no embedded weights. */
+  TFM_ERROR_UNSUPPORTED = 6
+} tfm_status;
+
+/* A loaded model: the manifest, the bound weights. Opaque. */
+typedef struct tfm_model tfm_model;
+
+/* Loads and validates the weights and creates a model.
+ *
+ * `weights_path`: a .safetensors file, a folder holding model.safetensors,
+ * or a folder (or the index file itself) of a sharded checkpoint described
+ * by model.safetensors.index.json. NULL uses the weights embedded in the
+ * library (`tfmc --embed-weights`); without embedded weights NULL fails with
+ * TFM_ERROR_UNSUPPORTED.
+ *
+ * Every weight the model needs must be present with the shape the model was
+ * compiled for, in F32, F16 or BF16. A tensor name not found as is is also
+ * looked up with the prefixes "model.", "transformer." and "bert." added or
+ * removed. Extra tensors in the file are ignored.
+ *
+ * On success stores a new model in *out; on failure *out is left alone. */
+TFM_API tfm_status tfm_model_create(const char *weights_path, tfm_model **out);
+
+/* Releases the model and its weight mappings. NULL is a no-op. */
+TFM_API tfm_status tfm_model_destroy(tfm_model *model);
+
+/* Runs an encoder or decoder model.
+ *
+ * `ids`: batch x seq token ids, row-major. Each must lie in
+ * [0, vocab_size). `lengths`: batch entries in [1, seq], the number of valid
+ * (left-aligned) tokens per sequence, or NULL for "all seq tokens valid".
+ * `out` receives the output in row-major order; its shape is what
+ * tfm_model_output_shape returns: [batch, seq, vocab] logits,
+ * [batch, seq, hidden] states, or [batch, classes] class logits.
+ * `out_capacity_elements` is the number of floats `out` can hold. */
+TFM_API tfm_status tfm_model_forward(const tfm_model *model,
+                                     const int32_t *ids, int64_t batch,
+                                     int64_t seq, const int32_t *lengths,
+                                     float *out, size_t out_capacity_elements);
+
+/* Runs an encoder-decoder model: `src` (batch x src_seq) feeds the encoder,
+ * `tgt` (batch x tgt_seq) the decoder. Lengths as for tfm_model_forward,
+ * each may be NULL. The output is [batch, tgt_seq, vocab]. */
+TFM_API tfm_status tfm_model_forward_seq2seq(
+    const tfm_model *model, const int32_t *src, int64_t batch, int64_t src_seq,
+    const int32_t *src_lengths, const int32_t *tgt, int64_t tgt_seq,
+    const int32_t *tgt_lengths, float *out, size_t out_capacity_elements);
+
+/* The output shape for a batch of `batch` sequences of `seq` tokens (for
+ * encoder-decoder models, `seq` is the decoder length). Stores the rank (2 or
+ * 3) in *rank and the dimensions in shape[0 .. rank-1]; shape[rank..2] are
+ * set to 0. */
+TFM_API tfm_status tfm_model_output_shape(const tfm_model *model,
+                                          int64_t batch, int64_t seq,
+                                          int64_t shape[3], int *rank);
+
+/* The model's manifest, a NUL-terminated JSON object (format
+ * "tfm-manifest/1": model_name, architecture, vocab_size, max_seq_len,
+ * output, output_dims, inputs, weights). The string lives as long as the
+ * library is loaded. */
+TFM_API tfm_status tfm_model_info(const tfm_model *model,
+                                  const char **manifest_json);
+
+/* The message of the last failing call on this thread; "" if none failed.
+ * Valid until the next failing call on this thread. Never NULL. */
+TFM_API const char *tfm_last_error(void);
+
+/* A short constant name for a status ("TFM_ERROR_WEIGHTS"). Never NULL. */
+TFM_API const char *tfm_status_string(tfm_status status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TFM_RUNTIME_TFM_RUNTIME_H */

@@ -1,0 +1,401 @@
+//===- CApi.cpp - the C ABI of compiled models ----------------------------===//
+//
+// Implements tfm_runtime.h on top of the generated code's two symbols:
+//
+//   const char tfm_model_manifest[];      // JSON, see Loader.h
+//   void _mlir_ciface_forward(void *const *weights, <input descriptors>...,
+//                             <output descriptor>);
+//
+// and, with --embed-weights, tfm_embedded_weights/_size (weak here, so a
+// library without them links and reports a clear error for NULL paths).
+//
+// Every entry point validates all arguments before generated code runs; the
+// generated code only reads the inputs and weights and writes `out`. The
+// only global is the thread-local error message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Runtime/tfm_runtime.h"
+
+#include "tfm/Runtime/Loader.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace tfm;
+using namespace tfm::runtime;
+
+//===----------------------------------------------------------------------===//
+// Symbols the generated object defines
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+extern const char tfm_model_manifest[];
+/// The real signature depends on the architecture (see callForward); the
+/// function is only ever called through a pointer of its real type.
+void _mlir_ciface_forward(void);
+extern const unsigned char tfm_embedded_weights[] __attribute__((weak));
+extern const uint64_t tfm_embedded_weights_size __attribute__((weak));
+}
+
+struct tfm_model {
+  Manifest manifest;
+  BoundWeights weights;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+tfm_status fail(tfm_status status, const llvm::Twine &message) {
+  lastError = message.str();
+  return status;
+}
+
+/// Memref descriptor of rank R as MLIR's C interface lays it out.
+template <int R>
+struct MemRef {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[R];
+  int64_t strides[R];
+};
+
+template <int R>
+MemRef<R> describe(const void *data, const int64_t (&sizes)[R]) {
+  MemRef<R> m;
+  // Generated code never writes through input descriptors; the memref ABI
+  // just has no const.
+  m.allocated = m.aligned = const_cast<void *>(data);
+  m.offset = 0;
+  int64_t stride = 1;
+  for (int i = R - 1; i >= 0; --i) {
+    m.sizes[i] = sizes[i];
+    m.strides[i] = stride;
+    stride *= sizes[i];
+  }
+  return m;
+}
+
+/// Output rank and dims for (batch, seq); checked for int64 overflow.
+bool outputShape(const Manifest &m, int64_t batch, int64_t seq,
+                 int64_t (&shape)[3], int &rank, int64_t &elements) {
+  shape[0] = batch;
+  if (m.output == OutputKind::Classes) {
+    rank = 2;
+    shape[1] = m.outputDim;
+    shape[2] = 0;
+  } else {
+    rank = 3;
+    shape[1] = seq;
+    shape[2] = m.outputDim;
+  }
+  elements = 1;
+  for (int i = 0; i < rank; ++i)
+    if (__builtin_mul_overflow(elements, shape[i], &elements))
+      return false;
+  return true;
+}
+
+tfm_status checkDims(const Manifest &m, int64_t batch, int64_t seq,
+                     const char *batchName, const char *seqName) {
+  if (batch <= 0)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, llvm::Twine(batchName) + " is " +
+                                                llvm::Twine(batch) +
+                                                ", must be at least 1");
+  if (seq <= 0 || seq > m.maxSeqLen)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                llvm::Twine(seqName) + " is " + llvm::Twine(seq) +
+                    ", must lie in [1, " + llvm::Twine(m.maxSeqLen) +
+                    "] (max_seq_len of model '" + m.modelName + "')");
+  int64_t tokens;
+  if (__builtin_mul_overflow(batch, seq, &tokens))
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                llvm::Twine(batchName) + " x " + seqName + " overflows");
+  return TFM_OK;
+}
+
+tfm_status checkTokens(const Manifest &m, const int32_t *ids, int64_t batch,
+                       int64_t seq, const char *name) {
+  if (!ids)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, llvm::Twine(name) + " is NULL");
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t t = 0; t < seq; ++t) {
+      int32_t id = ids[b * seq + t];
+      if (id < 0 || id >= m.vocabSize)
+        return fail(TFM_ERROR_INVALID_ARGUMENT,
+                    llvm::Twine(name) + "[" + llvm::Twine(b) + "][" +
+                        llvm::Twine(t) + "] (batch " + llvm::Twine(b) +
+                        ", position " + llvm::Twine(t) + ") is token id " +
+                        llvm::Twine(id) + ", outside [0, " +
+                        llvm::Twine(m.vocabSize) + ")");
+    }
+  return TFM_OK;
+}
+
+/// Validates `lengths` or fills `storage` with `seq` for NULL.
+tfm_status checkLengths(const int32_t *lengths, int64_t batch, int64_t seq,
+                        const char *name, std::vector<int32_t> &storage,
+                        const int32_t *&result) {
+  if (lengths) {
+    for (int64_t b = 0; b < batch; ++b)
+      if (lengths[b] < 1 || lengths[b] > seq)
+        return fail(TFM_ERROR_INVALID_ARGUMENT,
+                    llvm::Twine(name) + "[" + llvm::Twine(b) + "] is " +
+                        llvm::Twine(lengths[b]) + ", must lie in [1, " +
+                        llvm::Twine(seq) + "]");
+    result = lengths;
+    return TFM_OK;
+  }
+  // seq <= max_seq_len was checked, so it fits int32 whenever the manifest
+  // is sane; guard anyway.
+  if (seq > INT32_MAX)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                llvm::Twine(name) + ": sequence length does not fit int32");
+  storage.assign(static_cast<size_t>(batch), static_cast<int32_t>(seq));
+  result = storage.data();
+  return TFM_OK;
+}
+
+tfm_status checkOutput(const Manifest &m, int64_t batch, int64_t seq,
+                       float *out, size_t capacity) {
+  if (!out)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "out is NULL");
+  int64_t shape[3];
+  int rank;
+  int64_t elements;
+  if (!outputShape(m, batch, seq, shape, rank, elements))
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "the output size overflows");
+  if (capacity < static_cast<uint64_t>(elements))
+    return fail(TFM_ERROR_BUFFER_TOO_SMALL,
+                "out_capacity_elements is " + llvm::Twine(capacity) +
+                    " but the output " + formatShape({shape, size_t(rank)}) +
+                    " has " + llvm::Twine(elements) + " elements");
+  return TFM_OK;
+}
+
+using Forward2 = void (*)(void *const *, MemRef<2> *, MemRef<1> *, void *);
+using Forward4 = void (*)(void *const *, MemRef<2> *, MemRef<1> *,
+                          MemRef<2> *, MemRef<1> *, void *);
+
+/// Calls generated code through a pointer of its real type. The generated
+/// function has no UBSan function-type prologue, so the -fsanitize=function
+/// check is off here.
+__attribute__((no_sanitize("function"))) void
+callForward(const tfm_model *model, MemRef<2> *ids, MemRef<1> *lengths,
+            MemRef<2> *tgt, MemRef<1> *tgtLengths, void *out) {
+  auto *weights = const_cast<void *const *>(model->weights.table.data());
+  if (tgt)
+    reinterpret_cast<Forward4>(&_mlir_ciface_forward)(weights, ids, lengths,
+                                                      tgt, tgtLengths, out);
+  else
+    reinterpret_cast<Forward2>(&_mlir_ciface_forward)(weights, ids, lengths,
+                                                      out);
+}
+
+void *describeOutput(const Manifest &m, float *out, int64_t batch, int64_t seq,
+                     MemRef<2> &out2, MemRef<3> &out3) {
+  if (m.output == OutputKind::Classes) {
+    out2 = describe<2>(out, {batch, m.outputDim});
+    return &out2;
+  }
+  out3 = describe<3>(out, {batch, seq, m.outputDim});
+  return &out3;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The C ABI
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
+  if (!out)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "out (tfm_model **) is NULL");
+
+  llvm::Expected<Manifest> manifest =
+      Manifest::parse(tfm_model_manifest, "model manifest");
+  if (!manifest)
+    return fail(TFM_ERROR_MODEL, llvm::toString(manifest.takeError()));
+
+  // The address of an undefined weak symbol is null.
+  const unsigned char *embedded = tfm_embedded_weights;
+  const uint64_t *embeddedSize = &tfm_embedded_weights_size;
+  if (!weights_path && (!embedded || !embeddedSize || *embeddedSize == 0))
+    return fail(TFM_ERROR_UNSUPPORTED,
+                "no weights path given and model '" + manifest->modelName +
+                    "' has no embedded weights (compile with "
+                    "--embed-weights or pass a safetensors path)");
+  llvm::Expected<WeightSet> files =
+      weights_path
+          ? WeightSet::open(weights_path)
+          : WeightSet::fromBuffer(llvm::MemoryBuffer::getMemBuffer(
+                llvm::StringRef(reinterpret_cast<const char *>(embedded),
+                                *embeddedSize),
+                "<embedded weights>", /*RequiresNullTerminator=*/false));
+  if (!files)
+    return fail(TFM_ERROR_WEIGHTS, llvm::toString(files.takeError()));
+
+  std::unique_ptr<WeightSet> set(new (std::nothrow) WeightSet(std::move(*files)));
+  if (!set)
+    return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the weight set");
+  BindFailure failure;
+  llvm::Expected<BoundWeights> bound =
+      bindWeights(*manifest, std::move(set), &failure);
+  if (!bound)
+    return fail(failure == BindFailure::OutOfMemory ? TFM_ERROR_OUT_OF_MEMORY
+                                                    : TFM_ERROR_WEIGHTS,
+                llvm::toString(bound.takeError()));
+
+  auto *model = new (std::nothrow) tfm_model;
+  if (!model)
+    return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the model");
+  model->manifest = std::move(*manifest);
+  model->weights = std::move(*bound);
+  *out = model;
+  return TFM_OK;
+}
+
+tfm_status tfm_model_destroy(tfm_model *model) {
+  delete model;
+  return TFM_OK;
+}
+
+tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
+                             int64_t batch, int64_t seq,
+                             const int32_t *lengths, float *out,
+                             size_t out_capacity_elements) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  const Manifest &m = model->manifest;
+  if (m.architecture == Architecture::EncoderDecoder)
+    return fail(TFM_ERROR_UNSUPPORTED,
+                "model '" + m.modelName +
+                    "' is an encoder_decoder: call tfm_model_forward_seq2seq");
+  if (tfm_status s = checkDims(m, batch, seq, "batch", "seq"))
+    return s;
+  if (tfm_status s = checkTokens(m, ids, batch, seq, "ids"))
+    return s;
+  std::vector<int32_t> lengthStorage;
+  const int32_t *lens;
+  if (tfm_status s =
+          checkLengths(lengths, batch, seq, "lengths", lengthStorage, lens))
+    return s;
+  if (tfm_status s = checkOutput(m, batch, seq, out, out_capacity_elements))
+    return s;
+
+  MemRef<2> idsDesc = describe<2>(ids, {batch, seq});
+  MemRef<1> lensDesc = describe<1>(lens, {batch});
+  MemRef<2> out2;
+  MemRef<3> out3;
+  void *outDesc = describeOutput(m, out, batch, seq, out2, out3);
+  callForward(model, &idsDesc, &lensDesc, nullptr, nullptr, outDesc);
+  return TFM_OK;
+}
+
+tfm_status tfm_model_forward_seq2seq(const tfm_model *model,
+                                     const int32_t *src, int64_t batch,
+                                     int64_t src_seq,
+                                     const int32_t *src_lengths,
+                                     const int32_t *tgt, int64_t tgt_seq,
+                                     const int32_t *tgt_lengths, float *out,
+                                     size_t out_capacity_elements) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  const Manifest &m = model->manifest;
+  if (m.architecture != Architecture::EncoderDecoder)
+    return fail(TFM_ERROR_UNSUPPORTED,
+                "model '" + m.modelName + "' is " +
+                    (m.architecture == Architecture::Encoder ? "an " : "a ") +
+                    architectureName(m.architecture) +
+                    ", not an encoder_decoder: call tfm_model_forward");
+  if (tfm_status s = checkDims(m, batch, src_seq, "batch", "src_seq"))
+    return s;
+  if (tfm_status s = checkDims(m, batch, tgt_seq, "batch", "tgt_seq"))
+    return s;
+  if (tfm_status s = checkTokens(m, src, batch, src_seq, "src"))
+    return s;
+  if (tfm_status s = checkTokens(m, tgt, batch, tgt_seq, "tgt"))
+    return s;
+  std::vector<int32_t> srcStorage, tgtStorage;
+  const int32_t *srcLens, *tgtLens;
+  if (tfm_status s = checkLengths(src_lengths, batch, src_seq, "src_lengths",
+                                  srcStorage, srcLens))
+    return s;
+  if (tfm_status s = checkLengths(tgt_lengths, batch, tgt_seq, "tgt_lengths",
+                                  tgtStorage, tgtLens))
+    return s;
+  if (tfm_status s = checkOutput(m, batch, tgt_seq, out, out_capacity_elements))
+    return s;
+
+  MemRef<2> srcDesc = describe<2>(src, {batch, src_seq});
+  MemRef<1> srcLensDesc = describe<1>(srcLens, {batch});
+  MemRef<2> tgtDesc = describe<2>(tgt, {batch, tgt_seq});
+  MemRef<1> tgtLensDesc = describe<1>(tgtLens, {batch});
+  MemRef<2> out2;
+  MemRef<3> out3;
+  void *outDesc = describeOutput(m, out, batch, tgt_seq, out2, out3);
+  callForward(model, &srcDesc, &srcLensDesc, &tgtDesc, &tgtLensDesc, outDesc);
+  return TFM_OK;
+}
+
+tfm_status tfm_model_output_shape(const tfm_model *model, int64_t batch,
+                                  int64_t seq, int64_t shape[3], int *rank) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  if (!shape || !rank)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                !shape ? "shape is NULL" : "rank is NULL");
+  const Manifest &m = model->manifest;
+  if (tfm_status s = checkDims(m, batch, seq, "batch", "seq"))
+    return s;
+  int64_t dims[3];
+  int r;
+  int64_t elements;
+  if (!outputShape(m, batch, seq, dims, r, elements))
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "the output size overflows");
+  std::memcpy(shape, dims, sizeof(dims));
+  *rank = r;
+  return TFM_OK;
+}
+
+tfm_status tfm_model_info(const tfm_model *model, const char **manifest_json) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  if (!manifest_json)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "manifest_json is NULL");
+  *manifest_json = tfm_model_manifest;
+  return TFM_OK;
+}
+
+const char *tfm_last_error(void) { return lastError.c_str(); }
+
+const char *tfm_status_string(tfm_status status) {
+  switch (status) {
+  case TFM_OK:
+    return "TFM_OK";
+  case TFM_ERROR_INVALID_ARGUMENT:
+    return "TFM_ERROR_INVALID_ARGUMENT";
+  case TFM_ERROR_BUFFER_TOO_SMALL:
+    return "TFM_ERROR_BUFFER_TOO_SMALL";
+  case TFM_ERROR_WEIGHTS:
+    return "TFM_ERROR_WEIGHTS";
+  case TFM_ERROR_MODEL:
+    return "TFM_ERROR_MODEL";
+  case TFM_ERROR_OUT_OF_MEMORY:
+    return "TFM_ERROR_OUT_OF_MEMORY";
+  case TFM_ERROR_UNSUPPORTED:
+    return "TFM_ERROR_UNSUPPORTED";
+  }
+  return "TFM_ERROR_UNKNOWN";
+}
+
+} // extern "C"

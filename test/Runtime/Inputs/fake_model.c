@@ -1,0 +1,144 @@
+/*===- fake_model.c - a hand-written stand-in for generated code ----------===*\
+|*                                                                            *|
+|* Defines the two symbols the compiler emits (tfm_model_manifest and        *|
+|* _mlir_ciface_forward) for tiny models whose math is easy to check, so the *|
+|* runtime's ABI, validation and weight binding are tested independently of  *|
+|* the compiler. Every call checks the memref descriptors the runtime built  *|
+|* and aborts on any mismatch.                                               *|
+|*                                                                            *|
+|*   default       decoder, V = 6, out[b,t,:] = E[id] + bias (t < len),      *|
+|*                 -1000 at padded positions                                 *|
+|*   FAKE_CLASSES  encoder, 3 classes, out[b,c] = sum_{t<len} W[c][id]       *|
+|*   FAKE_SEQ2SEQ  encoder_decoder, out[b,t,:] = E[tgt] + E[src[len_src-1]]  *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+  int32_t *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+} I32x1;
+typedef struct {
+  int32_t *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} I32x2;
+typedef struct {
+  float *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} F32x2;
+typedef struct {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} F32x3;
+
+#define V 6
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "fake model: descriptor check failed: %s\n", #cond);     \
+      abort();                                                                 \
+    }                                                                          \
+  } while (0)
+
+static void checkIds(const I32x2 *ids, const I32x1 *lens) {
+  EXPECT(ids->allocated == ids->aligned && ids->offset == 0);
+  EXPECT(ids->strides[1] == 1 && ids->strides[0] == ids->sizes[1]);
+  EXPECT(lens->offset == 0 && lens->strides[0] == 1);
+  EXPECT(lens->sizes[0] == ids->sizes[0]);
+  for (int64_t b = 0; b < ids->sizes[0]; ++b) {
+    EXPECT(lens->aligned[b] >= 1 && lens->aligned[b] <= ids->sizes[1]);
+    for (int64_t t = 0; t < ids->sizes[1]; ++t) {
+      int32_t id = ids->aligned[b * ids->sizes[1] + t];
+      EXPECT(id >= 0 && id < V);
+    }
+  }
+}
+
+__attribute__((unused)) static void checkOut3(const F32x3 *out, int64_t b, int64_t t) {
+  EXPECT(out->allocated == out->aligned && out->offset == 0);
+  EXPECT(out->sizes[0] == b && out->sizes[1] == t && out->sizes[2] == V);
+  EXPECT(out->strides[2] == 1 && out->strides[1] == V &&
+         out->strides[0] == t * V);
+}
+
+#if defined(FAKE_CLASSES)
+
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-classifier\", "
+    "\"architecture\": \"encoder\", \"vocab_size\": 6, \"max_seq_len\": 4, "
+    "\"output\": \"classes\", \"output_dims\": [3], "
+    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"weights\": [{\"name\": \"classifier.weight\", \"shape\": [3, 6]}]}";
+
+void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
+                          F32x2 *out) {
+  const float *w = weights[0];
+  checkIds(ids, lens);
+  EXPECT(out->offset == 0 && out->sizes[0] == ids->sizes[0]);
+  EXPECT(out->sizes[1] == 3 && out->strides[1] == 1 && out->strides[0] == 3);
+  for (int64_t b = 0; b < ids->sizes[0]; ++b)
+    for (int c = 0; c < 3; ++c) {
+      float sum = 0;
+      for (int64_t t = 0; t < lens->aligned[b]; ++t)
+        sum += w[c * V + ids->aligned[b * ids->sizes[1] + t]];
+      out->aligned[b * 3 + c] = sum;
+    }
+}
+
+#elif defined(FAKE_SEQ2SEQ)
+
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-seq2seq\", "
+    "\"architecture\": \"encoder_decoder\", \"vocab_size\": 6, "
+    "\"max_seq_len\": 5, \"output\": \"logits\", \"output_dims\": [6], "
+    "\"inputs\": [\"src\", \"src_lengths\", \"tgt\", \"tgt_lengths\"], "
+    "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}]}";
+
+void _mlir_ciface_forward(void *const *weights, I32x2 *src, I32x1 *srcLens,
+                          I32x2 *tgt, I32x1 *tgtLens, F32x3 *out) {
+  const float *e = weights[0];
+  checkIds(src, srcLens);
+  checkIds(tgt, tgtLens);
+  EXPECT(src->sizes[0] == tgt->sizes[0]);
+  checkOut3(out, tgt->sizes[0], tgt->sizes[1]);
+  int64_t T = tgt->sizes[1], S = src->sizes[1];
+  for (int64_t b = 0; b < tgt->sizes[0]; ++b) {
+    int32_t last = src->aligned[b * S + srcLens->aligned[b] - 1];
+    for (int64_t t = 0; t < T; ++t)
+      for (int v = 0; v < V; ++v)
+        out->aligned[(b * T + t) * V + v] =
+            t < tgtLens->aligned[b]
+                ? e[tgt->aligned[b * T + t] * V + v] + e[last * V + v]
+                : -1000.0f;
+  }
+}
+
+#else
+
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-bigram\", "
+    "\"architecture\": \"decoder\", \"vocab_size\": 6, \"max_seq_len\": 5, "
+    "\"output\": \"logits\", \"output_dims\": [6], "
+    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}, "
+    "{\"name\": \"lm_head.bias\", \"shape\": [6]}]}";
+
+void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
+                          F32x3 *out) {
+  const float *e = weights[0], *bias = weights[1];
+  checkIds(ids, lens);
+  int64_t B = ids->sizes[0], T = ids->sizes[1];
+  checkOut3(out, B, T);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int v = 0; v < V; ++v)
+        out->aligned[(b * T + t) * V + v] =
+            t < lens->aligned[b]
+                ? e[ids->aligned[b * T + t] * V + v] + bias[v]
+                : -1000.0f;
+}
+
+#endif
