@@ -1,0 +1,424 @@
+//===- ModelBuilder.cpp - ModelConfig to the tfm module -------------------===//
+//
+// Builds `func.func @forward` of docs/architecture.md: embeddings, the layer
+// stacks (pre- or post-norm, self-attention, cross-attention for
+// encoder-decoder models, FFN), final norms and the head. Attention is one
+// tfm.attention op, or with BuildOptions::noFuse the unfused chain that
+// -tfm-fuse-attention raises. Every op carries a NameLoc such as
+// "layers.3.attn" whose child is the model file's location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Frontend/Frontend.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "tfm/IR/TfmOps.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace tfm {
+namespace {
+
+class ModelBuilder {
+public:
+  ModelBuilder(MLIRContext &context, const ModelConfig &config,
+               const BuildOptions &options)
+      : context(context), config(config), options(options), b(&context),
+        fileLoc(FileLineColLoc::get(&context, config.sourcePath, 1, 1)),
+        f32(Float32Type::get(&context)) {}
+
+  OwningOpRef<ModuleOp> build();
+
+private:
+  Location loc(const Twine &name) {
+    return NameLoc::get(StringAttr::get(&context, name), fileLoc);
+  }
+  /// tensor<?x?x`dim`xf32>: [B, T, dim] activations.
+  RankedTensorType seqType(int64_t dim) {
+    return RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic,
+                                  dim},
+                                 f32);
+  }
+  /// tensor<?x`heads`x?x`dim`xf32>: [B, H, T, Dh].
+  RankedTensorType headsType(int64_t heads, int64_t dim) {
+    return RankedTensorType::get(
+        {ShapedType::kDynamic, heads, ShapedType::kDynamic, dim}, f32);
+  }
+
+  Value weight(const TensorRef &ref);
+  Value optWeight(const std::optional<TensorRef> &ref) {
+    return ref ? weight(*ref) : Value();
+  }
+  Value linear(Value x, const LinearRef &ref, int64_t outDim, Location l);
+  Value norm(Value x, const NormRef &ref, Location l);
+  Value add(Value x, Value y, Location l) {
+    return AddOp::create(b, l, x.getType(), x, y);
+  }
+
+  Value embed(Value ids, const ModelParams &params);
+  Value attention(Value xq, Value xkv, const LinearRef &q, const LinearRef &k,
+                  const LinearRef &v, const LinearRef &o, MaskKind mask,
+                  int64_t window, Value keyLengths, bool selfAttention,
+                  const Twine &name);
+  Value attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
+                      int64_t window, Value keyLengths, Value slopes,
+                      Location l);
+  Value ffn(Value x, const LayerParams &p, const LayerConfig &layer,
+            Location l);
+  /// Runs the layers of `stack`; `memory`/`memoryLengths` are the encoder
+  /// output for cross-attention.
+  Value runStack(Value x, Stack stack, Value lengths, Value memory,
+                 Value memoryLengths);
+  Value head(Value x, Value lengths, const ModelParams &params);
+
+  MLIRContext &context;
+  const ModelConfig &config;
+  const BuildOptions &options;
+  OpBuilder b;
+  Location fileLoc;
+  Type f32;
+  llvm::StringMap<Value> weights;
+  Value slopes;
+};
+
+Value ModelBuilder::weight(const TensorRef &ref) {
+  Value &stored = weights[ref.name];
+  if (!stored) {
+    auto type = RankedTensorType::get(ref.shape, f32);
+    stored = WeightOp::create(b, loc(ref.name), type, ref.name);
+  }
+  if (!ref.isSlice())
+    return stored;
+  // A part of a fused tensor (GPT-2's c_attn): a static slice.
+  int64_t rank = ref.shape.size();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+  for (int64_t dim : ref.shape)
+    sizes.push_back(b.getIndexAttr(dim));
+  offsets[ref.sliceDim] = b.getIndexAttr(ref.sliceOffset);
+  sizes[ref.sliceDim] = b.getIndexAttr(ref.sliceSize);
+  return tensor::ExtractSliceOp::create(b, loc(ref.name), stored, offsets,
+                                        sizes, strides);
+}
+
+Value ModelBuilder::linear(Value x, const LinearRef &ref, int64_t outDim,
+                           Location l) {
+  Value w = weight(ref.weight);
+  Value bias = ref.bias ? weight(*ref.bias) : Value();
+  auto inType = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(inType.getShape());
+  shape.back() = outDim;
+  return LinearOp::create(b, l, RankedTensorType::get(shape, f32), x, w, bias,
+                          ref.layout);
+}
+
+Value ModelBuilder::norm(Value x, const NormRef &ref, Location l) {
+  Value gamma = weight(ref.weight);
+  llvm::APFloat eps(config.norm.eps);
+  if (config.norm.kind == NormKind::RmsNorm)
+    return RmsNormOp::create(b, l, x.getType(), x, gamma, eps);
+  Value beta = ref.bias ? weight(*ref.bias) : Value();
+  return LayerNormOp::create(b, l, x.getType(), x, gamma, beta, eps);
+}
+
+Value ModelBuilder::embed(Value ids, const ModelParams &params) {
+  int64_t d = config.dModel;
+  Location l = loc("embed");
+  Value table = weight(params.tokens);
+  Value x = EmbeddingOp::create(b, loc("embed.tokens"), seqType(d), ids, table);
+  if (config.embedScale)
+    x = ScaleOp::create(b, l, x.getType(), x,
+                        llvm::APFloat(std::sqrt(double(d))));
+  switch (config.positions) {
+  case PositionKind::Sinusoidal:
+    x = SinusoidalPositionOp::create(b, loc("embed.positions"), x.getType(), x);
+    break;
+  case PositionKind::Learned:
+    x = LearnedPositionOp::create(b, loc("embed.positions"), x.getType(), x,
+                                  weight(*params.positions));
+    break;
+  case PositionKind::None:
+  case PositionKind::Rope:  // applied to q and k in every self-attention
+  case PositionKind::Alibi: // a bias inside every self-attention
+    break;
+  }
+  if (params.tokenTypes) {
+    // Every token has token type 0: look row 0 up for all [B, T] positions.
+    Location tl = loc("embed.token_types");
+    Value zero = arith::ConstantIntOp::create(b, tl, 0, 32);
+    SmallVector<Value> dims;
+    for (int64_t i = 0; i < 2; ++i)
+      dims.push_back(tensor::DimOp::create(b, tl, ids, i));
+    Value typeIds = tensor::SplatOp::create(
+        b, tl, zero, RankedTensorType::get({ShapedType::kDynamic,
+                                            ShapedType::kDynamic},
+                                           b.getI32Type()),
+        dims);
+    Value types = EmbeddingOp::create(b, tl, seqType(d), typeIds,
+                                      weight(*params.tokenTypes));
+    x = add(x, types, tl);
+  }
+  if (params.embedNorm)
+    x = norm(x, *params.embedNorm, loc("embed.norm"));
+  return x;
+}
+
+Value ModelBuilder::attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
+                                  int64_t window, Value keyLengths,
+                                  Value alibi, Location l) {
+  int64_t hq = config.numHeads, hkv = config.numKvHeads, dh = config.headDim;
+  llvm::APFloat scale(1.0 / std::sqrt(double(dh)));
+  IntegerAttr windowAttr =
+      mask == MaskKind::sliding_window ? b.getI64IntegerAttr(window) : nullptr;
+  RankedTensorType outType = headsType(hq, dh);
+  if (!options.noFuse)
+    return AttentionOp::create(b, l, outType, qh, kh, vh, keyLengths, alibi,
+                               /*bias=*/Value(), scale, mask, windowAttr);
+
+  // Unfused: repeat_kv, transpose, matmul, scale, (alibi), mask, softmax,
+  // matmul.
+  if (hq != hkv) {
+    kh = RepeatKvOp::create(b, l, outType, kh, uint64_t(hq / hkv));
+    vh = RepeatKvOp::create(b, l, outType, vh, uint64_t(hq / hkv));
+  }
+  auto dyn = ShapedType::kDynamic;
+  auto ktType = RankedTensorType::get({dyn, hq, dh, dyn}, f32);
+  Value kt = TransposeOp::create(b, l, ktType, kh, ArrayRef<int64_t>{0, 1, 3, 2});
+  auto scoresType = RankedTensorType::get({dyn, hq, dyn, dyn}, f32);
+  Value s = MatmulOp::create(b, l, scoresType, qh, kt);
+  s = ScaleOp::create(b, l, scoresType, s, scale);
+  if (alibi) {
+    Value bias = AlibiBiasOp::create(b, l, scoresType, s, alibi);
+    s = add(s, bias, l);
+  }
+  auto maskType = RankedTensorType::get({dyn, hq, dyn, dyn}, b.getI1Type());
+  Value m = MakeMaskOp::create(b, l, maskType, s, keyLengths, mask, windowAttr);
+  s = MaskedFillOp::create(
+      b, l, scoresType, s, m,
+      llvm::APFloat::getInf(llvm::APFloat::IEEEdouble(), /*Negative=*/true));
+  Value p = SoftmaxOp::create(b, l, scoresType, s, uint64_t(3));
+  return MatmulOp::create(b, l, outType, p, vh);
+}
+
+Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
+                              const LinearRef &k, const LinearRef &v,
+                              const LinearRef &o, MaskKind mask,
+                              int64_t window, Value keyLengths,
+                              bool selfAttention, const Twine &name) {
+  int64_t hq = config.numHeads, hkv = config.numKvHeads, dh = config.headDim;
+  std::string base = name.str();
+  Location l = loc(base);
+  Value qp = linear(xq, q, hq * dh, loc(base + ".q"));
+  Value kp = linear(xkv, k, hkv * dh, loc(base + ".k"));
+  Value vp = linear(xkv, v, hkv * dh, loc(base + ".v"));
+  Value qh = SplitHeadsOp::create(b, l, headsType(hq, dh), qp, uint64_t(hq));
+  Value kh = SplitHeadsOp::create(b, l, headsType(hkv, dh), kp, uint64_t(hkv));
+  Value vh = SplitHeadsOp::create(b, l, headsType(hkv, dh), vp, uint64_t(hkv));
+  Value alibi;
+  if (selfAttention && config.positions == PositionKind::Rope) {
+    Location rl = loc(base + ".rope");
+    IntegerAttr rotary =
+        config.rotaryDim && config.rotaryDim != dh
+            ? b.getI64IntegerAttr(config.rotaryDim)
+            : nullptr;
+    llvm::APFloat theta(config.ropeTheta), factor(config.ropeScaling);
+    qh = RopeOp::create(b, rl, qh.getType(), qh, theta, factor,
+                        config.ropeStyle, rotary);
+    kh = RopeOp::create(b, rl, kh.getType(), kh, theta, factor,
+                        config.ropeStyle, rotary);
+  }
+  if (selfAttention && config.positions == PositionKind::Alibi) {
+    if (!slopes)
+      slopes = AlibiSlopesOp::create(
+          b, loc("alibi"), RankedTensorType::get({hq}, f32));
+    alibi = slopes;
+  }
+  Value attn = attentionCore(qh, kh, vh, mask, window, keyLengths, alibi, l);
+  Value merged = MergeHeadsOp::create(b, l, seqType(hq * dh), attn);
+  return linear(merged, o, config.dModel, loc(base + ".o"));
+}
+
+Value ModelBuilder::ffn(Value x, const LayerParams &p, const LayerConfig &layer,
+                        Location l) {
+  Value up = weight(p.up.weight);
+  Value upBias = p.up.bias ? weight(*p.up.bias) : Value();
+  Value gate = p.gate ? weight(p.gate->weight) : Value();
+  Value gateBias = p.gate && p.gate->bias ? weight(*p.gate->bias) : Value();
+  Value down = weight(p.down.weight);
+  Value downBias = p.down.bias ? weight(*p.down.bias) : Value();
+  return FfnOp::create(b, l, x.getType(), x, up, upBias, gate, gateBias, down,
+                       downBias, layer.activation, p.up.layout);
+}
+
+Value ModelBuilder::runStack(Value x, Stack stack, Value lengths, Value memory,
+                             Value memoryLengths) {
+  const std::vector<LayerConfig> &layers =
+      stack == Stack::Encoder ? config.encoderLayers : config.decoderLayers;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerConfig &layer = layers[i];
+    LayerParams p = getLayerParams(config, stack, i);
+    const std::string &base = p.path;
+    auto selfAttn = [&](Value h) {
+      return attention(h, h, p.q, p.k, p.v, p.o, layer.mask, layer.window,
+                       lengths, /*selfAttention=*/true, base + ".attn");
+    };
+    auto crossAttn = [&](Value h) {
+      return attention(h, memory, *p.crossQ, *p.crossK, *p.crossV, *p.crossO,
+                       MaskKind::none, 0, memoryLengths,
+                       /*selfAttention=*/false, base + ".cross_attn");
+    };
+    Location attnNormLoc = loc(base + ".attn_norm");
+    Location crossNormLoc = loc(base + ".cross_attn_norm");
+    Location ffnNormLoc = loc(base + ".ffn_norm");
+    Location ffnLoc = loc(base + ".ffn");
+    Location residual = loc(base + ".residual");
+    if (config.preNorm) {
+      x = add(x, selfAttn(norm(x, p.attnNorm, attnNormLoc)), residual);
+      if (p.crossQ)
+        x = add(x, crossAttn(norm(x, *p.crossNorm, crossNormLoc)), residual);
+      x = add(x, ffn(norm(x, p.ffnNorm, ffnNormLoc), p, layer, ffnLoc),
+              residual);
+    } else {
+      x = norm(add(x, selfAttn(x), residual), p.attnNorm, attnNormLoc);
+      if (p.crossQ)
+        x = norm(add(x, crossAttn(x), residual), *p.crossNorm, crossNormLoc);
+      x = norm(add(x, ffn(x, p, layer, ffnLoc), residual), p.ffnNorm,
+               ffnNormLoc);
+    }
+  }
+  return x;
+}
+
+Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
+  int64_t v = config.vocabSize, d = config.dModel;
+  auto logitsType = RankedTensorType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic, v}, f32);
+  switch (config.head) {
+  case HeadKind::None:
+    return x;
+  case HeadKind::Lm: {
+    Location l = loc("lm_head");
+    bool tied = !params.lmHead;
+    Value w = tied ? weight(params.tokens) : weight(params.lmHead->weight);
+    return LmHeadOp::create(b, l, logitsType, x, w,
+                            optWeight(params.lmHeadBias), tied);
+  }
+  case HeadKind::MaskedLm: {
+    Location l = loc("mlm_head");
+    Value h = linear(x, *params.mlmTransform, d, l);
+    h = ActivationOp::create(b, l, h.getType(), h, config.mlmActivation);
+    h = norm(h, *params.mlmNorm, l);
+    return LmHeadOp::create(b, l, logitsType, h, weight(params.tokens),
+                            optWeight(params.lmHeadBias), /*tied=*/true);
+  }
+  case HeadKind::Classifier: {
+    Location l = loc("classifier");
+    auto type =
+        RankedTensorType::get({ShapedType::kDynamic, config.numClasses}, f32);
+    Value poolerW = params.pooler ? weight(params.pooler->weight) : Value();
+    Value poolerB =
+        params.pooler && params.pooler->bias ? weight(*params.pooler->bias)
+                                             : Value();
+    Value w = weight(params.classifier->weight);
+    Value bias = optWeight(params.classifier->bias);
+    return ClassifierHeadOp::create(b, l, type, x, lengths, poolerW, poolerB, w,
+                                    bias, config.pooling);
+  }
+  }
+  llvm_unreachable("unknown head");
+}
+
+OwningOpRef<ModuleOp> ModelBuilder::build() {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  (*module)->setAttr("tfm.model_name", b.getStringAttr(config.name));
+  (*module)->setAttr("tfm.architecture",
+                     b.getStringAttr(architectureName(config.arch)));
+  (*module)->setAttr("tfm.vocab_size", b.getI64IntegerAttr(config.vocabSize));
+  (*module)->setAttr("tfm.max_seq_len", b.getI64IntegerAttr(config.maxSeqLen));
+  (*module)->setAttr("tfm.output", b.getStringAttr(config.outputKind()));
+
+  auto dyn = ShapedType::kDynamic;
+  auto idsType = RankedTensorType::get({dyn, dyn}, b.getI32Type());
+  auto lengthsType = RankedTensorType::get({dyn}, b.getI32Type());
+  bool encDec = config.arch == Architecture::EncoderDecoder;
+  SmallVector<Type> inputs = {idsType, lengthsType};
+  SmallVector<Location> argLocs = {loc(encDec ? "src" : "ids"),
+                                   loc(encDec ? "src_lengths" : "lengths")};
+  if (encDec) {
+    inputs.append({idsType, lengthsType});
+    argLocs.append({loc("tgt"), loc("tgt_lengths")});
+  }
+  Type result;
+  switch (config.head) {
+  case HeadKind::None:
+    result = seqType(config.dModel);
+    break;
+  case HeadKind::Lm:
+  case HeadKind::MaskedLm:
+    result = seqType(config.vocabSize);
+    break;
+  case HeadKind::Classifier:
+    result = RankedTensorType::get({dyn, config.numClasses}, f32);
+    break;
+  }
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc("forward"), "forward",
+                                   b.getFunctionType(inputs, {result}));
+  func->setAttr("tfm.entry", b.getUnitAttr());
+  Block *body = b.createBlock(&func.getBody(), {}, inputs, argLocs);
+  b.setInsertionPointToStart(body);
+
+  ModelParams params = getModelParams(config);
+  Value out;
+  if (encDec) {
+    Value src = body->getArgument(0), srcLengths = body->getArgument(1);
+    Value tgt = body->getArgument(2), tgtLengths = body->getArgument(3);
+    Value memory = runStack(embed(src, params), Stack::Encoder, srcLengths,
+                            Value(), Value());
+    if (params.encoderFinalNorm)
+      memory = norm(memory, *params.encoderFinalNorm, loc("encoder.final_norm"));
+    Value x = runStack(embed(tgt, params), Stack::Decoder, tgtLengths, memory,
+                       srcLengths);
+    if (params.decoderFinalNorm)
+      x = norm(x, *params.decoderFinalNorm, loc("decoder.final_norm"));
+    out = head(x, tgtLengths, params);
+  } else {
+    Value ids = body->getArgument(0), lengths = body->getArgument(1);
+    Stack stack = config.arch == Architecture::Encoder ? Stack::Encoder
+                                                       : Stack::Decoder;
+    Value x = runStack(embed(ids, params), stack, lengths, Value(), Value());
+    const std::optional<NormRef> &finalNorm = stack == Stack::Encoder
+                                                  ? params.encoderFinalNorm
+                                                  : params.decoderFinalNorm;
+    if (finalNorm)
+      x = norm(x, *finalNorm, loc("final_norm"));
+    out = head(x, lengths, params);
+  }
+  func::ReturnOp::create(b, loc("forward"), out);
+  return module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> buildModule(MLIRContext &context,
+                                  const ModelConfig &config,
+                                  const BuildOptions &options) {
+  context.loadDialect<TfmDialect, func::FuncDialect, tensor::TensorDialect,
+                      arith::ArithDialect>();
+  ModelBuilder builder(context, config, options);
+  return builder.build();
+}
+
+} // namespace tfm

@@ -1,0 +1,439 @@
+//===- ModelConfig.cpp - weight schemes and cross-field checks ------------===//
+//
+// The tensor names and stored shapes of every parameter, per weight scheme
+// (tfm spec, GPT-2, BERT, LLaMA-style), and the checks every ModelConfig
+// passes whatever its source.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Frontend/ModelConfig.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using mlir::tfm::Activation;
+using mlir::tfm::MaskKind;
+using mlir::tfm::WeightLayout;
+
+namespace tfm {
+
+StringRef architectureName(Architecture arch) {
+  switch (arch) {
+  case Architecture::Encoder:
+    return "encoder";
+  case Architecture::Decoder:
+    return "decoder";
+  case Architecture::EncoderDecoder:
+    return "encoder_decoder";
+  }
+  llvm_unreachable("unknown architecture");
+}
+
+StringRef ModelConfig::outputKind() const {
+  switch (head) {
+  case HeadKind::None:
+    return "hidden";
+  case HeadKind::Classifier:
+    return "classes";
+  case HeadKind::Lm:
+  case HeadKind::MaskedLm:
+    return "logits";
+  }
+  llvm_unreachable("unknown head");
+}
+
+SmallVector<int64_t> TensorRef::viewShape() const {
+  SmallVector<int64_t> result(shape);
+  if (isSlice())
+    result[sliceDim] = sliceSize;
+  return result;
+}
+
+namespace {
+
+bool isGated(Activation act) {
+  return act == Activation::swiglu || act == Activation::geglu;
+}
+
+TensorRef tensor(const Twine &name, ArrayRef<int64_t> shape) {
+  TensorRef ref;
+  ref.name = name.str();
+  ref.shape.assign(shape.begin(), shape.end());
+  return ref;
+}
+
+/// A PyTorch nn.Linear: weight [out, in], bias [out].
+LinearRef linear(const Twine &name, int64_t in, int64_t out, bool bias) {
+  LinearRef ref;
+  ref.weight = tensor(name + ".weight", {out, in});
+  if (bias)
+    ref.bias = tensor(name + ".bias", {out});
+  return ref;
+}
+
+NormRef norm(const ModelConfig &config, const Twine &name) {
+  NormRef ref;
+  ref.weight = tensor(name + ".weight", {config.dModel});
+  if (config.norm.kind == NormKind::LayerNorm && config.norm.bias)
+    ref.bias = tensor(name + ".bias", {config.dModel});
+  return ref;
+}
+
+const LayerConfig &layerConfig(const ModelConfig &config, Stack stack,
+                               int64_t index) {
+  return stack == Stack::Encoder ? config.encoderLayers[index]
+                                 : config.decoderLayers[index];
+}
+
+LayerParams specLayer(const ModelConfig &config, Stack stack, int64_t index) {
+  const LayerConfig &layer = layerConfig(config, stack, index);
+  std::string base;
+  if (config.arch == Architecture::EncoderDecoder)
+    base = stack == Stack::Encoder ? "encoder." : "decoder.";
+  base += "layers." + std::to_string(index);
+  int64_t d = config.dModel, qDim = config.numHeads * config.headDim,
+          kvDim = config.numKvHeads * config.headDim, f = layer.ffnHidden;
+  LayerParams p;
+  p.path = base;
+  p.attnNorm = norm(config, base + ".attn_norm");
+  p.q = linear(base + ".attn.q", d, qDim, config.qkvBias);
+  p.k = linear(base + ".attn.k", d, kvDim, config.qkvBias);
+  p.v = linear(base + ".attn.v", d, kvDim, config.qkvBias);
+  p.o = linear(base + ".attn.o", qDim, d, config.outBias);
+  if (config.arch == Architecture::EncoderDecoder && stack == Stack::Decoder) {
+    p.crossNorm = norm(config, base + ".cross_attn_norm");
+    p.crossQ = linear(base + ".cross_attn.q", d, qDim, config.qkvBias);
+    p.crossK = linear(base + ".cross_attn.k", d, kvDim, config.qkvBias);
+    p.crossV = linear(base + ".cross_attn.v", d, kvDim, config.qkvBias);
+    p.crossO = linear(base + ".cross_attn.o", qDim, d, config.outBias);
+  }
+  p.ffnNorm = norm(config, base + ".ffn_norm");
+  p.up = linear(base + ".ffn.up", d, f, layer.ffnBias);
+  if (isGated(layer.activation))
+    p.gate = linear(base + ".ffn.gate", d, f, layer.ffnBias);
+  p.down = linear(base + ".ffn.down", f, d, layer.ffnBias);
+  return p;
+}
+
+/// GPT-2: Conv1D weights stored [in, out]; q, k, v fused in c_attn.
+LayerParams gpt2Layer(const ModelConfig &config, int64_t index) {
+  const LayerConfig &layer = config.decoderLayers[index];
+  std::string base = config.prefix + "h." + std::to_string(index);
+  int64_t d = config.dModel, f = layer.ffnHidden;
+  auto conv1d = [&](const Twine &name, int64_t in, int64_t out) {
+    LinearRef ref;
+    ref.weight = tensor(name + ".weight", {in, out});
+    ref.bias = tensor(name + ".bias", {out});
+    ref.layout = WeightLayout::in_out;
+    return ref;
+  };
+  LayerParams p;
+  p.path = "h." + std::to_string(index);
+  p.attnNorm = norm(config, base + ".ln_1");
+  LinearRef fused = conv1d(base + ".attn.c_attn", d, 3 * d);
+  LinearRef *parts[] = {&p.q, &p.k, &p.v};
+  for (int i = 0; i < 3; ++i) {
+    *parts[i] = fused;
+    parts[i]->weight.sliceDim = 1;
+    parts[i]->weight.sliceOffset = i * d;
+    parts[i]->weight.sliceSize = d;
+    parts[i]->bias->sliceDim = 0;
+    parts[i]->bias->sliceOffset = i * d;
+    parts[i]->bias->sliceSize = d;
+  }
+  p.o = conv1d(base + ".attn.c_proj", d, d);
+  p.ffnNorm = norm(config, base + ".ln_2");
+  p.up = conv1d(base + ".mlp.c_fc", d, f);
+  p.down = conv1d(base + ".mlp.c_proj", f, d);
+  return p;
+}
+
+LayerParams bertLayer(const ModelConfig &config, int64_t index) {
+  const LayerConfig &layer = config.encoderLayers[index];
+  std::string base =
+      config.prefix + "encoder.layer." + std::to_string(index);
+  int64_t d = config.dModel, qDim = config.numHeads * config.headDim,
+          f = layer.ffnHidden;
+  LayerParams p;
+  p.path = "encoder.layer." + std::to_string(index);
+  p.q = linear(base + ".attention.self.query", d, qDim, true);
+  p.k = linear(base + ".attention.self.key", d, qDim, true);
+  p.v = linear(base + ".attention.self.value", d, qDim, true);
+  p.o = linear(base + ".attention.output.dense", qDim, d, true);
+  p.attnNorm = norm(config, base + ".attention.output.LayerNorm");
+  p.up = linear(base + ".intermediate.dense", d, f, true);
+  p.down = linear(base + ".output.dense", f, d, true);
+  p.ffnNorm = norm(config, base + ".output.LayerNorm");
+  return p;
+}
+
+LayerParams llamaLayer(const ModelConfig &config, int64_t index) {
+  const LayerConfig &layer = config.decoderLayers[index];
+  std::string base = config.prefix + "layers." + std::to_string(index);
+  int64_t d = config.dModel, qDim = config.numHeads * config.headDim,
+          kvDim = config.numKvHeads * config.headDim, f = layer.ffnHidden;
+  LayerParams p;
+  p.path = "layers." + std::to_string(index);
+  p.attnNorm = norm(config, base + ".input_layernorm");
+  p.q = linear(base + ".self_attn.q_proj", d, qDim, config.qkvBias);
+  p.k = linear(base + ".self_attn.k_proj", d, kvDim, config.qkvBias);
+  p.v = linear(base + ".self_attn.v_proj", d, kvDim, config.qkvBias);
+  p.o = linear(base + ".self_attn.o_proj", qDim, d, config.outBias);
+  p.ffnNorm = norm(config, base + ".post_attention_layernorm");
+  p.up = linear(base + ".mlp.up_proj", d, f, layer.ffnBias);
+  if (isGated(layer.activation))
+    p.gate = linear(base + ".mlp.gate_proj", d, f, layer.ffnBias);
+  p.down = linear(base + ".mlp.down_proj", f, d, layer.ffnBias);
+  return p;
+}
+
+} // namespace
+
+LayerParams getLayerParams(const ModelConfig &config, Stack stack,
+                           int64_t index) {
+  switch (config.scheme) {
+  case WeightScheme::Spec:
+    return specLayer(config, stack, index);
+  case WeightScheme::GPT2:
+    return gpt2Layer(config, index);
+  case WeightScheme::Bert:
+    return bertLayer(config, index);
+  case WeightScheme::Llama:
+    return llamaLayer(config, index);
+  }
+  llvm_unreachable("unknown weight scheme");
+}
+
+ModelParams getModelParams(const ModelConfig &config) {
+  int64_t v = config.vocabSize, d = config.dModel;
+  const std::string &p = config.prefix;
+  ModelParams m;
+  switch (config.scheme) {
+  case WeightScheme::Spec: {
+    m.tokens = tensor("embed.tokens", {v, d});
+    if (config.positions == PositionKind::Learned)
+      m.positions = tensor("embed.positions", {config.maxSeqLen, d});
+    if (config.tokenTypes > 0)
+      m.tokenTypes = tensor("embed.token_types", {config.tokenTypes, d});
+    if (config.embeddingNorm)
+      m.embedNorm = norm(config, "embed.norm");
+    if (config.finalNorm) {
+      bool encDec = config.arch == Architecture::EncoderDecoder;
+      if (config.arch != Architecture::Decoder)
+        m.encoderFinalNorm =
+            norm(config, encDec ? "encoder.final_norm" : "final_norm");
+      if (config.arch != Architecture::Encoder)
+        m.decoderFinalNorm =
+            norm(config, encDec ? "decoder.final_norm" : "final_norm");
+    }
+    if (config.head == HeadKind::Lm && !config.tieEmbeddings)
+      m.lmHead = linear("lm_head", d, v, false);
+    if (config.head == HeadKind::Lm && config.lmHeadBias)
+      m.lmHeadBias = tensor("lm_head.bias", {v});
+    if (config.head == HeadKind::Classifier) {
+      if (config.pooler)
+        m.pooler = linear("pooler", d, d, true);
+      m.classifier =
+          linear("classifier", d, config.numClasses, config.classifierBias);
+    }
+    break;
+  }
+  case WeightScheme::GPT2:
+    m.tokens = tensor(p + "wte.weight", {v, d});
+    m.positions = tensor(p + "wpe.weight", {config.maxSeqLen, d});
+    m.decoderFinalNorm = norm(config, p + "ln_f");
+    if (config.head == HeadKind::Lm && !config.tieEmbeddings)
+      m.lmHead = linear("lm_head", d, v, false);
+    if (config.head == HeadKind::Classifier)
+      m.classifier = linear("score", d, config.numClasses, false);
+    break;
+  case WeightScheme::Bert:
+    m.tokens = tensor(p + "embeddings.word_embeddings.weight", {v, d});
+    m.positions = tensor(p + "embeddings.position_embeddings.weight",
+                         {config.maxSeqLen, d});
+    if (config.tokenTypes > 0)
+      m.tokenTypes = tensor(p + "embeddings.token_type_embeddings.weight",
+                            {config.tokenTypes, d});
+    m.embedNorm = norm(config, p + "embeddings.LayerNorm");
+    if (config.head == HeadKind::Classifier) {
+      m.pooler = linear(p + "pooler.dense", d, d, true);
+      m.classifier = linear("classifier", d, config.numClasses, true);
+    }
+    if (config.head == HeadKind::MaskedLm) {
+      m.mlmTransform = linear("cls.predictions.transform.dense", d, d, true);
+      m.mlmNorm = norm(config, "cls.predictions.transform.LayerNorm");
+      m.lmHeadBias = tensor("cls.predictions.bias", {v});
+    }
+    break;
+  case WeightScheme::Llama:
+    m.tokens = tensor(p + "embed_tokens.weight", {v, d});
+    m.decoderFinalNorm = norm(config, p + "norm");
+    if (config.head == HeadKind::Lm && !config.tieEmbeddings)
+      m.lmHead = linear("lm_head", d, v, false);
+    if (config.head == HeadKind::Classifier)
+      m.classifier = linear("score", d, config.numClasses, false);
+    break;
+  }
+  return m;
+}
+
+std::vector<TensorRef> getExpectedTensors(const ModelConfig &config) {
+  std::vector<TensorRef> result;
+  StringSet<> seen;
+  auto add = [&](const TensorRef &ref) {
+    if (!seen.insert(ref.name).second)
+      return;
+    TensorRef stored = ref;
+    stored.sliceDim = -1;
+    result.push_back(std::move(stored));
+  };
+  auto addOpt = [&](const std::optional<TensorRef> &ref) {
+    if (ref)
+      add(*ref);
+  };
+  auto addLinear = [&](const std::optional<LinearRef> &ref) {
+    if (ref) {
+      add(ref->weight);
+      addOpt(ref->bias);
+    }
+  };
+  auto addNorm = [&](const std::optional<NormRef> &ref) {
+    if (ref) {
+      add(ref->weight);
+      addOpt(ref->bias);
+    }
+  };
+
+  ModelParams m = getModelParams(config);
+  add(m.tokens);
+  addOpt(m.positions);
+  addOpt(m.tokenTypes);
+  addNorm(m.embedNorm);
+  auto addStack = [&](Stack stack, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      LayerParams l = getLayerParams(config, stack, i);
+      addNorm(l.attnNorm);
+      for (const LinearRef *lin : {&l.q, &l.k, &l.v, &l.o})
+        addLinear(*lin);
+      addNorm(l.crossNorm);
+      for (const auto *lin : {&l.crossQ, &l.crossK, &l.crossV, &l.crossO})
+        addLinear(*lin);
+      addNorm(l.ffnNorm);
+      addLinear(l.up);
+      addLinear(l.gate);
+      addLinear(l.down);
+    }
+  };
+  addStack(Stack::Encoder, config.encoderLayers.size());
+  addNorm(m.encoderFinalNorm);
+  addStack(Stack::Decoder, config.decoderLayers.size());
+  addNorm(m.decoderFinalNorm);
+  addLinear(m.mlmTransform);
+  addNorm(m.mlmNorm);
+  addLinear(m.lmHead);
+  addOpt(m.lmHeadBias);
+  addLinear(m.pooler);
+  addLinear(m.classifier);
+  return result;
+}
+
+Error validateModelConfig(const ModelConfig &config,
+                          function_ref<std::string(StringRef)> fieldName) {
+  auto fail = [&](StringRef field, const Twine &msg) -> Error {
+    return createStringError(inconvertibleErrorCode(),
+                             config.sourcePath + ": " + fieldName(field) +
+                                 ": " + msg);
+  };
+  auto inRange = [&](StringRef field, int64_t value, int64_t max) -> Error {
+    if (value <= 0)
+      return fail(field, formatv("must be positive, got {0}", value));
+    if (value > max)
+      return fail(field, formatv("{0} is out of range [1, {1}]", value, max));
+    return Error::success();
+  };
+  if (Error e = inRange("vocab_size", config.vocabSize, limits::kMaxVocab))
+    return e;
+  if (Error e = inRange("d_model", config.dModel, limits::kMaxDModel))
+    return e;
+  if (Error e = inRange("num_heads", config.numHeads, limits::kMaxHeads))
+    return e;
+  if (Error e = inRange("num_kv_heads", config.numKvHeads, limits::kMaxHeads))
+    return e;
+  if (Error e = inRange("head_dim", config.headDim, limits::kMaxHeadDim))
+    return e;
+  if (Error e = inRange("max_seq_len", config.maxSeqLen, limits::kMaxSeqLen))
+    return e;
+  if (config.numHeads % config.numKvHeads != 0)
+    return fail("num_heads",
+                formatv("{0} is not a multiple of {1} ({2})", config.numHeads,
+                        fieldName("num_kv_heads"), config.numKvHeads));
+  if (config.scheme == WeightScheme::Spec || config.scheme == WeightScheme::GPT2 ||
+      config.scheme == WeightScheme::Bert) {
+    if (config.numHeads * config.headDim != config.dModel)
+      return fail("head_dim",
+                  formatv("{0} * {1} heads = {2} does not equal {3} ({4})",
+                          config.headDim, config.numHeads,
+                          config.numHeads * config.headDim,
+                          fieldName("d_model"), config.dModel));
+  }
+  if (config.positions == PositionKind::Sinusoidal && config.dModel % 2 != 0)
+    return fail("d_model",
+                formatv("sinusoidal positions need an even size, got {0}",
+                        config.dModel));
+  if (config.positions == PositionKind::Rope) {
+    int64_t rotary = config.rotaryDim ? config.rotaryDim : config.headDim;
+    if (rotary > config.headDim)
+      return fail("rotary_dim", formatv("{0} exceeds head_dim ({1})", rotary,
+                                        config.headDim));
+    if (rotary % 2 != 0)
+      return fail(config.rotaryDim ? "rotary_dim" : "head_dim",
+                  formatv("RoPE rotates feature pairs: needs an even size, "
+                          "got {0}",
+                          rotary));
+  }
+  if (config.tokenTypes > limits::kMaxTokenTypes)
+    return fail("token_types", "too many token types");
+  if (config.head == HeadKind::Classifier)
+    if (Error e =
+            inRange("num_classes", config.numClasses, limits::kMaxClasses))
+      return e;
+  if (config.arch != Architecture::Decoder && config.encoderLayers.empty())
+    return fail("num_layers", "an encoder needs at least one layer");
+  if (config.arch != Architecture::Encoder && config.decoderLayers.empty())
+    return fail("num_layers", "a decoder needs at least one layer");
+  if (config.encoderLayers.size() > size_t(limits::kMaxLayers) ||
+      config.decoderLayers.size() > size_t(limits::kMaxLayers))
+    return fail("num_layers",
+                formatv("at most {0} layers are supported", limits::kMaxLayers));
+  for (const auto *layers : {&config.encoderLayers, &config.decoderLayers})
+    for (const LayerConfig &layer : *layers) {
+      if (Error e = inRange("ffn_hidden_size", layer.ffnHidden,
+                            limits::kMaxFfnHidden))
+        return e;
+      if (layer.mask == MaskKind::sliding_window)
+        if (Error e = inRange("window", layer.window, limits::kMaxWindow))
+          return e;
+    }
+
+  // Every size is bounded above, so each tensor's element count fits; the
+  // total is summed with overflow checks anyway.
+  int64_t total = 0;
+  for (const TensorRef &ref : getExpectedTensors(config)) {
+    std::optional<int64_t> count = int64_t(1);
+    for (int64_t dim : ref.shape)
+      if (count)
+        count = checkedMul(*count, dim);
+    std::optional<int64_t> sum = count ? checkedAdd(total, *count) : count;
+    if (!sum || *sum > limits::kMaxParameters)
+      return fail("d_model",
+                  formatv("the model has more than {0} parameters",
+                          limits::kMaxParameters));
+    total = *sum;
+  }
+  return Error::success();
+}
+
+} // namespace tfm
