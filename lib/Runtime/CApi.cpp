@@ -34,13 +34,21 @@ using namespace tfm::runtime;
 // Symbols the generated object defines
 //===----------------------------------------------------------------------===//
 
+// All four are referenced with hidden visibility: the static linker must
+// bind them inside the model library (or, for the weak ones, resolve them to
+// null). A default-visibility reference would stay in the dynamic symbol
+// table and could bind at load time to another library's definition, e.g.
+// the embedded weights of another model loaded with RTLD_GLOBAL.
+#define TFM_GENERATED __attribute__((visibility("hidden")))
 extern "C" {
-extern const char tfm_model_manifest[];
+TFM_GENERATED extern const char tfm_model_manifest[];
 /// The real signature depends on the architecture (see callForward); the
 /// function is only ever called through a pointer of its real type.
-void _mlir_ciface_forward(void);
-extern const unsigned char tfm_embedded_weights[] __attribute__((weak));
-extern const uint64_t tfm_embedded_weights_size __attribute__((weak));
+TFM_GENERATED void _mlir_ciface_forward(void);
+TFM_GENERATED extern const unsigned char tfm_embedded_weights[]
+    __attribute__((weak));
+TFM_GENERATED extern const uint64_t tfm_embedded_weights_size
+    __attribute__((weak));
 }
 
 struct tfm_model {

@@ -10,6 +10,7 @@
 |*                 -1000 at padded positions                                 *|
 |*   FAKE_CLASSES  encoder, 3 classes, out[b,c] = sum_{t<len} W[c][id]       *|
 |*   FAKE_SEQ2SEQ  encoder_decoder, out[b,t,:] = E[tgt] + E[src[len_src-1]]  *|
+|*   FAKE_BAD_MANIFEST  a manifest without vocab_size (never runs)           *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -43,7 +44,7 @@ typedef struct {
     }                                                                          \
   } while (0)
 
-static void checkIds(const I32x2 *ids, const I32x1 *lens) {
+__attribute__((unused)) static void checkIds(const I32x2 *ids, const I32x1 *lens) {
   EXPECT(ids->allocated == ids->aligned && ids->offset == 0);
   EXPECT(ids->strides[1] == 1 && ids->strides[0] == ids->sizes[1]);
   EXPECT(lens->offset == 0 && lens->strides[0] == 1);
@@ -87,6 +88,16 @@ void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
       out->aligned[b * 3 + c] = sum;
     }
 }
+
+#elif defined(FAKE_BAD_MANIFEST)
+
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"broken\", "
+    "\"architecture\": \"decoder\", \"max_seq_len\": 4, "
+    "\"output\": \"logits\", \"output_dims\": [6], "
+    "\"inputs\": [\"ids\", \"lengths\"], \"weights\": []}";
+
+void _mlir_ciface_forward(void) { abort(); }
 
 #elif defined(FAKE_SEQ2SEQ)
 
