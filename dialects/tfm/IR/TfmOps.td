@@ -33,7 +33,8 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
     Produces the model parameter called `name`. The name is the tensor's name
     in the weights file (safetensors). Weights are immutable for the lifetime
     of a compiled model instance; two `tfm.weight` ops with one name denote
-    the same tensor (tied embeddings read the embedding table twice).
+    the same tensor (tied embeddings read the embedding table twice). The
+    name is not empty and the shape is static.
 
     ```mlir
     %wq = tfm.weight "layers.0.attn.q.weight" : tensor<64x64xf32>
@@ -115,7 +116,12 @@ def Tfm_AlibiSlopesOp : Tfm_Op<"alibi_slopes", [Pure]> {
   let description = [{
     Produces `[H]` slopes of Press et al. (2022): for H a power of two,
     `slope[h] = 2^(-8(h+1)/H)`; otherwise the slopes of the next lower power
-    of two followed by every other slope of twice that many heads.
+    of two followed by every other slope of twice that many heads. The
+    result is rank 1 with a static `H > 0`.
+
+    ```mlir
+    %slopes = tfm.alibi_slopes : tensor<8xf32>
+    ```
   }];
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
@@ -163,6 +169,11 @@ def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure]> {
 
 def Tfm_AddOp : Tfm_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
   let summary = "elementwise add (residual connections, additive biases)";
+  let description = [{
+    `result = lhs + rhs`, elementwise, on operands of one type. Adding a
+    `[B, H, Tq, Tk]` tensor to attention scores before the softmax is what
+    `-tfm-fuse-attention` turns into the `bias` operand of `tfm.attention`.
+  }];
   let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
@@ -170,11 +181,15 @@ def Tfm_AddOp : Tfm_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
 
 def Tfm_ScaleOp : Tfm_Op<"scale", [Pure, SameOperandsAndResultType]> {
   let summary = "multiplies by a constant";
-  let description = "`result = x * factor`.";
+  let description = [{
+    `result = x * factor`, with a finite `factor`. Scaling by exactly 1.0
+    folds away.
+  }];
   let arguments = (ins Tfm_FloatTensor:$input, F64Attr:$factor);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tfm_ActivationOp : Tfm_Op<"activation", [Pure, SameOperandsAndResultType]> {
@@ -183,7 +198,7 @@ def Tfm_ActivationOp : Tfm_Op<"activation", [Pure, SameOperandsAndResultType]> {
     `relu(x) = max(x, 0)`, `gelu(x) = x/2 (1 + erf(x/sqrt 2))`,
     `gelu_tanh(x) = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`,
     `silu(x) = x / (1 + exp(-x))`, `tanh`. The gated kinds (swiglu, geglu)
-    only exist on `tfm.ffn`.
+    only exist on `tfm.ffn`; the verifier rejects them here.
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_ActivationAttr:$kind);
   let results = (outs Tfm_FloatTensor:$result);
@@ -224,8 +239,14 @@ def Tfm_MatmulOp : Tfm_Op<"matmul", [Pure]> {
   let summary = "batched matrix product";
   let description = [{
     `[..., M, K] x [..., K, N] -> [..., M, N]`, or with `transpose_rhs`
-    `[..., M, K] x [..., N, K] -> [..., M, N]`. Leading (batch) dimensions
-    must agree.
+    `[..., M, K] x [..., N, K] -> [..., M, N]`. Both operands and the result
+    have one rank (>= 2); leading (batch) dimensions must agree, there is no
+    broadcasting.
+
+    ```mlir
+    %s = tfm.matmul %q, %k {transpose_rhs}
+        : (tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>) -> tensor<?x8x?x?xf32>
+    ```
   }];
   let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs, UnitAttr:$transpose_rhs);
   let results = (outs Tfm_FloatTensor:$result);
@@ -236,10 +257,19 @@ def Tfm_MatmulOp : Tfm_Op<"matmul", [Pure]> {
 def Tfm_FfnOp : Tfm_Op<"ffn", [Pure, AttrSizedOperandSegments]> {
   let summary = "position-wise feed-forward block";
   let description = [{
-    Ungated (`relu`, `gelu`, `gelu_tanh`, `silu`):
+    Ungated (`relu`, `gelu`, `gelu_tanh`, `silu`, `tanh`):
     `down(act(up(x)))`. Gated (`swiglu`, `geglu`):
     `down(act(gate(x)) * up(x))` with act = silu or gelu. Each projection is
-    a `tfm.linear` with the op's layout and an optional bias.
+    a `tfm.linear` with the op's layout and an optional bias: for `x : [..., D]`
+    and layout `out_in`, `up_weight` and `gate_weight` are `[F, D]`,
+    `down_weight` is `[D, F]` (transposed for `in_out`). `gate_weight` is
+    present iff the activation is gated. The result has the type of `x`.
+
+    ```mlir
+    %y = tfm.ffn %x up(%wu) gate(%wg) down(%wd) <swiglu>
+        : (tensor<?x?x64xf32>, tensor<256x64xf32>, tensor<256x64xf32>,
+           tensor<64x256xf32>) -> tensor<?x?x64xf32>
+    ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
                        Tfm_FloatTensor:$up_weight, Optional<Tfm_FloatTensor>:$up_bias,
@@ -327,6 +357,10 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
 
 def Tfm_SplitHeadsOp : Tfm_Op<"split_heads", [Pure]> {
   let summary = "[B, T, H*D] -> [B, H, T, D]";
+  let description = [{
+    `result[b, h, t, d] = x[b, t, h * D + d]` with `H = num_heads > 0`
+    dividing the feature dimension.
+  }];
   let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$num_heads);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -335,6 +369,7 @@ def Tfm_SplitHeadsOp : Tfm_Op<"split_heads", [Pure]> {
 
 def Tfm_MergeHeadsOp : Tfm_Op<"merge_heads", [Pure]> {
   let summary = "[B, H, T, D] -> [B, T, H*D]";
+  let description = "`result[b, t, h * D + d] = x[b, h, t, d]`, the inverse of `tfm.split_heads`.";
   let arguments = (ins Tfm_FloatTensor:$input);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -343,18 +378,28 @@ def Tfm_MergeHeadsOp : Tfm_Op<"merge_heads", [Pure]> {
 
 def Tfm_TransposeOp : Tfm_Op<"transpose", [Pure]> {
   let summary = "permutes dimensions";
-  let description = "`result[i_perm[0], ..., i_perm[n-1]] = x[i_0, ..., i_{n-1}]`: result dim `k` is input dim `permutation[k]`.";
+  let description = [{
+    `result[i_perm[0], ..., i_perm[n-1]] = x[i_0, ..., i_(n-1)]`: result dim
+    `k` is input dim `permutation[k]`. The identity permutation folds away,
+    and a transpose of a transpose folds into one.
+
+    ```mlir
+    %kt = tfm.transpose %k [0, 1, 3, 2] : (tensor<?x8x?x64xf32>) -> tensor<?x8x64x?xf32>
+    ```
+  }];
   let arguments = (ins Tfm_FloatTensor:$input, DenseI64ArrayAttr:$permutation);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input $permutation attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tfm_SoftmaxOp : Tfm_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let summary = "softmax along one dimension";
   let description = [{
-    `result = exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`. A slice
-    whose entries are all -inf produces zeros.
+    `result = exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`, with
+    `0 <= axis < rank` (no negative axes). A slice whose entries are all
+    -inf produces zeros.
   }];
   let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Tfm_FloatTensor:$result);
@@ -382,7 +427,10 @@ def Tfm_MakeMaskOp : Tfm_Op<"make_mask", [Pure]> {
 
 def Tfm_MaskedFillOp : Tfm_Op<"masked_fill", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "replaces entries where a mask is true";
-  let description = "`result = mask ? value : x`, elementwise.";
+  let description = [{
+    `result = mask ? value : x`, elementwise; `mask` has the shape of `x`
+    and `value` is not NaN (-inf or a large negative number for attention).
+  }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_BoolTensor:$mask, F64Attr:$value);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input `,` $mask attr-dict `:` type($input) `,` type($mask)";
@@ -404,11 +452,16 @@ def Tfm_AlibiBiasOp : Tfm_Op<"alibi_bias", [Pure]> {
 
 def Tfm_RepeatKvOp : Tfm_Op<"repeat_kv", [Pure]> {
   let summary = "repeats each K/V head for a group of query heads";
-  let description = "`[B, Hkv, T, D] -> [B, Hkv*repeats, T, D]`, `result[:, h] = x[:, h / repeats]`.";
+  let description = [{
+    `[B, Hkv, T, D] -> [B, Hkv*repeats, T, D]`, `result[:, h] = x[:, h / repeats]`
+    with `repeats > 0` (Hugging Face's `repeat_kv`). One repeat folds away;
+    `-tfm-fuse-attention` folds the repeat into GQA grouping.
+  }];
   let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$repeats);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 } // opDocGroup
