@@ -384,6 +384,13 @@ tfm_status tfm_model_info(const tfm_model *model, const char **manifest_json) {
   return TFM_OK;
 }
 
+tfm_status tfm_library_info(const char **manifest_json) {
+  if (!manifest_json)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "manifest_json is NULL");
+  *manifest_json = tfm_model_manifest;
+  return TFM_OK;
+}
+
 const char *tfm_last_error(void) { return lastError.c_str(); }
 
 const char *tfm_status_string(tfm_status status) {

@@ -89,7 +89,8 @@ llvm::cl::opt<unsigned> topK("top-k",
                              llvm::cl::init(5), llvm::cl::cat(category));
 llvm::cl::opt<bool> printManifest("print-manifest",
                                   llvm::cl::desc("Print the model's manifest "
-                                                 "JSON and exit"),
+                                                 "JSON (no weights needed) "
+                                                 "and exit"),
                                   llvm::cl::cat(category));
 llvm::cl::opt<std::string> checkWeights(
     "check-weights",
@@ -176,6 +177,7 @@ struct Api {
   decltype(&tfm_model_forward_seq2seq) forwardSeq2seq;
   decltype(&tfm_model_output_shape) outputShape;
   decltype(&tfm_model_info) info;
+  decltype(&tfm_library_info) libraryInfo;
   decltype(&tfm_last_error) lastError;
 };
 
@@ -343,10 +345,19 @@ int runModel() {
       !lookup(api.forwardSeq2seq, "tfm_model_forward_seq2seq") ||
       !lookup(api.outputShape, "tfm_model_output_shape") ||
       !lookup(api.info, "tfm_model_info") ||
+      !lookup(api.libraryInfo, "tfm_library_info") ||
       !lookup(api.lastError, "tfm_last_error"))
     return error(LoadError, "'" + modelPath +
                                 "' is not a tfm model library (it lacks the "
                                 "tfm_* C ABI of tfm_runtime.h)");
+
+  const char *manifest = nullptr;
+  if (api.libraryInfo(&manifest) != TFM_OK)
+    return error(LoadError, api.lastError());
+  if (printManifest) {
+    llvm::outs() << manifest << "\n";
+    return Success;
+  }
 
   tfm_model *model = nullptr;
   if (api.create(weightsPath.empty() ? nullptr : weightsPath.c_str(),
@@ -354,13 +365,6 @@ int runModel() {
     return error(LoadError, api.lastError());
   llvm::scope_exit destroy([&] { api.destroy(model); });
 
-  const char *manifest = nullptr;
-  if (api.info(model, &manifest) != TFM_OK)
-    return error(LoadError, api.lastError());
-  if (printManifest) {
-    llvm::outs() << manifest << "\n";
-    return Success;
-  }
   bool seq2seq = manifestString(manifest, "architecture") == "encoder_decoder";
   if (seq2seq && decoderTokensPath.empty())
     return error(InputError, "'" + modelPath + "' is an encoder-decoder " +

@@ -133,6 +133,11 @@ TFM_API tfm_status tfm_model_output_shape(const tfm_model *model,
 TFM_API tfm_status tfm_model_info(const tfm_model *model,
                                   const char **manifest_json);
 
+/* The manifest of this library, without creating a model: lets a host find
+ * out which weights (names, shapes) the library needs before it has them.
+ * Same string as tfm_model_info returns. */
+TFM_API tfm_status tfm_library_info(const char **manifest_json);
+
 /* The message of the last failing call on this thread; "" if none failed.
  * Valid until the next failing call on this thread. Never NULL. */
 TFM_API const char *tfm_last_error(void);

@@ -88,6 +88,11 @@ int main(int argc, char **argv) {
   const char *json = NULL;
   report("info null", tfm_model_info(m, NULL));
   report("info", tfm_model_info(m, &json));
+  const char *libraryJson = NULL;
+  report("library info null", tfm_library_info(NULL));
+  tfm_status libraryStatus = tfm_library_info(&libraryJson);
+  printf("library info: %s: same string %d\n", tfm_status_string(libraryStatus),
+         libraryJson == json);
   seq2seq = strstr(json, "\"encoder_decoder\"") != NULL;
   vocab = manifestInt(json, "\"vocab_size\"");
   maxSeq = manifestInt(json, "\"max_seq_len\"");
