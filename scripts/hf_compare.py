@@ -218,10 +218,51 @@ def compiled_forward(tools, folder, work, ids, lengths):
     np.save(ids_path, ids)
     np.save(len_path, lengths)
     subprocess.run([tools["tfm-run"], so, "--weights",
-                    os.path.join(folder, "model.safetensors"), "--ids", ids_path,
-                    "--lengths", len_path, "-o", out_path],
+                    os.path.join(folder, "model.safetensors"), "--tokens", ids_path,
+                    "--lengths", len_path, "--out", out_path],
                    check=True, capture_output=True, text=True)
     return np.load(out_path)
+
+
+REF_DIR = os.path.join(ROOT, "test", "Integration", "reference")
+GOLDEN_FAMILIES = ("gpt2", "bert", "llama", "mistral", "qwen2")
+# How the golden inputs are made; test/Integration/reference/hf-golden.test
+# repeats these exact commands.
+GOLDEN_SEED, GOLDEN_TOKEN_SEED, GOLDEN_BATCH, GOLDEN_SEQ = 7, 12, 3, 9
+
+
+def write_golden():
+    """Writes Inputs/golden-<family>.npy: the PyTorch float64 output of
+    Inputs/hf-<family>.json with the weights and tokens tfm_ref.py makes, so
+    that CI can check the reference against PyTorch without PyTorch."""
+    ref = os.path.join(REF_DIR, "tfm_ref.py")
+    for fam in GOLDEN_FAMILIES:
+        cfg_path = os.path.join(REF_DIR, "Inputs", "hf-%s.json" % fam)
+        with tempfile.TemporaryDirectory(prefix="tfm-golden-") as folder:
+            shutil.copy(cfg_path, os.path.join(folder, "config.json"))
+            w = os.path.join(folder, "model.safetensors")
+            ids_p, len_p = os.path.join(folder, "ids.npy"), os.path.join(folder, "len.npy")
+            subprocess.run([sys.executable, ref, "init", cfg_path, w, "--seed",
+                            str(GOLDEN_SEED)], check=True)
+            subprocess.run([sys.executable, ref, "tokens", cfg_path, ids_p, "--batch",
+                            str(GOLDEN_BATCH), "--seq", str(GOLDEN_SEQ), "--seed",
+                            str(GOLDEN_TOKEN_SEED), "--lengths-out", len_p, "--ragged"],
+                           check=True)
+            cfg = transformers.AutoConfig.from_pretrained(folder)
+            cls = getattr(transformers, cfg.architectures[0])
+            model = cls.from_pretrained(folder, attn_implementation="sdpa")
+            model = model.double().eval()
+            make_float64(model)
+            ids, lengths = np.load(ids_p), np.load(len_p)
+            out = torch_forward(model, ids, lengths)
+            ref_out = reference_forward(folder, ids, lengths)
+            a, r = row_errors(ref_out, out, lengths)
+            dest = os.path.join(REF_DIR, "Inputs", "golden-%s.npy" % fam)
+            np.save(dest, out.astype(np.float64))
+            print("%s: wrote %s %s (lengths %s); tfm_ref.py differs by abs %.2e rel %.2e"
+                  % (fam, os.path.relpath(dest, ROOT), list(out.shape), lengths.tolist(),
+                     a, r))
+    return 0
 
 
 def main():
@@ -231,7 +272,12 @@ def main():
     ap.add_argument("--seq", type=int, default=11)
     ap.add_argument("--only", help="run only variants whose label contains this")
     ap.add_argument("--keep", help="keep the model folders under this directory")
+    ap.add_argument("--write-golden", action="store_true",
+                    help="regenerate test/Integration/reference/Inputs/golden-*.npy "
+                         "and exit")
     args = ap.parse_args()
+    if args.write_golden:
+        return write_golden()
 
     tools = {t: os.path.join(args.build_dir, "bin", t) for t in ("tfmc", "tfm-run")}
     have_tools = all(os.access(p, os.X_OK) for p in tools.values())

@@ -89,6 +89,23 @@ def case_elementwise():
     print("linear", fmt(R.linear([[1.0, 2.0]], [[1.0, 0.0], [3.0, -1.0]], [0.5, 0.5])[0]))
 
 
+def case_formats():
+    import tempfile
+    vals = [1.0, -2.5, 0.1, 65504.0, 1e-8]
+    with tempfile.TemporaryDirectory() as d:
+        for dt in ("F32", "F16", "BF16"):
+            path = os.path.join(d, "w.safetensors")
+            R.write_safetensors(path, [("t", [5], vals)], dt)
+            shape, got = R.read_safetensors(path)["t"]
+            print(dt, shape, " ".join("%.10g" % v for v in got))
+        path = os.path.join(d, "a.npy")
+        for descr, data in (("<i4", [0, -1, 2147483647]), ("<i8", [0, -1, 2 ** 40]),
+                            ("<f4", [0.5, -0.1, 3.0]), ("<f8", [0.5, -0.1, 3.0])):
+            R.write_npy(path, [3, 1], data, descr)
+            shape, got, d2 = R.read_npy(path)
+            print(descr, list(shape), d2, " ".join("%.10g" % v for v in got))
+
+
 def main():
     cases = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
     if len(sys.argv) != 2 or sys.argv[1] not in cases:

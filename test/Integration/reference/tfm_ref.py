@@ -1053,7 +1053,7 @@ def _embed(m, P, ids):
         if m.embed_scale != 1.0:
             r = [v * m.embed_scale for v in r]
         x.append(list(r))
-    if len(ids) > m.max_seq_len and m.positions == "learned":
+    if len(ids) > m.max_seq_len:
         raise RefError("sequence of %d tokens exceeds max_seq_len %d"
                        % (len(ids), m.max_seq_len))
     if m.token_types:
@@ -1538,6 +1538,7 @@ def cmd_check(args):
     if m.output == "classes":
         row_lengths = None
     ok = compare(ref_shape, ref, act_shape, act, row_lengths, args.rtol, args.atol)
+    sys.stdout.flush()
     if not ok:
         print("tfm_ref: %s does not match the float64 reference of %s"
               % (args.actual, args.model), file=sys.stderr)
@@ -1601,6 +1602,9 @@ def main(argv=None):
     except RefError as e:
         print("tfm_ref: error: %s" % e, file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `tfm_ref.py tensors X | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
