@@ -9,11 +9,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 using namespace llvm;
 
 namespace tfm {
 namespace detail {
+
+namespace {
+/// Shortest round-trip-ish spelling of a number for messages ("4.5",
+/// "1e+30").
+std::string formatNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
+} // namespace
 
 void JsonErrors::report(StringRef path, const Twine &msg) {
   if (failed())
@@ -39,14 +50,17 @@ Expected<json::Value> parseJsonText(StringRef text, StringRef file) {
     err.log(os);
     StringRef rest(logged);
     StringRef where, what;
-    if (rest.consume_front("[")) {
-      std::tie(where, what) = rest.split("]: ");
-      where = where.split(',').first;
-    }
-    if (where.empty())
+    if (!rest.consume_front("[")) {
       message = (file + ": malformed JSON: " + logged).str();
-    else
-      message = (file + ":" + where + ": malformed JSON: " + what).str();
+      return;
+    }
+    std::tie(where, what) = rest.split("]: ");
+    auto [line, column] = where.split(',').first.split(':');
+    // The parser reports column 0 at the end of the input.
+    if (column == "0")
+      column = "1";
+    message =
+        (file + ":" + line + ":" + column + ": malformed JSON: " + what).str();
   });
   return createStringError(inconvertibleErrorCode(), message);
 }
@@ -117,10 +131,10 @@ std::optional<int64_t> ObjectReader::getInt(StringRef key, bool required,
   if (!result) {
     if (std::optional<double> number = value->getAsNumber()) {
       if (std::isfinite(*number) && *number == std::floor(*number))
-        error(key, formatv("{0:g} is out of range [{1}, {2}]", *number, min,
-                           max));
+        error(key, formatv("{0} is out of range [{1}, {2}]",
+                           formatNumber(*number), min, max));
       else
-        error(key, formatv("expected an integer, got {0:g}", *number));
+        error(key, "expected an integer, got " + formatNumber(*number));
     } else {
       error(key, "expected an integer, got " + kindName(*value));
     }
@@ -151,8 +165,9 @@ std::optional<double> ObjectReader::getNumber(StringRef key, bool required,
   }
   bool belowMin = minOpen ? *result <= min : *result < min;
   if (!std::isfinite(*result) || belowMin || *result > max) {
-    error(key, formatv("{0:g} is out of range {1}{2:g}, {3:g}]", *result,
-                       minOpen ? "(" : "[", min, max));
+    error(key, formatv("{0} is out of range {1}{2}, {3}]",
+                       formatNumber(*result), minOpen ? "(" : "[",
+                       formatNumber(min), formatNumber(max)));
     return std::nullopt;
   }
   return result;

@@ -412,8 +412,15 @@ Expected<ModelConfig> SpecParser::parse(StringRef text) {
   if (errors.failed())
     return errors.takeError();
 
+  // Cross-field checks name the spec's spelling of each field.
   if (Error e = validateModelConfig(config, [](StringRef field) {
-        return field.str();
+        return StringSwitch<std::string>(field)
+            .Case("rotary_dim", "positions.rotary_dim")
+            .Case("ffn_hidden_size", "ffn.hidden_size")
+            .Case("window", "attention.window")
+            .Case("token_types", "embedding.token_types")
+            .Case("num_classes", "head.num_classes")
+            .Default(field.str());
       }))
     return std::move(e);
   return std::move(config);
