@@ -8,7 +8,7 @@
 #   1. the independent float64 reference (test/Integration/reference/
 #      tfm_ref.py) against the PyTorch forward in float64: this validates
 #      the reference itself;
-#   2. the compiled model (tfmc MODEL_DIR -o model.so, then tfm-run) against
+#   2. the compiled model (tfmc MODEL_DIR --emit=so -o model.so, then tfm-run) against
 #      the PyTorch forward in float32, when the tools exist (skipped with a
 #      message otherwise).
 #
@@ -211,7 +211,7 @@ def compiled_forward(tools, folder, work, ids, lengths):
     """Runs tfmc + tfm-run; returns the float32 output or raises."""
     so = os.path.join(work, "model.so")
     if not os.path.exists(so):
-        subprocess.run([tools["tfmc"], folder, "-o", so], check=True,
+        subprocess.run([tools["tfmc"], folder, "--emit=so", "-o", so], check=True,
                        capture_output=True, text=True)
     ids_path, len_path, out_path = (os.path.join(work, n) for n in
                                     ("ids.npy", "lengths.npy", "out.npy"))
@@ -301,9 +301,13 @@ def main():
             gen = torch.Generator().manual_seed(args.seed)
             model = model_cls(cfg).double().eval()
             randomize(model, gen)
-            make_float64(model)
+            # Weights are stored as float32 (what tfm loads); the float64
+            # oracles then run on exactly those values.
+            model = model.float()
             folder = os.path.join(root, label)
             model.save_pretrained(folder, safe_serialization=True)
+            model = model.double()
+            make_float64(model)
             work = os.path.join(folder, "run")
             os.makedirs(work, exist_ok=True)
             for blabel, ids, lengths in batches(rng, args.seq):
