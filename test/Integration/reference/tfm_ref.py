@@ -928,6 +928,166 @@ def hf_to_logical(m, st, where):
     return L
 
 
+# ----- tfm specs (docs/spec.md, format "tfm-spec/1") ------------------------ #
+
+_SPEC_MASKS = {"causal": "causal", "bidirectional": "none",
+               "sliding_window": "sliding_window"}
+_SPEC_ACTS = ("relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu")
+
+
+def _obj(d, key, where, required=False):
+    v = d.get(key)
+    if v is None:
+        if required:
+            raise RefError("%s: missing field '%s'" % (where, key))
+        return {}
+    if not isinstance(v, dict):
+        raise RefError("%s: field '%s' must be an object" % (where, key))
+    return v
+
+
+def _layer_override(entry, where):
+    o = {}
+    attn = _obj(entry, "attention", where)
+    if "mask" in attn:
+        o["mask"] = _SPEC_MASKS.get(attn["mask"])
+        if o["mask"] is None:
+            raise RefError("%s: attention.mask %r is not one of %s"
+                           % (where, attn["mask"], ", ".join(_SPEC_MASKS)))
+    if "window" in attn:
+        o["window"] = attn["window"]
+    ffn = _obj(entry, "ffn", where)
+    if "hidden_size" in ffn:
+        o["d_ff"] = ffn["hidden_size"]
+    if "activation" in ffn:
+        o["activation"] = _choice(ffn["activation"], _SPEC_ACTS, where, "ffn.activation")
+    if "bias" in ffn:
+        o["ffn_bias"] = bool(ffn["bias"])
+    return o
+
+
+def model_from_spec(spec, where):
+    fmt = spec.get("format")
+    if fmt is not None and fmt != "tfm-spec/1":
+        raise RefError("%s: format %r is not supported (tfm-spec/1)" % (where, fmt))
+    m = Model()
+    m.source = "spec"
+    m.name = spec.get("name", "model")
+    m.architecture = _choice(_need(spec, "architecture", where),
+                             ("encoder", "decoder", "encoder_decoder"), where,
+                             "architecture")
+    m.vocab_size = _need(spec, "vocab_size", where, int)
+    m.d_model = _need(spec, "d_model", where, int)
+    m.num_heads = _need(spec, "num_heads", where, int)
+    m.num_kv_heads = spec.get("num_kv_heads") or m.num_heads
+    m.head_dim = spec.get("head_dim") or m.d_model // m.num_heads
+    m.max_seq_len = _need(spec, "max_seq_len", where, int)
+    m.dtype = _choice(spec.get("dtype", "f32"), ("f32", "f16", "bf16"), where, "dtype")
+
+    norm = _obj(spec, "norm", where, required=True)
+    m.norm = _choice(_need(norm, "kind", where + ": norm"), ("layernorm", "rmsnorm"),
+                     where, "norm.kind")
+    m.norm_eps = float(norm.get("eps", 1e-5))
+    m.norm_bias = bool(norm.get("bias", m.norm == "layernorm"))
+    m.norm_placement = _choice(norm.get("placement", "pre"), ("pre", "post"), where,
+                               "norm.placement")
+    m.final_norm = bool(spec.get("final_norm", m.norm_placement == "pre"))
+
+    emb = _obj(spec, "embedding", where)
+    scale = _choice(emb.get("scale", "none"), ("none", "sqrt_d_model"), where,
+                    "embedding.scale")
+    m.embed_scale = math.sqrt(m.d_model) if scale == "sqrt_d_model" else 1.0
+    m.embed_norm = bool(emb.get("norm", False))
+    m.token_types = int(emb.get("token_types", 0))
+
+    pos = _obj(spec, "positions", where, required=True)
+    m.positions = _choice(_need(pos, "kind", where + ": positions"),
+                          ("none", "sinusoidal", "learned", "rope", "alibi"), where,
+                          "positions.kind")
+    if m.positions == "rope":
+        m.rope_theta = float(pos.get("theta", 10000.0))
+        m.rope_scaling = float(pos.get("scaling_factor", 1.0))
+        m.rope_style = _choice(pos.get("style", "rotate_half"),
+                               ("rotate_half", "interleaved"), where, "positions.style")
+        m.rotary_dim = pos.get("rotary_dim")
+
+    attn = _obj(spec, "attention", where)
+    default_mask = "none" if m.architecture == "encoder" else "causal"
+    m.mask = _SPEC_MASKS.get(attn.get("mask"), default_mask) if "mask" in attn \
+        else default_mask
+    if "mask" in attn and attn["mask"] not in _SPEC_MASKS:
+        raise RefError("%s: attention.mask %r is not one of %s"
+                       % (where, attn["mask"], ", ".join(_SPEC_MASKS)))
+    m.window = attn.get("window")
+    m.qkv_bias = bool(attn.get("qkv_bias", False))
+    m.o_bias = bool(attn.get("out_bias", False))
+
+    ffn = _obj(spec, "ffn", where, required=True)
+    m.d_ff = _need(ffn, "hidden_size", where + ": ffn", int)
+    m.activation = _choice(_need(ffn, "activation", where + ": ffn"), _SPEC_ACTS,
+                           where, "ffn.activation")
+    m.ffn_bias = bool(ffn.get("bias", False))
+
+    if m.architecture == "encoder_decoder":
+        m.num_encoder_layers = _need(spec, "encoder_layers", where, int)
+        m.num_decoder_layers = _need(spec, "decoder_layers", where, int)
+        stacks = [(False, _obj(spec, "encoder", where), "encoder"),
+                  (True, _obj(spec, "decoder", where), "decoder")]
+    else:
+        m.num_layers = _need(spec, "num_layers", where, int)
+        stacks = [(m.architecture == "decoder", spec, "")]
+    for dec, container, label in stacks:
+        entries = container.get("layers") or []
+        for i, entry in enumerate(entries):
+            path = "%s: %slayers[%d]" % (where, label + "." if label else "", i)
+            if not isinstance(entry, dict):
+                raise RefError("%s: expected an object" % path)
+            o = _layer_override(entry, path)
+            if o.get("mask", "sliding_window") != "sliding_window":
+                o["window"] = None
+            m.layer_overrides[(dec, i)] = o
+
+    m.lm_tied = bool(spec.get("tie_embeddings", False))
+    head = _obj(spec, "head", where, required=True)
+    kind = _choice(_need(head, "kind", where + ": head"), ("lm", "classifier", "none"),
+                   where, "head.kind")
+    if kind == "lm":
+        m.output = "logits"
+        m.lm_bias = bool(head.get("bias", False))
+    elif kind == "classifier":
+        m.output = "classes"
+        m.num_classes = _need(head, "num_classes", where + ": head", int)
+        m.pooling = _choice(head.get("pooling", "first" if m.architecture == "encoder"
+                                     else "last"), ("first", "last"), where,
+                            "head.pooling")
+        m.pooler = bool(head.get("pooler", False))
+        m.classifier_bias = bool(head.get("bias", True))
+    else:
+        m.output = "hidden"
+    return _check_model(m, where)
+
+
+def load_model(path):
+    """A Model from a spec, a config.json or a folder holding config.json."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+    except OSError as e:
+        raise RefError("%s: cannot read: %s" % (path, e.strerror))
+    except ValueError as e:
+        raise RefError("%s: not valid JSON: %s" % (path, e))
+    if not isinstance(d, dict):
+        raise RefError("%s: expected a JSON object" % path)
+    if "model_type" in d:
+        return model_from_hf(d, path)
+    if "architecture" in d:
+        return model_from_spec(d, path)
+    raise RefError("%s: neither a tfm spec (no 'architecture') nor a Hugging Face "
+                   "config (no 'model_type')" % path)
+
+
 # ----- tfm spec tensors ----------------------------------------------------- #
 
 def spec_tensors(m):
@@ -1187,166 +1347,6 @@ def forward(m, P, ids, lengths=None, dec_ids=None, dec_lengths=None):
             x = _stack(m, P, prefix, n, dec, _embed(m, P, seq), length)
             out.append(_head(m, P, x, length))
     return out
-
-
-# ----- tfm specs (docs/spec.md, format "tfm-spec/1") ------------------------ #
-
-_SPEC_MASKS = {"causal": "causal", "bidirectional": "none",
-               "sliding_window": "sliding_window"}
-_SPEC_ACTS = ("relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu")
-
-
-def _obj(d, key, where, required=False):
-    v = d.get(key)
-    if v is None:
-        if required:
-            raise RefError("%s: missing field '%s'" % (where, key))
-        return {}
-    if not isinstance(v, dict):
-        raise RefError("%s: field '%s' must be an object" % (where, key))
-    return v
-
-
-def _layer_override(entry, where, window_default):
-    o = {}
-    attn = _obj(entry, "attention", where)
-    if "mask" in attn:
-        o["mask"] = _SPEC_MASKS.get(attn["mask"])
-        if o["mask"] is None:
-            raise RefError("%s: attention.mask %r is not one of %s"
-                           % (where, attn["mask"], ", ".join(_SPEC_MASKS)))
-    if "window" in attn:
-        o["window"] = attn["window"]
-    ffn = _obj(entry, "ffn", where)
-    if "hidden_size" in ffn:
-        o["d_ff"] = ffn["hidden_size"]
-    if "activation" in ffn:
-        o["activation"] = _choice(ffn["activation"], _SPEC_ACTS, where, "ffn.activation")
-    if "bias" in ffn:
-        o["ffn_bias"] = bool(ffn["bias"])
-    return o
-
-
-def model_from_spec(spec, where):
-    fmt = spec.get("format")
-    if fmt is not None and fmt != "tfm-spec/1":
-        raise RefError("%s: format %r is not supported (tfm-spec/1)" % (where, fmt))
-    m = Model()
-    m.source = "spec"
-    m.name = spec.get("name", "model")
-    m.architecture = _choice(_need(spec, "architecture", where),
-                             ("encoder", "decoder", "encoder_decoder"), where,
-                             "architecture")
-    m.vocab_size = _need(spec, "vocab_size", where, int)
-    m.d_model = _need(spec, "d_model", where, int)
-    m.num_heads = _need(spec, "num_heads", where, int)
-    m.num_kv_heads = spec.get("num_kv_heads") or m.num_heads
-    m.head_dim = spec.get("head_dim") or m.d_model // m.num_heads
-    m.max_seq_len = _need(spec, "max_seq_len", where, int)
-    m.dtype = _choice(spec.get("dtype", "f32"), ("f32", "f16", "bf16"), where, "dtype")
-
-    norm = _obj(spec, "norm", where, required=True)
-    m.norm = _choice(_need(norm, "kind", where + ": norm"), ("layernorm", "rmsnorm"),
-                     where, "norm.kind")
-    m.norm_eps = float(norm.get("eps", 1e-5))
-    m.norm_bias = bool(norm.get("bias", m.norm == "layernorm"))
-    m.norm_placement = _choice(norm.get("placement", "pre"), ("pre", "post"), where,
-                               "norm.placement")
-    m.final_norm = bool(spec.get("final_norm", m.norm_placement == "pre"))
-
-    emb = _obj(spec, "embedding", where)
-    scale = _choice(emb.get("scale", "none"), ("none", "sqrt_d_model"), where,
-                    "embedding.scale")
-    m.embed_scale = math.sqrt(m.d_model) if scale == "sqrt_d_model" else 1.0
-    m.embed_norm = bool(emb.get("norm", False))
-    m.token_types = int(emb.get("token_types", 0))
-
-    pos = _obj(spec, "positions", where, required=True)
-    m.positions = _choice(_need(pos, "kind", where + ": positions"),
-                          ("none", "sinusoidal", "learned", "rope", "alibi"), where,
-                          "positions.kind")
-    if m.positions == "rope":
-        m.rope_theta = float(pos.get("theta", 10000.0))
-        m.rope_scaling = float(pos.get("scaling_factor", 1.0))
-        m.rope_style = _choice(pos.get("style", "rotate_half"),
-                               ("rotate_half", "interleaved"), where, "positions.style")
-        m.rotary_dim = pos.get("rotary_dim")
-
-    attn = _obj(spec, "attention", where)
-    default_mask = "none" if m.architecture == "encoder" else "causal"
-    m.mask = _SPEC_MASKS.get(attn.get("mask"), default_mask) if "mask" in attn \
-        else default_mask
-    if "mask" in attn and attn["mask"] not in _SPEC_MASKS:
-        raise RefError("%s: attention.mask %r is not one of %s"
-                       % (where, attn["mask"], ", ".join(_SPEC_MASKS)))
-    m.window = attn.get("window")
-    m.qkv_bias = bool(attn.get("qkv_bias", False))
-    m.o_bias = bool(attn.get("out_bias", False))
-
-    ffn = _obj(spec, "ffn", where, required=True)
-    m.d_ff = _need(ffn, "hidden_size", where + ": ffn", int)
-    m.activation = _choice(_need(ffn, "activation", where + ": ffn"), _SPEC_ACTS,
-                           where, "ffn.activation")
-    m.ffn_bias = bool(ffn.get("bias", False))
-
-    if m.architecture == "encoder_decoder":
-        m.num_encoder_layers = _need(spec, "encoder_layers", where, int)
-        m.num_decoder_layers = _need(spec, "decoder_layers", where, int)
-        stacks = [(False, _obj(spec, "encoder", where), "encoder"),
-                  (True, _obj(spec, "decoder", where), "decoder")]
-    else:
-        m.num_layers = _need(spec, "num_layers", where, int)
-        stacks = [(m.architecture == "decoder", spec, "")]
-    for dec, container, label in stacks:
-        entries = container.get("layers") or []
-        for i, entry in enumerate(entries):
-            path = "%s: %slayers[%d]" % (where, label + "." if label else "", i)
-            if not isinstance(entry, dict):
-                raise RefError("%s: expected an object" % path)
-            o = _layer_override(entry, path, m.window)
-            if o.get("mask", "sliding_window") != "sliding_window":
-                o["window"] = None
-            m.layer_overrides[(dec, i)] = o
-
-    m.lm_tied = bool(spec.get("tie_embeddings", False))
-    head = _obj(spec, "head", where, required=True)
-    kind = _choice(_need(head, "kind", where + ": head"), ("lm", "classifier", "none"),
-                   where, "head.kind")
-    if kind == "lm":
-        m.output = "logits"
-        m.lm_bias = bool(head.get("bias", False))
-    elif kind == "classifier":
-        m.output = "classes"
-        m.num_classes = _need(head, "num_classes", where + ": head", int)
-        m.pooling = _choice(head.get("pooling", "first" if m.architecture == "encoder"
-                                     else "last"), ("first", "last"), where,
-                            "head.pooling")
-        m.pooler = bool(head.get("pooler", False))
-        m.classifier_bias = bool(head.get("bias", True))
-    else:
-        m.output = "hidden"
-    return _check_model(m, where)
-
-
-def load_model(path):
-    """A Model from a spec, a config.json or a folder holding config.json."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            d = json.load(f)
-    except OSError as e:
-        raise RefError("%s: cannot read: %s" % (path, e.strerror))
-    except ValueError as e:
-        raise RefError("%s: not valid JSON: %s" % (path, e))
-    if not isinstance(d, dict):
-        raise RefError("%s: expected a JSON object" % path)
-    if "model_type" in d:
-        return model_from_hf(d, path)
-    if "architecture" in d:
-        return model_from_spec(d, path)
-    raise RefError("%s: neither a tfm spec (no 'architecture') nor a Hugging Face "
-                   "config (no 'model_type')" % path)
 
 
 # ===----------------------------------------------------------------------=== #
