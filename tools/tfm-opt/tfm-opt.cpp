@@ -13,19 +13,14 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "tfm/Conversion/Passes.h"
 #include "tfm/IR/TfmDialect.h"
-#include "tfm/Transforms/Passes.h"
-
-#if __has_include("tfm/Pipelines/Pipelines.h") && defined(TFM_HAVE_PIPELINES)
 #include "tfm/Pipelines/Pipelines.h"
-#endif
+#include "tfm/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::tfm::registerTfmTransformsPasses();
   mlir::tfm::registerTfmConversionPasses();
-#ifdef TFM_HAVE_PIPELINES
   mlir::tfm::registerTfmPipelines();
-#endif
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -1,9 +1,15 @@
-//===- Passes.h - tfm Conversion passes ------------------------------*- C++ -*-===//
+//===- Passes.h - tfm Conversion passes -------------------------*- C++ -*-===//
+//
+// Conversions out of the tfm dialect and the entry-ABI materialization; see
+// Passes.td for each pass's contract.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TFM_CONVERSION_PASSES_H
 #define TFM_CONVERSION_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
 
 namespace mlir::tfm {
 

@@ -1,0 +1,51 @@
+//===- CheckLLVMLegal.cpp - fail unless only the llvm dialect is left -----===//
+//
+// Conversion passes succeed while leaving illegal ops behind; this pass turns
+// that into an error naming each leftover op, at the end of the pipeline
+// instead of at translation time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Conversion/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
+
+#define DEBUG_TYPE "tfm-check-llvm-legal"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_CHECKLLVMLEGALPASS
+#include "tfm/Conversion/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+
+namespace {
+
+struct CheckLLVMLegalPass
+    : tfm::impl::CheckLLVMLegalPassBase<CheckLLVMLegalPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::StringSet<> reported;
+    bool ok = true;
+    module.walk([&](Operation *op) {
+      if (op == module.getOperation() ||
+          isa<LLVM::LLVMDialect>(op->getDialect()))
+        return;
+      ok = false;
+      // One error per op kind keeps a large module's report readable.
+      if (reported.insert(op->getName().getStringRef()).second)
+        op->emitError("'")
+            << op->getName()
+            << "' is left after lowering to the LLVM dialect (only llvm.* "
+               "ops may remain); a conversion pass is missing or failed "
+               "for it";
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,332 @@
+//===- MaterializeEntry.cpp - weights table, out-param and manifest -------===//
+//
+// Implements the lowering contract of docs/architecture.md on the function
+// marked `tfm.entry`: tfm.weight ops become loads from a weights table passed
+// as the leading !llvm.ptr argument, the result becomes a destination
+// out-param memref, and the manifest (and optionally the embedded weights)
+// become globals.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Conversion/Passes.h"
+#include "tfm/IR/TfmOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#define DEBUG_TYPE "tfm-materialize-entry"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_MATERIALIZEENTRYPASS
+#include "tfm/Conversion/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+constexpr StringLiteral kEntryAttr = "tfm.entry";
+constexpr StringLiteral kWeightsAttr = "tfm.weights";
+constexpr StringLiteral kManifestGlobal = "tfm_model_manifest";
+constexpr StringLiteral kEmbeddedGlobal = "tfm_embedded_weights";
+constexpr StringLiteral kEmbeddedSizeGlobal = "tfm_embedded_weights_size";
+
+/// Builds the memref descriptor `{data, data, 0, shape, row-major strides}`
+/// for a contiguous tensor at `data` and casts it to the memref type.
+Value buildDescriptor(OpBuilder &b, Location loc, Value data,
+                      MemRefType type) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  int64_t rank = type.getRank();
+  SmallVector<Type> fields{ptr, ptr, i64};
+  if (rank > 0) {
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+  }
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  auto c64 = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  Value desc = LLVM::PoisonOp::create(b, loc, structType);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, c64(0), ArrayRef<int64_t>{2});
+  int64_t stride = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc, c64(type.getDimSize(i)),
+                                       ArrayRef<int64_t>{3, i});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, c64(stride),
+                                       ArrayRef<int64_t>{4, i});
+    stride *= type.getDimSize(i);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type},
+                                            ValueRange{desc})
+      .getResult(0);
+}
+
+/// A NUL-terminated constant byte array with external linkage.
+void createStringGlobal(OpBuilder &b, Location loc, StringRef name,
+                        StringRef bytes, uint64_t alignment, bool nulTerminate) {
+  std::string data = bytes.str();
+  if (nulTerminate)
+    data.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                         LLVM::Linkage::External, name,
+                         b.getStringAttr(data), alignment);
+}
+
+struct MaterializeEntryPass
+    : tfm::impl::MaterializeEntryPassBase<MaterializeEntryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp entry;
+    for (auto f : module.getOps<func::FuncOp>()) {
+      if (!f->hasAttr(kEntryAttr))
+        continue;
+      if (entry) {
+        f.emitError("more than one function is marked '")
+            << kEntryAttr << "' (the first is @" << entry.getSymName() << ")";
+        return signalPassFailure();
+      }
+      entry = f;
+    }
+    // Weights can only come from the entry's table.
+    WalkResult stray = module.walk([&](WeightOp w) {
+      if (entry && w->getParentOfType<func::FuncOp>() == entry)
+        return WalkResult::advance();
+      w.emitOpError("is outside the '")
+          << kEntryAttr
+          << "' function; only the entry function receives the weights table";
+      return WalkResult::interrupt();
+    });
+    if (stray.wasInterrupted())
+      return signalPassFailure();
+    if (!entry)
+      return;
+    if (failed(materialize(module, entry)))
+      signalPassFailure();
+  }
+
+  LogicalResult materialize(ModuleOp module, func::FuncOp entry) {
+    MLIRContext *ctx = &getContext();
+    OpBuilder b(ctx);
+    Location loc = entry.getLoc();
+    if (entry.isExternal())
+      return entry.emitError("entry function has no body");
+    FunctionType fnType = entry.getFunctionType();
+    if (fnType.getNumResults() != 1)
+      return entry.emitError("entry function must return exactly one tensor, "
+                             "returns ")
+             << fnType.getNumResults() << " values";
+    auto resultType = dyn_cast<RankedTensorType>(fnType.getResult(0));
+    if (!resultType)
+      return entry.emitError("entry function result must be a ranked "
+                             "tensor, got ")
+             << fnType.getResult(0);
+    for (Type t : fnType.getInputs())
+      if (!isa<RankedTensorType>(t))
+        return entry.emitError("entry function inputs must be ranked "
+                               "tensors, got ")
+               << t;
+
+    // Distinct weight names in order of first appearance.
+    llvm::MapVector<StringRef, RankedTensorType> weights;
+    SmallVector<WeightOp> weightOps;
+    WalkResult bad = entry.walk([&](WeightOp w) {
+      auto type = cast<RankedTensorType>(w.getType());
+      if (!type.hasStaticShape() || !type.getElementType().isF32()) {
+        w.emitOpError("weight '")
+            << w.getName() << "' must have a static f32 shape, got " << type;
+        return WalkResult::interrupt();
+      }
+      auto [it, inserted] = weights.insert({w.getName(), type});
+      if (!inserted && it->second != type) {
+        w.emitOpError("weight '") << w.getName() << "' is used as " << type
+                                  << " and as " << it->second;
+        return WalkResult::interrupt();
+      }
+      weightOps.push_back(w);
+      return WalkResult::advance();
+    });
+    if (bad.wasInterrupted())
+      return failure();
+
+    // The manifest needs the model attributes.
+    std::string manifest;
+    if (failed(buildManifest(module, entry, resultType, weights, manifest)))
+      return failure();
+
+    // Inputs are the caller's: never write into them.
+    for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i)
+      entry.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+
+    // Leading weights-table argument.
+    Type ptrType = LLVM::LLVMPointerType::get(ctx);
+    if (failed(entry.insertArgument(0, ptrType, {}, loc)))
+      return entry.emitError("cannot add the weights-table argument");
+    Block &body = entry.front();
+    Value table = body.getArgument(0);
+    b.setInsertionPointToStart(&body);
+    llvm::StringMap<Value> tensors;
+    SmallVector<Attribute> tableAttr;
+    int64_t slot = 0;
+    for (auto &[name, type] : weights) {
+      Location wl = NameLoc::get(b.getStringAttr(name), loc);
+      Value addr = LLVM::GEPOp::create(b, wl, ptrType, ptrType, table,
+                                       ArrayRef<LLVM::GEPArg>{slot});
+      Value data = LLVM::LoadOp::create(b, wl, ptrType, addr);
+      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+      Value m = buildDescriptor(b, wl, data, memrefType);
+      Value t = bufferization::ToTensorOp::create(b, wl, type, m,
+                                                  /*restrict=*/true,
+                                                  /*writable=*/false);
+      tensors[name] = t;
+      tableAttr.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("name", b.getStringAttr(name)),
+           b.getNamedAttr("shape", b.getI64ArrayAttr(type.getShape()))}));
+      ++slot;
+    }
+    for (WeightOp w : weightOps) {
+      w.getResult().replaceAllUsesWith(tensors[w.getName()]);
+      w.erase();
+    }
+    module->setAttr(kWeightsAttr, b.getArrayAttr(tableAttr));
+
+    // Result -> trailing out-param.
+    auto outType =
+        MemRefType::get(resultType.getShape(), resultType.getElementType());
+    unsigned outIdx = entry.getNumArguments();
+    if (failed(entry.insertArgument(outIdx, outType, {}, loc)))
+      return entry.emitError("cannot add the output argument");
+    Value out = body.getArgument(outIdx);
+    SmallVector<func::ReturnOp> returns;
+    entry.walk([&](func::ReturnOp r) { returns.push_back(r); });
+    for (func::ReturnOp r : returns) {
+      b.setInsertionPoint(r);
+      auto m = bufferization::MaterializeInDestinationOp::create(
+          b, r.getLoc(), r.getOperand(0), out);
+      m.setRestrict(true);
+      m.setWritable(true);
+      func::ReturnOp::create(b, r.getLoc());
+      r.erase();
+    }
+    if (failed(entry.eraseResult(0)))
+      return entry.emitError("cannot drop the tensor result");
+    entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                   UnitAttr::get(ctx));
+
+    // Globals.
+    b.setInsertionPointToEnd(module.getBody());
+    createStringGlobal(b, loc, kManifestGlobal, manifest, /*alignment=*/0,
+                       /*nulTerminate=*/true);
+    if (!embedWeights.empty()) {
+      auto file = llvm::MemoryBuffer::getFile(embedWeights, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+      if (!file)
+        return module.emitError("cannot read embed-weights file '")
+               << embedWeights << "': " << file.getError().message();
+      StringRef bytes = (*file)->getBuffer();
+      createStringGlobal(b, loc, kEmbeddedGlobal, bytes, /*alignment=*/64,
+                         /*nulTerminate=*/false);
+      LLVM::GlobalOp::create(b, loc, b.getI64Type(), /*isConstant=*/true,
+                             LLVM::Linkage::External, kEmbeddedSizeGlobal,
+                             b.getI64IntegerAttr(bytes.size()),
+                             /*alignment=*/8);
+    }
+    return success();
+  }
+
+  /// The manifest JSON of docs/architecture.md ("The manifest").
+  LogicalResult
+  buildManifest(ModuleOp module, func::FuncOp entry, RankedTensorType result,
+                const llvm::MapVector<StringRef, RankedTensorType> &weights,
+                std::string &out) {
+    auto str = [&](StringRef attr) -> FailureOr<StringRef> {
+      auto a = module->getAttrOfType<StringAttr>(attr);
+      if (!a)
+        return module.emitError("module attribute '")
+               << attr << "' (string) is missing; the manifest needs it";
+      return a.getValue();
+    };
+    auto num = [&](StringRef attr) -> FailureOr<int64_t> {
+      auto a = module->getAttrOfType<IntegerAttr>(attr);
+      if (!a)
+        return module.emitError("module attribute '")
+               << attr << "' (integer) is missing; the manifest needs it";
+      return a.getInt();
+    };
+    FailureOr<StringRef> name = str("tfm.model_name");
+    FailureOr<StringRef> arch = str("tfm.architecture");
+    FailureOr<int64_t> vocab = num("tfm.vocab_size");
+    FailureOr<int64_t> maxSeq = num("tfm.max_seq_len");
+    FailureOr<StringRef> output = str("tfm.output");
+    if (failed(name) || failed(arch) || failed(vocab) || failed(maxSeq) ||
+        failed(output))
+      return failure();
+
+    SmallVector<StringRef> inputs;
+    if (*arch == "encoder" || *arch == "decoder")
+      inputs = {"ids", "lengths"};
+    else if (*arch == "encoder_decoder")
+      inputs = {"src", "src_lengths", "tgt", "tgt_lengths"};
+    else
+      return module.emitError("module attribute 'tfm.architecture' is '")
+             << *arch << "'; expected encoder, decoder or encoder_decoder";
+    if (entry.getNumArguments() != inputs.size())
+      return entry.emitError("a ")
+             << *arch << " entry takes " << inputs.size()
+             << " inputs, this one takes " << entry.getNumArguments();
+
+    // Static trailing dimensions of the result.
+    SmallVector<int64_t> dims;
+    for (int64_t d : llvm::reverse(result.getShape())) {
+      if (ShapedType::isDynamic(d))
+        break;
+      dims.push_back(d);
+    }
+    std::reverse(dims.begin(), dims.end());
+
+    llvm::raw_string_ostream os(out);
+    llvm::json::OStream j(os);
+    j.object([&] {
+      j.attribute("format", "tfm-manifest/1");
+      j.attribute("model_name", *name);
+      j.attribute("architecture", *arch);
+      j.attribute("vocab_size", *vocab);
+      j.attribute("max_seq_len", *maxSeq);
+      j.attribute("output", *output);
+      j.attributeArray("output_dims", [&] {
+        for (int64_t d : dims)
+          j.value(d);
+      });
+      j.attributeArray("inputs", [&] {
+        for (StringRef i : inputs)
+          j.value(i);
+      });
+      j.attributeArray("weights", [&] {
+        for (auto &[wname, type] : weights)
+          j.object([&] {
+            j.attribute("name", wname);
+            j.attributeArray("shape", [&] {
+              for (int64_t d : type.getShape())
+                j.value(d);
+            });
+          });
+      });
+    });
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,102 @@
+//===- Pipelines.cpp - named end-to-end pipelines -------------------------===//
+//
+// -tfm-lower-to-llvm: the tfm dialect to nothing but the LLVM dialect, with
+// the entry ABI of docs/architecture.md. Every step is an ordinary pass, so
+// --mlir-print-ir-after-all shows each one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Pipelines/Pipelines.h"
+#include "tfm/Conversion/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tfm::buildTfmToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertTfmToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
+                                 const TfmToLLVMPipelineOptions &options) {
+  // 1. tfm -> linalg on tensors, entry ABI.
+  pm.addPass(createConvertTfmToLinalgPass());
+  MaterializeEntryPassOptions entryOptions;
+  entryOptions.embedWeights = options.embedWeights;
+  pm.addPass(createMaterializeEntryPass(entryOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // 2. Bufferization.
+  if (options.fuseElementwise) {
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createBufferLoopHoistingPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  // 3. Loops.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+
+  // 4. LLVM dialect.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // 5. Nothing else may be left.
+  pm.addPass(createCheckLLVMLegalPass());
+}
+
+void tfm::registerTfmPipelines() {
+  PassPipelineRegistration<TfmToLLVMPipelineOptions>(
+      "tfm-lower-to-llvm",
+      "Lower a tfm module to the LLVM dialect with the tfm entry ABI "
+      "(weights table, out-param, manifest)",
+      buildTfmToLLVMPipeline);
+  PassPipelineRegistration<>(
+      "tfm-lower-to-linalg",
+      "Lower tfm ops to linalg on tensors and clean up (no entry ABI)",
+      buildTfmToLinalgPipeline);
+}
