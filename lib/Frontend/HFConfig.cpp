@@ -395,11 +395,9 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
   // at and beyond max_window_layers; `layer_types` overrides both.
   std::optional<int64_t> window;
   if (isMistral || isQwen2) {
-    const json::Value *raw = root.getValue("sliding_window");
-    if (!raw)
-      window = 4096;
-    else if (raw->kind() != json::Value::Null)
-      window = root.getInt("sliding_window", false, 1, limits::kMaxWindow);
+    if (!root.isNull("sliding_window"))
+      window = root.getInt("sliding_window", false, 1, limits::kMaxWindow)
+                   .value_or(4096);
   } else if (root.has("sliding_window")) {
     root.error("sliding_window",
                "is not supported for model_type \"" + modelType + "\"");

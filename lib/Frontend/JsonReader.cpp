@@ -102,6 +102,14 @@ bool ObjectReader::has(StringRef key) {
   return !(nullIsAbsent && value->kind() == json::Value::Null);
 }
 
+bool ObjectReader::isNull(StringRef key) {
+  seen.insert(key);
+  if (!object)
+    return false;
+  const json::Value *value = object->get(key);
+  return value && value->kind() == json::Value::Null;
+}
+
 const json::Value *ObjectReader::lookup(StringRef key, bool required,
                                         StringRef expected) {
   seen.insert(key);

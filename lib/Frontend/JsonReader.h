@@ -57,6 +57,8 @@ public:
         nullIsAbsent(nullIsAbsent) {}
 
   bool has(llvm::StringRef key);
+  /// True when `key` is present with the value `null` (marks it as read).
+  bool isNull(llvm::StringRef key);
   std::string fieldPath(llvm::StringRef key) const {
     return joinPath(path, key);
   }

@@ -3,12 +3,13 @@
 
 usage: make_safetensors.py OUT [--from-ir IR.mlir|-] [--drop NAME]...
            [--shape NAME=AxB] [--dtype NAME=DT] [--add NAME:DT:AxB]...
-           [--all-dtype DT] [--shards N]
+           [--all-dtype DT] [--shards N] [--strip-prefix P]
 
 --from-ir takes every `tfm.weight "NAME" : tensor<...xf32>` of a tfm module
 (e.g. `tfmc spec.json --emit=tfm`) as the tensor list. With --shards N, OUT
 is a folder that receives model-0000K-of-0000N.safetensors shards and a
-model.safetensors.index.json. Tensor data is zeros.
+model.safetensors.index.json. --strip-prefix renames "P.x" to "x" (HF
+checkpoints saved from the bare model class). Tensor data is zeros.
 """
 import argparse
 import json
@@ -53,6 +54,7 @@ def main():
     p.add_argument("--add", action="append", default=[])
     p.add_argument("--all-dtype")
     p.add_argument("--shards", type=int, default=0)
+    p.add_argument("--strip-prefix", default="")
     args = p.parse_args()
 
     tensors = {}
@@ -61,6 +63,10 @@ def main():
         for name, dims in re.findall(
                 r'tfm\.weight "([^"]+)" : tensor<([0-9x]*)x?f32>', text):
             tensors[name] = ("F32", parse_shape(dims.rstrip("x")))
+    if args.strip_prefix:
+        tensors = {(n[len(args.strip_prefix):]
+                    if n.startswith(args.strip_prefix) else n): v
+                   for n, v in tensors.items()}
     if args.all_dtype:
         tensors = {n: (args.all_dtype, s) for n, (_, s) in tensors.items()}
     for name in args.drop:
