@@ -284,9 +284,9 @@ struct MaterializeEntryPass
       return module.emitError("module attribute 'tfm.architecture' is '")
              << *arch << "'; expected encoder, decoder or encoder_decoder";
     if (entry.getNumArguments() != inputs.size())
-      return entry.emitError("a ")
-             << *arch << " entry takes " << inputs.size()
-             << " inputs, this one takes " << entry.getNumArguments();
+      return entry.emitError("architecture '")
+             << *arch << "' needs " << inputs.size() << " entry inputs, @"
+             << entry.getSymName() << " takes " << entry.getNumArguments();
 
     // Static trailing dimensions of the result.
     SmallVector<int64_t> dims;

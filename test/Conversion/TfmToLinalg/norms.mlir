@@ -1,0 +1,82 @@
+// RUN: tfm-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s
+
+// Two f32 reductions over the last dimension (sum, then centred squares),
+// then one elementwise op: (x - s/D) * rsqrt(v/D + eps) * gamma + beta.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func @layer_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] :
+// CHECK: %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[SUM]] :
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]], #[[LAST]], #[[LAST]], #[[ID]]]{{.*}} ins(%[[X]], %[[SUM]], %[[SQ]], %[[G]], %[[B]] :
+// CHECK: arith.constant 1.250000e-01 : f32
+// CHECK: arith.constant 9.99999974E-6 : f32
+// CHECK: math.rsqrt
+func.func @layer_norm(%x: tensor<?x?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x?x8xf32> {
+  %y = tfm.layer_norm %x, %g, %b {eps = 1.0e-5 : f64} : (tensor<?x?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @rms_norm
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK: math.rsqrt
+func.func @rms_norm(%x: tensor<?x16xf32>, %g: tensor<16xf32>) -> tensor<?x16xf32> {
+  %y = tfm.rms_norm %x, %g {eps = 1.0e-6 : f64} : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @add_scale
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: arith.constant 1.250000e-01 : f32
+// CHECK: arith.mulf
+func.func @add_scale(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %s = tfm.add %a, %b : tensor<?x4xf32>
+  %y = tfm.scale %s {factor = 0.125 : f64} : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @activations
+// relu
+// CHECK: arith.maximumf
+// gelu (erf)
+// CHECK: arith.constant 0.707106769 : f32
+// CHECK: math.erf
+// gelu_tanh
+// CHECK: arith.constant 4.471500e-02 : f32
+// CHECK: math.tanh
+// silu
+// CHECK: arith.negf
+// CHECK: math.exp
+// CHECK: arith.divf
+// tanh
+// CHECK: math.tanh
+func.func @activations(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
+  %a = tfm.activation %x <relu> : tensor<?x4xf32>
+  %b = tfm.activation %x <gelu> : tensor<?x4xf32>
+  %c = tfm.activation %x <gelu_tanh> : tensor<?x4xf32>
+  %d = tfm.activation %x <silu> : tensor<?x4xf32>
+  %e = tfm.activation %x <tanh> : tensor<?x4xf32>
+  return %a, %b, %c, %d, %e : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// f16 operands are widened to f32 for the arithmetic and narrowed once.
+// CHECK-LABEL: func @rms_norm_f16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @rms_norm_f16(%x: tensor<?x16xf16>, %g: tensor<16xf16>) -> tensor<?x16xf16> {
+  %y = tfm.rms_norm %x, %g {eps = 1.0e-6 : f64} : (tensor<?x16xf16>, tensor<16xf16>) -> tensor<?x16xf16>
+  return %y : tensor<?x16xf16>
+}

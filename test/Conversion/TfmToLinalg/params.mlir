@@ -1,0 +1,89 @@
+// RUN: tfm-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @embedding
+// CHECK-SAME: (%[[IDS:.*]]: tensor<?x?xi32>, %[[TAB:.*]]: tensor<100x64xf32>)
+// CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: linalg.generic {{.*}} ins(%[[IDS]] : tensor<?x?xi32>) outs(%{{.*}} : tensor<?x?x64xf32>)
+// CHECK: %[[ID:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[LO:.*]] = arith.maxsi %[[ID]]
+// CHECK: %[[ROW:.*]] = arith.minsi %[[LO]], %[[LAST]]
+// CHECK: %[[COL:.*]] = linalg.index 2 : index
+// CHECK: tensor.extract %[[TAB]][%[[ROW]], %[[COL]]] : tensor<100x64xf32>
+func.func @embedding(%ids: tensor<?x?xi32>, %t: tensor<100x64xf32>) -> tensor<?x?x64xf32> {
+  %x = tfm.embedding %ids, %t : (tensor<?x?xi32>, tensor<100x64xf32>) -> tensor<?x?x64xf32>
+  return %x : tensor<?x?x64xf32>
+}
+
+// -----
+
+// The [T, D] table is computed in f64 (sin for even features, cos for odd),
+// then added to every batch.
+// CHECK-DAG: #[[TD:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func @sinusoidal
+// CHECK: %[[TABLE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x8xf32>)
+// CHECK: math.exp %{{.*}} : f64
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: math.cos %{{.*}} : f64
+// CHECK: arith.select
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[TD]], #{{.*}}]{{.*}} ins(%{{.*}}, %[[TABLE]] :
+// CHECK: arith.addf
+func.func @sinusoidal(%x: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+  %y = tfm.sinusoidal_position %x : tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
+// Only the first T rows of the position table are read.
+// CHECK-LABEL: func @learned
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[P:.*]]: tensor<16x8xf32>)
+// CHECK: %[[T:.*]] = tensor.dim %[[X]], %c1
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[P]][0, 0] [%[[T]], 8] [1, 1] : tensor<16x8xf32> to tensor<?x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[ROWS]] :
+func.func @learned(%x: tensor<?x?x8xf32>, %p: tensor<16x8xf32>) -> tensor<?x?x8xf32> {
+  %y = tfm.learned_position %x, %p : (tensor<?x?x8xf32>, tensor<16x8xf32>) -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
+// rotate_half with rotary_dim 4 of 8: cos/sin tables [T, 8] (pair index
+// d mod 2, passthrough beyond 4), partner feature d +/- 2.
+// CHECK-LABEL: func @rope_rotate_half
+// CHECK: %[[TABLES:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK: arith.remui %{{.*}}, %c2
+// CHECK: math.cos %{{.*}} : f64
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: arith.cmpi ult, %{{.*}}, %c4
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[TABLES]]#0, %[[TABLES]]#1 :
+// CHECK: tensor.extract
+// CHECK: arith.negf
+func.func @rope_rotate_half(%x: tensor<?x2x?x8xf32>) -> tensor<?x2x?x8xf32> {
+  %y = tfm.rope %x {theta = 10000.0 : f64, rotary_dim = 4 : i64} : tensor<?x2x?x8xf32>
+  return %y : tensor<?x2x?x8xf32>
+}
+
+// -----
+
+// interleaved: pair index d / 2, partner d + 1 (even) or d - 1 (odd).
+// CHECK-LABEL: func @rope_interleaved
+// CHECK: arith.divui %{{.*}}, %c2
+// CHECK: arith.remui %{{.*}}, %c2
+func.func @rope_interleaved(%x: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %y = tfm.rope %x {theta = 10000.0 : f64, style = #tfm.rope_style<interleaved>} : tensor<1x2x?x8xf32>
+  return %y : tensor<1x2x?x8xf32>
+}
+
+// -----
+
+// Slopes are constants: 8 heads give 2^-1 ... 2^-8; 6 heads take the 4-head
+// slopes (2^-2 ... 2^-8) then every other slope of 8 heads, from the first
+// (2^-1, 2^-3): Press et al.'s get_slopes(6).
+// CHECK-LABEL: func @alibi_slopes
+// CHECK: arith.constant dense<[5.000000e-01, 2.500000e-01, 1.250000e-01, 6.250000e-02, 3.125000e-02, 1.562500e-02, 7.812500e-03, 3.906250e-03]> : tensor<8xf32>
+// CHECK: arith.constant dense<[2.500000e-01, 6.250000e-02, 1.562500e-02, 3.906250e-03, 5.000000e-01, 1.250000e-01]> : tensor<6xf32>
+func.func @alibi_slopes() -> (tensor<8xf32>, tensor<6xf32>) {
+  %a = tfm.alibi_slopes : tensor<8xf32>
+  %b = tfm.alibi_slopes : tensor<6xf32>
+  return %a, %b : tensor<8xf32>, tensor<6xf32>
+}
