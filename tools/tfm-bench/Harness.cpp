@@ -1,0 +1,399 @@
+//===- Harness.cpp - compile, load, time and report -----------------------===//
+
+#include "Harness.h"
+
+#include "tfm/IR/TfmDialect.h"
+#include "tfm/Target/Compile.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <dlfcn.h>
+
+using namespace tfm::bench;
+
+//===----------------------------------------------------------------------===//
+// Args
+//===----------------------------------------------------------------------===//
+
+Args::Args(int argc, char **argv, int first,
+           const std::vector<std::string> &flags) {
+  for (int i = first; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (!arg.starts_with("--") || arg.size() == 2) {
+      errors_.push_back("unexpected argument '" + arg.str() +
+                        "' (options are --name value)");
+      continue;
+    }
+    arg = arg.drop_front(2);
+    auto [name, inlineValue] = arg.split('=');
+    bool isFlag = std::find(flags.begin(), flags.end(), name.str()) !=
+                  flags.end();
+    if (isFlag) {
+      if (arg.contains('='))
+        errors_.push_back("--" + name.str() + " takes no value");
+      values_[name] = "";
+      continue;
+    }
+    if (arg.contains('=')) {
+      values_[name] = inlineValue.str();
+      continue;
+    }
+    if (i + 1 >= argc) {
+      errors_.push_back("--" + name.str() + " needs a value");
+      continue;
+    }
+    values_[name] = argv[++i];
+  }
+}
+
+bool Args::has(llvm::StringRef name) const {
+  used_[name] = true;
+  return values_.count(name);
+}
+
+int64_t Args::getInt(llvm::StringRef name, int64_t dflt, int64_t min) {
+  if (!has(name))
+    return dflt;
+  int64_t v;
+  if (llvm::StringRef(values_[name]).getAsInteger(10, v)) {
+    errors_.push_back("--" + name.str() + " expects an integer, got '" +
+                      values_[name] + "'");
+    return dflt;
+  }
+  if (v < min) {
+    errors_.push_back("--" + name.str() + " must be >= " +
+                      std::to_string(min) + ", got " + std::to_string(v));
+    return dflt;
+  }
+  return v;
+}
+
+double Args::getDouble(llvm::StringRef name, double dflt) {
+  if (!has(name))
+    return dflt;
+  double v;
+  if (llvm::StringRef(values_[name]).getAsDouble(v) || !(v > 0)) {
+    errors_.push_back("--" + name.str() +
+                      " expects a positive number, got '" + values_[name] +
+                      "'");
+    return dflt;
+  }
+  return v;
+}
+
+std::string Args::getString(llvm::StringRef name, const std::string &dflt) {
+  if (!has(name))
+    return dflt;
+  return values_[name];
+}
+
+int64_t Args::requireInt(llvm::StringRef name) {
+  if (!has(name)) {
+    errors_.push_back("missing required option --" + name.str());
+    return 1;
+  }
+  return getInt(name, 1);
+}
+
+std::string Args::requireString(llvm::StringRef name) {
+  if (!has(name) || values_[name].empty()) {
+    errors_.push_back("missing required option --" + name.str());
+    return "";
+  }
+  return values_[name];
+}
+
+llvm::Error Args::finish() const {
+  std::vector<std::string> all = errors_;
+  for (auto &entry : values_)
+    if (!used_.lookup(entry.getKey()))
+      all.push_back("unknown option --" + entry.getKey().str());
+  if (all.empty())
+    return llvm::Error::success();
+  std::string msg = all.front();
+  for (size_t i = 1; i < all.size(); ++i)
+    msg += "\n" + all[i];
+  return llvm::createStringError(msg);
+}
+
+CommonOptions CommonOptions::read(Args &args) {
+  CommonOptions o;
+  o.threads = args.getInt("threads", o.threads);
+  o.warmup = args.getInt("warmup", o.warmup, /*min=*/0);
+  o.iters = args.getInt("iters", o.iters);
+  o.minIters = std::min<int64_t>(args.getInt("min-iters", o.minIters), o.iters);
+  o.maxTime = args.getDouble("max-time", o.maxTime);
+  o.seed = static_cast<uint64_t>(args.getInt("seed", 1, /*min=*/0));
+  o.json = args.has("json");
+  o.keepDir = args.getString("keep-dir", "");
+  o.verifyRows = args.getInt("verify-rows", o.verifyRows);
+  o.injectError = args.has("inject-error");
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation and loading
+//===----------------------------------------------------------------------===//
+
+void tfm::bench::registerBenchDialects(mlir::DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::tfm::TfmDialect>();
+}
+
+llvm::Expected<std::unique_ptr<WorkDir>>
+WorkDir::create(llvm::StringRef keep) {
+  auto dir = std::unique_ptr<WorkDir>(new WorkDir());
+  if (!keep.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(keep))
+      return llvm::createStringError("cannot create --keep-dir '" + keep +
+                                     "': " + ec.message());
+    dir->path_ = keep.str();
+    dir->remove_ = false;
+    return std::move(dir);
+  }
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("tfm-bench", path))
+    return llvm::createStringError("cannot create a temporary folder: " +
+                                   ec.message());
+  dir->path_ = std::string(path);
+  return std::move(dir);
+}
+
+WorkDir::~WorkDir() {
+  if (remove_ && !path_.empty())
+    llvm::sys::fs::remove_directories(path_);
+}
+
+std::string WorkDir::file(llvm::StringRef name) const {
+  llvm::SmallString<256> p(path_);
+  llvm::sys::path::append(p, name);
+  return std::string(p);
+}
+
+llvm::Expected<std::unique_ptr<Library>> Library::open(llvm::StringRef path) {
+  auto lib = std::unique_ptr<Library>(new Library());
+  lib->path_ = path.str();
+  lib->handle_ = dlopen(lib->path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle_)
+    return llvm::createStringError("cannot load '" + path +
+                                   "': " + dlerror());
+  return std::move(lib);
+}
+
+Library::~Library() {
+  if (handle_)
+    dlclose(handle_);
+}
+
+llvm::Expected<void *> Library::symbol(llvm::StringRef name) const {
+  dlerror();
+  void *sym = dlsym(handle_, name.str().c_str());
+  if (!sym)
+    return llvm::createStringError("'" + path_ + "' has no symbol '" + name +
+                                   "'");
+  return sym;
+}
+
+llvm::Expected<double>
+tfm::bench::compileKernelLibrary(mlir::ModuleOp module, int64_t threads,
+                                 llvm::StringRef objPath,
+                                 llvm::StringRef soPath) {
+  auto start = std::chrono::steady_clock::now();
+  mlir::tfm::CompileOptions options;
+  options.target.threads = static_cast<unsigned>(threads);
+  if (failed(mlir::tfm::compileModule(module, options,
+                                      mlir::tfm::EmitKind::Obj, objPath)))
+    return llvm::createStringError(
+        "the tfm pipeline failed to compile the benchmark module (see the "
+        "errors above)");
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+
+  // The kernel object needs nothing but libc and libm: link it alone, so
+  // that `_mlir_ciface_forward` stays visible (model libraries hide it
+  // behind the runtime's export map).
+  std::string clang = TFM_BENCH_LLVM_TOOLS_DIR "/clang";
+  llvm::SmallVector<llvm::StringRef> argv{
+      clang, "-shared", "-o", soPath, objPath, "-Wl,--no-undefined", "-lm"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    std::string cmd;
+    for (llvm::StringRef a : argv)
+      cmd += a.str() + " ";
+    return llvm::createStringError("linking the benchmark kernel failed (" +
+                                   (message.empty() ? "exit status " +
+                                                          std::to_string(rc)
+                                                    : message) +
+                                   "): " + cmd);
+  }
+  return seconds;
+}
+
+//===----------------------------------------------------------------------===//
+// Timing and statistics
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::vector<double> sorted(const std::vector<double> &v) {
+  std::vector<double> s = v;
+  std::sort(s.begin(), s.end());
+  return s;
+}
+} // namespace
+
+double Timing::median() const {
+  std::vector<double> s = sorted(seconds);
+  if (s.empty())
+    return 0;
+  size_t n = s.size();
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double Timing::min() const {
+  return seconds.empty() ? 0 : *std::min_element(seconds.begin(), seconds.end());
+}
+
+double Timing::p90() const {
+  std::vector<double> s = sorted(seconds);
+  if (s.empty())
+    return 0;
+  // Nearest rank.
+  size_t rank = static_cast<size_t>(std::ceil(0.9 * s.size()));
+  return s[std::max<size_t>(rank, 1) - 1];
+}
+
+Timing tfm::bench::timeCalls(const CommonOptions &options,
+                             const std::function<void()> &fn) {
+  for (int64_t i = 0; i < options.warmup; ++i)
+    fn();
+  Timing t;
+  double total = 0;
+  for (int64_t i = 0; i < options.iters; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    double s = std::chrono::duration<double>(
+                   std::chrono::steady_clock::now() - start)
+                   .count();
+    t.seconds.push_back(s);
+    total += s;
+    if (total >= options.maxTime && i + 1 >= options.minIters)
+      break;
+  }
+  return t;
+}
+
+void Verification::check(double got, double ref, double tol,
+                         const llvm::Twine &where) {
+  ++checked;
+  double err = std::fabs(got - ref);
+  if (!std::isfinite(got))
+    err = INFINITY;
+  maxAbsErr = std::max(maxAbsErr, err);
+  double ratio = tol > 0 ? err / tol : (err > 0 ? INFINITY : 0);
+  worstRatio = std::max(worstRatio, ratio);
+  if (!(err <= tol)) {
+    if (bad == 0) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << where << ": got " << llvm::format("%.9g", got) << ", expected "
+         << llvm::format("%.9g", ref) << " (tolerance "
+         << llvm::format("%.3g", tol) << ")";
+      firstBad = s;
+    }
+    ++bad;
+  }
+}
+
+void Report::print(bool json) const {
+  double median = timing.median();
+  double gflops = median > 0 ? flops / median * 1e-9 : 0;
+  if (json) {
+    llvm::json::Object o;
+    o["bench"] = bench;
+    o["shape"] = llvm::json::Object(shape);
+    o["threads"] = threads;
+    o["flops"] = flops;
+    o["iters"] = static_cast<int64_t>(timing.seconds.size());
+    o["median_s"] = median;
+    o["min_s"] = timing.min();
+    o["p90_s"] = timing.p90();
+    o["gflops"] = gflops;
+    o["compile_s"] = compileSeconds;
+    o["verified"] = verify.ok();
+    o["verify"] = llvm::json::Object{{"method", verifyMethod},
+                                     {"checked", verify.checked},
+                                     {"max_abs_err", verify.maxAbsErr},
+                                     {"worst_err_over_tol", verify.worstRatio}};
+    for (auto &kv : extra)
+      o[kv.first] = kv.second;
+    llvm::outs() << llvm::json::Value(std::move(o)) << "\n";
+    return;
+  }
+  llvm::outs() << bench << " " << llvm::json::Value(llvm::json::Object(shape))
+               << " threads=" << threads << "\n";
+  llvm::outs() << llvm::format(
+      "  median %.6f s  min %.6f s  p90 %.6f s  (%zu calls)\n", median,
+      timing.min(), timing.p90(), timing.seconds.size());
+  llvm::outs() << llvm::format("  %.3f GFLOP/s  (%.4g FLOP/call)\n", gflops,
+                               flops);
+  llvm::outs() << llvm::format("  compile %.2f s; verified %lld values (%s), "
+                               "max |err| %.3g\n",
+                               compileSeconds,
+                               static_cast<long long>(verify.checked),
+                               verifyMethod.c_str(), verify.maxAbsErr);
+}
+
+//===----------------------------------------------------------------------===//
+// Random numbers and buffers
+//===----------------------------------------------------------------------===//
+
+uint64_t Rng::next() {
+  // splitmix64
+  uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+float Rng::uniform(float lo, float hi) {
+  double u = (next() >> 11) * (1.0 / 9007199254740992.0);
+  return static_cast<float>(lo + (hi - lo) * u);
+}
+
+void Rng::fill(std::vector<float> &v, float lo, float hi) {
+  for (float &x : v)
+    x = uniform(lo, hi);
+}
+
+Buffer::Buffer(size_t n) : n_(n) {
+  size_t bytes = ((n * sizeof(float) + 63) / 64) * 64;
+  data_ = static_cast<float *>(std::aligned_alloc(64, bytes ? bytes : 64));
+  if (!data_) {
+    reportError("out of memory allocating " + llvm::Twine(bytes) + " bytes");
+    std::exit(static_cast<int>(ExitCode::Error));
+  }
+}
+
+Buffer::~Buffer() { std::free(data_); }
+
+void tfm::bench::reportError(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "tfm-bench") << msg << "\n";
+}

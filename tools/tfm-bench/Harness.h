@@ -1,0 +1,211 @@
+//===- Harness.h - compile, load, time and report ---------------*- C++ -*-===//
+//
+// The measuring instrument behind tfm-bench: options shared by every
+// subcommand, compilation of a tfm-dialect module with the production
+// pipeline (mlir::tfm::compileModule) into a loadable shared library, a
+// steady-clock timing loop with robust statistics, and the one-line JSON
+// report.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_BENCH_HARNESS_H
+#define TFM_BENCH_HARNESS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace tfm::bench {
+
+/// Exit codes of tfm-bench.
+enum class ExitCode : int {
+  Success = 0,
+  /// Compilation, linking, loading or running failed (message on stderr).
+  Error = 1,
+  /// Bad command line.
+  Usage = 2,
+  /// The compiled code computed a wrong result: nothing is reported.
+  WrongResult = 3,
+};
+
+/// `--name value`, `--name=value` and bare `--flag` arguments of one
+/// subcommand, with typed accessors that record errors instead of exiting.
+class Args {
+public:
+  /// Parses argv[first..argc). `flags` are the options that take no value.
+  Args(int argc, char **argv, int first,
+       const std::vector<std::string> &flags);
+
+  bool has(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t dflt, int64_t min = 1);
+  double getDouble(llvm::StringRef name, double dflt);
+  std::string getString(llvm::StringRef name, const std::string &dflt);
+  /// Required positive integer; records an error when missing.
+  int64_t requireInt(llvm::StringRef name);
+  std::string requireString(llvm::StringRef name);
+
+  /// Fails (returns the first error) for parse errors, bad values, and any
+  /// option that was given but never read by the subcommand.
+  llvm::Error finish() const;
+
+private:
+  llvm::StringMap<std::string> values_;
+  mutable llvm::StringMap<bool> used_;
+  std::vector<std::string> errors_;
+};
+
+/// Options every subcommand understands.
+struct CommonOptions {
+  /// Threads the compiler may use (TargetDescription::threads).
+  int64_t threads = 1;
+  int64_t warmup = 2;
+  /// Upper bound on timed calls.
+  int64_t iters = 10;
+  /// Stop timing once this many seconds have been spent (at least
+  /// `minIters` calls are always timed).
+  double maxTime = 10.0;
+  int64_t minIters = 3;
+  uint64_t seed = 1;
+  bool json = false;
+  /// Keep the compiled library here instead of a temporary folder.
+  std::string keepDir;
+  /// Query rows / output rows checked against the float64 reference.
+  int64_t verifyRows = 64;
+  /// Self-test of the checker: perturb one result value after the
+  /// verification call, which must then fail (exit 3).
+  bool injectError = false;
+
+  static CommonOptions read(Args &args);
+};
+
+/// Registry with everything the lowering pipeline needs (all upstream
+/// dialects and their extensions, bufferization models, tfm).
+void registerBenchDialects(mlir::DialectRegistry &registry);
+
+/// A scratch folder removed on destruction unless `keep` names one.
+class WorkDir {
+public:
+  static llvm::Expected<std::unique_ptr<WorkDir>> create(llvm::StringRef keep);
+  ~WorkDir();
+  std::string file(llvm::StringRef name) const;
+
+private:
+  std::string path_;
+  bool remove_ = true;
+};
+
+/// A dlopen'ed library, closed on destruction.
+class Library {
+public:
+  static llvm::Expected<std::unique_ptr<Library>> open(llvm::StringRef path);
+  ~Library();
+  llvm::Expected<void *> symbol(llvm::StringRef name) const;
+
+private:
+  void *handle_ = nullptr;
+  std::string path_;
+};
+
+/// Lowers `module` (tfm dialect, one `tfm.entry` function following
+/// docs/architecture.md) with mlir::tfm::compileModule to an object file,
+/// and links that object alone into `soPath` with LLVM 22's clang. Returns
+/// the compile time in seconds.
+llvm::Expected<double> compileKernelLibrary(mlir::ModuleOp module,
+                                            int64_t threads,
+                                            llvm::StringRef objPath,
+                                            llvm::StringRef soPath);
+
+/// Per-call times of the timed loop.
+struct Timing {
+  std::vector<double> seconds;
+  double median() const;
+  double min() const;
+  double p90() const;
+};
+
+/// Calls `fn` `warmup` times, then times calls until `iters` are done or
+/// `maxTime` has been spent (never fewer than `minIters` unless `iters` is
+/// smaller).
+Timing timeCalls(const CommonOptions &options,
+                 const std::function<void()> &fn);
+
+/// Result of checking computed values against the float64 reference.
+struct Verification {
+  int64_t checked = 0;
+  int64_t bad = 0;
+  double maxAbsErr = 0;
+  /// Largest |err| / tolerance seen (<= 1 passes).
+  double worstRatio = 0;
+  std::string firstBad;
+  bool ok() const { return bad == 0 && checked > 0; }
+  /// Compares one value. `tol` is the allowed absolute error; NaN/Inf in
+  /// `got` always fail.
+  void check(double got, double ref, double tol, const llvm::Twine &where);
+};
+
+/// Assembles the report line.
+struct Report {
+  std::string bench;
+  llvm::json::Object shape;
+  double flops = 0;
+  double compileSeconds = 0;
+  Timing timing;
+  Verification verify;
+  std::string verifyMethod;
+  int64_t threads = 1;
+  llvm::json::Object extra;
+
+  /// One JSON line (with --json) or a short human-readable block.
+  void print(bool json) const;
+};
+
+/// Deterministic random numbers for inputs and weights.
+class Rng {
+public:
+  explicit Rng(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  uint64_t next();
+  /// Uniform in [lo, hi).
+  float uniform(float lo, float hi);
+  void fill(std::vector<float> &v, float lo, float hi);
+
+private:
+  uint64_t state_;
+};
+
+/// A 64-byte aligned float buffer.
+class Buffer {
+public:
+  explicit Buffer(size_t n);
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  float *data() { return data_; }
+  const float *data() const { return data_; }
+  size_t size() const { return n_; }
+  float &operator[](size_t i) { return data_[i]; }
+  float operator[](size_t i) const { return data_[i]; }
+
+private:
+  float *data_;
+  size_t n_;
+};
+
+/// Prints `tfm-bench: error: msg` to stderr.
+void reportError(const llvm::Twine &msg);
+
+} // namespace tfm::bench
+
+#endif // TFM_BENCH_HARNESS_H

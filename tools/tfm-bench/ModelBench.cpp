@@ -1,0 +1,298 @@
+//===- ModelBench.cpp - whole compiled models -----------------------------===//
+//
+// `tfm-bench model`: the tfmc path (frontend, then compileModule to a shared
+// library linked with the runtime), loaded with dlopen and run through the
+// C ABI of include/tfm/Runtime/tfm_runtime.h, with random weights written
+// from the library's own manifest unless --weights names real ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelBench.h"
+
+#include "tfm/Compiler/Driver.h"
+#include "tfm/Frontend/Frontend.h"
+#include "tfm/Runtime/tfm_runtime.h"
+#include "tfm/Support/Npy.h"
+#include "tfm/Support/SafeTensors.h"
+#include "tfm/Target/Compile.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <chrono>
+#include <cmath>
+
+using namespace tfm::bench;
+
+namespace {
+
+/// The entry points of a model library.
+struct ModelApi {
+  decltype(&tfm_library_info) libraryInfo;
+  decltype(&tfm_model_create) create;
+  decltype(&tfm_model_destroy) destroy;
+  decltype(&tfm_model_forward) forward;
+  decltype(&tfm_model_forward_seq2seq) forwardSeq2seq;
+  decltype(&tfm_model_output_shape) outputShape;
+  decltype(&tfm_last_error) lastError;
+};
+
+llvm::Error bind(const Library &lib, ModelApi &api) {
+  auto get = [&](const char *name, auto &fn) -> llvm::Error {
+    auto sym = lib.symbol(name);
+    if (!sym)
+      return sym.takeError();
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(*sym);
+    return llvm::Error::success();
+  };
+  if (auto e = get("tfm_library_info", api.libraryInfo))
+    return e;
+  if (auto e = get("tfm_model_create", api.create))
+    return e;
+  if (auto e = get("tfm_model_destroy", api.destroy))
+    return e;
+  if (auto e = get("tfm_model_forward", api.forward))
+    return e;
+  if (auto e = get("tfm_model_forward_seq2seq", api.forwardSeq2seq))
+    return e;
+  if (auto e = get("tfm_model_output_shape", api.outputShape))
+    return e;
+  return get("tfm_last_error", api.lastError);
+}
+
+/// Writes random weights for every tensor of the manifest: norm-like
+/// vectors (rank 1, named *weight) near 1, everything else small and
+/// centered like a fresh initialization.
+llvm::Error writeRandomWeights(const llvm::json::Object &manifest,
+                               llvm::StringRef path, uint64_t seed) {
+  const llvm::json::Array *weights = manifest.getArray("weights");
+  if (!weights)
+    return llvm::createStringError("the model manifest has no 'weights'");
+  Rng rng(seed);
+  tfm::SafeTensorsWriter writer;
+  for (const llvm::json::Value &w : *weights) {
+    const llvm::json::Object *o = w.getAsObject();
+    std::optional<llvm::StringRef> name = o ? o->getString("name") : std::nullopt;
+    const llvm::json::Array *shapeJson = o ? o->getArray("shape") : nullptr;
+    if (!name || !shapeJson)
+      return llvm::createStringError(
+          "a manifest weight lacks 'name' or 'shape'");
+    std::vector<int64_t> shape;
+    int64_t n = 1;
+    for (const llvm::json::Value &d : *shapeJson) {
+      std::optional<int64_t> v = d.getAsInteger();
+      if (!v || *v < 0)
+        return llvm::createStringError("manifest weight '" + *name +
+                                       "' has a bad shape");
+      shape.push_back(*v);
+      n *= *v;
+    }
+    std::vector<float> values(n);
+    bool normScale = shape.size() == 1 && name->ends_with("weight");
+    for (float &v : values)
+      v = normScale ? 1.0f + rng.uniform(-0.05f, 0.05f)
+                    : rng.uniform(-0.035f, 0.035f);
+    writer.addF32(*name, shape, values);
+  }
+  return writer.write(path);
+}
+
+/// Forward FLOPs of the matmuls and attention (projections, attention
+/// scores and mixing with causal/window masks counted by visible keys, FFN,
+/// LM head); norms and elementwise ops are left out.
+double modelFlops(const tfm::ModelConfig &c, int64_t batch, int64_t seq) {
+  double d = c.dModel, hq = c.numHeads, hkv = c.numKvHeads, dh = c.headDim;
+  double perToken = 0;
+  auto visible = [&](const tfm::LayerConfig &l) {
+    double t = seq;
+    if (l.mask == mlir::tfm::MaskKind::causal)
+      return (t + 1) / 2;
+    if (l.mask == mlir::tfm::MaskKind::sliding_window)
+      return std::min((t + 1) / 2, static_cast<double>(l.window));
+    return t;
+  };
+  auto layer = [&](const tfm::LayerConfig &l, bool cross) {
+    double proj = 2 * d * (hq * dh + 2 * hkv * dh) + 2 * hq * dh * d;
+    double attn = 4 * hq * dh * visible(l);
+    bool gated = l.activation == mlir::tfm::Activation::swiglu ||
+                 l.activation == mlir::tfm::Activation::geglu;
+    double ffn = 2 * d * l.ffnHidden * (gated ? 3 : 2);
+    perToken += proj + attn + ffn;
+    if (cross)
+      perToken += proj + 4 * hq * dh * seq;
+  };
+  bool encDec = c.arch == tfm::Architecture::EncoderDecoder;
+  for (const tfm::LayerConfig &l : c.encoderLayers)
+    layer(l, false);
+  for (const tfm::LayerConfig &l : c.decoderLayers)
+    layer(l, encDec);
+  if (c.head == tfm::HeadKind::Lm || c.head == tfm::HeadKind::MaskedLm)
+    perToken += 2 * d * c.vocabSize;
+  return perToken * batch * seq;
+}
+
+} // namespace
+
+int tfm::bench::runModelBench(Args &args) {
+  std::string modelPath = args.requireString("model");
+  int64_t seq = args.requireInt("seq");
+  int64_t batch = args.getInt("batch", 1);
+  std::string weightsPath = args.getString("weights", "");
+  std::string saveOutput = args.getString("save-output", "");
+  std::string saveIds = args.getString("save-ids", "");
+  CommonOptions options = CommonOptions::read(args);
+  if (llvm::Error e = args.finish()) {
+    reportError("model: " + llvm::toString(std::move(e)));
+    return static_cast<int>(ExitCode::Usage);
+  }
+  auto fail = [](const llvm::Twine &msg) {
+    reportError("model: " + msg);
+    return static_cast<int>(ExitCode::Error);
+  };
+
+  // The tfmc path: frontend, then the lowering to a shared library.
+  auto loaded = tfm::loadModel(modelPath, weightsPath);
+  if (!loaded)
+    return fail(llvm::toString(loaded.takeError()));
+  mlir::DialectRegistry registry;
+  registerBenchDialects(registry);
+  mlir::MLIRContext context(registry);
+  tfm::DriverOptions driver;
+  driver.inputPath = modelPath;
+  driver.weightsPath = weightsPath;
+  mlir::OwningOpRef<mlir::ModuleOp> module = tfm::runFrontend(context, driver);
+  if (!module)
+    return fail("the frontend rejected '" + modelPath + "' (see above)");
+
+  auto dir = WorkDir::create(options.keepDir);
+  if (!dir)
+    return fail(llvm::toString(dir.takeError()));
+  std::string soPath = (*dir)->file("model.so");
+  mlir::tfm::CompileOptions compile;
+  compile.target.threads = static_cast<unsigned>(options.threads);
+  compile.writeHeader = false;
+  auto start = std::chrono::steady_clock::now();
+  if (failed(mlir::tfm::compileModule(*module, compile,
+                                      mlir::tfm::EmitKind::SharedLib, soPath)))
+    return fail("compiling '" + modelPath + "' failed (see the errors above)");
+  double compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+
+  auto lib = Library::open(soPath);
+  if (!lib)
+    return fail(llvm::toString(lib.takeError()));
+  ModelApi api;
+  if (llvm::Error e = bind(**lib, api))
+    return fail(llvm::toString(std::move(e)));
+  const char *manifestText = nullptr;
+  if (api.libraryInfo(&manifestText) != TFM_OK || !manifestText)
+    return fail(std::string("tfm_library_info failed: ") + api.lastError());
+  auto manifestValue = llvm::json::parse(manifestText);
+  if (!manifestValue)
+    return fail("the library's manifest is not JSON: " +
+                llvm::toString(manifestValue.takeError()));
+  const llvm::json::Object *manifest = manifestValue->getAsObject();
+  std::optional<int64_t> vocab =
+      manifest ? manifest->getInteger("vocab_size") : std::nullopt;
+  std::optional<int64_t> maxSeq =
+      manifest ? manifest->getInteger("max_seq_len") : std::nullopt;
+  std::optional<llvm::StringRef> arch =
+      manifest ? manifest->getString("architecture") : std::nullopt;
+  if (!vocab || !maxSeq || !arch)
+    return fail("the library's manifest lacks vocab_size, max_seq_len or "
+                "architecture");
+  if (seq > *maxSeq)
+    return fail("--seq " + llvm::Twine(seq) + " exceeds the model's "
+                "max_seq_len " + llvm::Twine(*maxSeq));
+
+  std::string weightsFile = weightsPath;
+  if (weightsFile.empty()) {
+    weightsFile = (*dir)->file("weights.safetensors");
+    if (llvm::Error e =
+            writeRandomWeights(*manifest, weightsFile, options.seed))
+      return fail("writing random weights: " + llvm::toString(std::move(e)));
+  }
+  tfm_model *model = nullptr;
+  if (api.create(weightsFile.c_str(), &model) != TFM_OK)
+    return fail("tfm_model_create('" + weightsFile + "'): " +
+                api.lastError());
+  auto destroy = llvm::make_scope_exit([&] { api.destroy(model); });
+
+  Rng rng(options.seed + 1);
+  std::vector<int32_t> ids(batch * seq);
+  for (int32_t &id : ids)
+    id = static_cast<int32_t>(rng.next() % static_cast<uint64_t>(*vocab));
+  int64_t shape[3];
+  int rank = 0;
+  if (api.outputShape(model, batch, seq, shape, &rank) != TFM_OK)
+    return fail(std::string("tfm_model_output_shape: ") + api.lastError());
+  int64_t outElems = 1;
+  for (int i = 0; i < rank; ++i)
+    outElems *= shape[i];
+  Buffer out(outElems);
+  bool seq2seq = *arch == "encoder_decoder";
+  tfm_status status = TFM_OK;
+  auto call = [&] {
+    status = seq2seq ? api.forwardSeq2seq(model, ids.data(), batch, seq,
+                                          nullptr, ids.data(), seq, nullptr,
+                                          out.data(), out.size())
+                     : api.forward(model, ids.data(), batch, seq, nullptr,
+                                   out.data(), out.size());
+  };
+
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = NAN;
+  call();
+  if (status != TFM_OK)
+    return fail(std::string("forward: ") + api.lastError());
+  if (options.injectError)
+    out[0] = NAN;
+  Report report;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!std::isfinite(out[i])) {
+      report.verify.bad++;
+      if (report.verify.firstBad.empty())
+        report.verify.firstBad = "output[" + std::to_string(i) + "] = " +
+                                 std::to_string(out[i]);
+    }
+  report.verify.checked = static_cast<int64_t>(out.size());
+  if (!report.verify.ok()) {
+    reportError("model: the compiled model produced " +
+                std::to_string(report.verify.bad) +
+                " non-finite outputs; first: " + report.verify.firstBad);
+    return static_cast<int>(ExitCode::WrongResult);
+  }
+  std::vector<int64_t> outShape(shape, shape + rank);
+  if (!saveOutput.empty())
+    if (llvm::Error e = tfm::writeNpyF32(
+            saveOutput, outShape,
+            llvm::ArrayRef<float>(out.data(), out.size())))
+      return fail("--save-output: " + llvm::toString(std::move(e)));
+  if (!saveIds.empty()) {
+    // Token ids as float32 (exact below 2^24).
+    std::vector<float> asFloat(ids.begin(), ids.end());
+    if (llvm::Error e = tfm::writeNpyF32(saveIds, {batch, seq}, asFloat))
+      return fail("--save-ids: " + llvm::toString(std::move(e)));
+  }
+
+  report.timing = timeCalls(options, [&] { call(); });
+  if (status != TFM_OK)
+    return fail(std::string("forward: ") + api.lastError());
+  report.bench = "model";
+  report.shape = llvm::json::Object{{"model", modelPath},
+                                    {"name", loaded->config.name},
+                                    {"batch", batch},
+                                    {"seq", seq}};
+  report.flops = modelFlops(loaded->config, batch, seq);
+  report.compileSeconds = compileSeconds;
+  report.verifyMethod = "all outputs finite (compare --save-output with a "
+                        "reference for accuracy)";
+  report.threads = options.threads;
+  report.extra["weights"] = weightsPath.empty() ? "random" : weightsPath;
+  report.print(options.json);
+  return static_cast<int>(ExitCode::Success);
+}

@@ -1,0 +1,93 @@
+//===- tfm-bench.cpp - time tfm-compiled ops and models -------------------===//
+//
+// tfm-bench SUBCOMMAND [options]; see `tfm-bench --help`. Each subcommand
+// compiles with the production pipeline, checks the result once, then times
+// calls and prints a report (one JSON line with --json). bench/run.py runs
+// it beside the peers (PyTorch, ONNX Runtime, OpenBLAS, peak FLOP/s).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+#include "Kernels.h"
+#include "ModelBench.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tfm::bench;
+
+namespace {
+
+const char *kUsage = R"(usage: tfm-bench SUBCOMMAND [options]
+
+Compiles one op or one model with tfm's production pipeline, checks the
+result once (single ops against a float64 computation on sampled rows), then
+times calls with a steady clock and reports median, min and p90 seconds per
+call and GFLOP/s of the median.
+
+subcommands:
+  attention --batch B --heads H [--kv-heads HKV] --seq T [--kv-seq TK]
+            --head-dim D [--causal]
+      one tfm.attention; FLOPs 4*B*H*T*TK*D, halved when causal
+  linear --m M --k K --n N [--no-bias]
+      one tfm.linear x[M,K] W[N,K]^T + b; FLOPs 2*M*K*N
+  ffn --tokens T --d-model D --hidden F [--activation A] [--no-bias]
+      one tfm.ffn (A: relu, gelu, gelu_tanh (default), silu, tanh, swiglu,
+      geglu); FLOPs 2*T*D*F*2 (3 for gated)
+  model --model MODEL --seq T [--batch B] [--weights PATH]
+        [--save-output OUT.npy] [--save-ids IDS.npy]
+      a whole model (tfm spec or HF config/folder) compiled as tfmc does and
+      run through the C ABI; random weights from the manifest unless
+      --weights is given; only finiteness is checked here (compare
+      --save-output against a reference)
+
+common options:
+  --threads N      threads the compiler may use (default 1)
+  --warmup N       untimed calls before timing (default 2)
+  --iters N        at most N timed calls (default 10)
+  --min-iters N    at least N timed calls (default 3)
+  --max-time S     stop timing after S seconds (default 10)
+  --seed N         random inputs and weights (default 1)
+  --verify-rows N  rows checked against float64 (default 64)
+  --keep-dir DIR   keep the compiled library in DIR
+  --inject-error   self-test: corrupt one result value before the check,
+                   which must then fail with exit status 3
+  --json           print one JSON line: bench, shape, threads, flops, iters,
+                   median_s, min_s, p90_s, gflops, compile_s, verified
+
+exit status: 0 success, 1 error, 2 bad command line, 3 wrong result
+)";
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (argc < 2) {
+    llvm::errs() << kUsage;
+    return static_cast<int>(ExitCode::Usage);
+  }
+  llvm::StringRef cmd(argv[1]);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    llvm::outs() << kUsage;
+    return static_cast<int>(ExitCode::Success);
+  }
+  if (cmd == "attention") {
+    Args args(argc, argv, 2, {"causal", "json", "inject-error"});
+    return runAttentionBench(args);
+  }
+  if (cmd == "linear") {
+    Args args(argc, argv, 2, {"no-bias", "json", "inject-error"});
+    return runLinearBench(args);
+  }
+  if (cmd == "ffn") {
+    Args args(argc, argv, 2, {"no-bias", "json", "inject-error"});
+    return runFfnBench(args);
+  }
+  if (cmd == "model") {
+    Args args(argc, argv, 2, {"json", "inject-error"});
+    return runModelBench(args);
+  }
+  reportError("unknown subcommand '" + cmd +
+              "' (expected attention, linear, ffn or model; see --help)");
+  return static_cast<int>(ExitCode::Usage);
+}
