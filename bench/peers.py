@@ -153,7 +153,7 @@ def linear_numpy(c, threads, timing):
     def fn():
         np.matmul(x, wt, out=out)
         if c["bias"]:
-            out += bias
+            np.add(out, bias, out=out)
     return time_calls(fn, timing)
 
 

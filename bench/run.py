@@ -12,7 +12,8 @@ Measures, on this machine and in this run:
   * GEMMs at GPT-2 small's linear shapes and its FFN block: tfm, NumPy
     (OpenBLAS sgemm), PyTorch;
   * a GPT-2-small-shaped model (random init from transformers, saved as
-    safetensors, compiled by the tfmc path) at seq 512, batch 1: tfm through
+    safetensors, compiled by the tfmc path) at seq 512 (16 with --quick),
+    batch 1: tfm through
     the C ABI against PyTorch eager on the same weights,
 each with 1 thread and with all threads. It prints a table of median times,
 GFLOP/s and ratios, and writes everything to bench/results/<date>-<host>.json.
@@ -83,6 +84,11 @@ def machine_info():
         info["git_commit"] = subprocess.run(
             ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
             capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
+                                "--untracked-files=no", "--", "lib", "include",
+                                "dialects", "tools"],
+                               capture_output=True, text=True).stdout.split("\n")
+        info["git_uncommitted_compiler_files"] = [l[3:] for l in dirty if l.strip()]
     except OSError:
         pass
     return info
@@ -141,9 +147,14 @@ def make_cases(quick):
                   "activation": "gelu_tanh", "bias": True,
                   "flops": 2.0 * 512 * 768 * 3072 * 2,
                   "label": "ffn 512x768x3072 gelu_tanh"})
-    cases.append({"bench": "model", "seq": 512, "batch": 1,
-                  "flops": gpt2_flops(12, 768, 3072, 50257, 512, 1),
-                  "label": "GPT-2 small seq 512"})
+    # Quick mode: seq 16, so that today's tfm (about 250 s per call at
+    # seq 128 with scalar loops) fits the budget.
+    mseq = 16 if quick else 512
+    cases.append({"bench": "model", "seq": mseq, "batch": 1,
+                  "flops": gpt2_flops(12, 768, 3072, 50257, mseq, 1),
+                  "label": f"GPT-2 small seq {mseq}",
+                  # Compiling GPT-2 takes minutes today: once in quick mode.
+                  "only_threads": [1] if quick else None})
     return cases
 
 
@@ -162,7 +173,8 @@ def tfm_args(c):
         a = ["ffn", "--tokens", c["tokens"], "--d-model", c["d_model"],
              "--hidden", c["hidden"], "--activation", c["activation"]]
     else:
-        a = ["model", "--model", c["dir"], "--seq", c["seq"], "--batch", c["batch"],
+        a = ["model", "--model", c["dir"], "--weights", c["dir"],
+             "--seq", c["seq"], "--batch", c["batch"],
              "--save-output", c["tfm_output"], "--save-ids", c["ids"]]
     return [str(x) for x in a]
 
@@ -270,7 +282,7 @@ def main():
                     help="largest estimated tfm seconds per call to run "
                          "(default 5 quick, 20 full)")
     ap.add_argument("--model-budget", type=float, default=None,
-                    help="the same for the whole model (default 90 quick, 300 full)")
+                    help="the same for the whole model (default 120 quick, 300 full)")
     ap.add_argument("--tfm-bench", default=None,
                     help="tfm-bench executable (default: build/bin, then build-*/bin)")
     ap.add_argument("--threads", default=None,
@@ -282,7 +294,7 @@ def main():
 
     quick = args.quick
     budget = args.budget or (5.0 if quick else 20.0)
-    model_budget = args.model_budget or (90.0 if quick else 300.0)
+    model_budget = args.model_budget or (120.0 if quick else 300.0)
     timing = ({"warmup": 1, "iters": 5, "min_iters": 1, "max_time": 3.0} if quick
               else {"warmup": 2, "iters": 10, "min_iters": 3, "max_time": 10.0})
     ncpu = os.cpu_count() or 1
@@ -333,10 +345,12 @@ def main():
 
     report["results"] = []
     report["peer_versions"] = {}
+    rate = {}  # tfm GFLOP/s measured so far, per bench kind (slowest seen)
     for thr in threads_list:
-        rate = {}  # tfm GFLOP/s measured so far, per bench kind
         tfm_res = []
-        for c in cases:
+        thr_cases = [c for c in cases
+                     if not c.get("only_threads") or thr in c["only_threads"]]
+        for c in thr_cases:
             est = (c["flops"] / (rate[c["bench"]] * 1e9)) if c["bench"] in rate else None
             if c["bench"] == "model" and est is None and "linear" in rate:
                 # Mostly GEMMs: estimate from the linear rate.
@@ -360,11 +374,10 @@ def main():
                     rate[c["bench"]] = (min(rate[c["bench"]], res["gflops"])
                                         if c["bench"] in rate else res["gflops"])
             tfm_res.append(res)
-        print(f"[peers t={thr}] {len(cases)} cases ...", flush=True)
-        peer_cases = [{k: v for k, v in c.items()} for c in cases]
-        peers, versions = run_peers(peer_cases, thr, timing, 3600)
+        print(f"[peers t={thr}] {len(thr_cases)} cases ...", flush=True)
+        peers, versions = run_peers(thr_cases, thr, timing, 3600)
         report["peer_versions"].update(versions)
-        for c, tr, pr in zip(cases, tfm_res, peers):
+        for c, tr, pr in zip(thr_cases, tfm_res, peers):
             report["results"].append({"case": c, "threads": thr, "tfm": tr, "peers": pr})
 
     report["elapsed_s"] = (datetime.datetime.now() - started).total_seconds()

@@ -2,12 +2,9 @@
 
 #include "Harness.h"
 
-#include "tfm/IR/TfmDialect.h"
-#include "tfm/Target/Compile.h"
+#include "tfm/Compiler/Compile.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -149,9 +146,7 @@ CommonOptions CommonOptions::read(Args &args) {
 //===----------------------------------------------------------------------===//
 
 void tfm::bench::registerBenchDialects(mlir::DialectRegistry &registry) {
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::tfm::TfmDialect>();
+  tfm::registerCompilerDialects(registry);
 }
 
 llvm::Expected<std::unique_ptr<WorkDir>>
@@ -214,10 +209,10 @@ tfm::bench::compileKernelLibrary(mlir::ModuleOp module, int64_t threads,
                                  llvm::StringRef objPath,
                                  llvm::StringRef soPath) {
   auto start = std::chrono::steady_clock::now();
-  mlir::tfm::CompileOptions options;
+  tfm::CompileOptions options;
   options.target.threads = static_cast<unsigned>(threads);
-  if (failed(mlir::tfm::compileModule(module, options,
-                                      mlir::tfm::EmitKind::Obj, objPath)))
+  if (failed(tfm::compileModule(module, options, tfm::EmitPhase::Obj,
+                                objPath)))
     return llvm::createStringError(
         "the tfm pipeline failed to compile the benchmark module (see the "
         "errors above)");
@@ -280,9 +275,19 @@ double Timing::p90() const {
   return s[std::max<size_t>(rank, 1) - 1];
 }
 
+double tfm::bench::timeOnce(const std::function<void()> &fn) {
+  auto start = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
 Timing tfm::bench::timeCalls(const CommonOptions &options,
+                             double firstCallSeconds,
                              const std::function<void()> &fn) {
-  for (int64_t i = 0; i < options.warmup; ++i)
+  int64_t warmup = firstCallSeconds > options.maxTime ? 0 : options.warmup;
+  for (int64_t i = 0; i < warmup; ++i)
     fn();
   Timing t;
   double total = 0;

@@ -2,7 +2,7 @@
 //
 // The measuring instrument behind tfm-bench: options shared by every
 // subcommand, compilation of a tfm-dialect module with the production
-// pipeline (mlir::tfm::compileModule) into a loadable shared library, a
+// pipeline (tfm::compileModule) into a loadable shared library, a
 // steady-clock timing loop with robust statistics, and the one-line JSON
 // report.
 //
@@ -91,8 +91,8 @@ struct CommonOptions {
   static CommonOptions read(Args &args);
 };
 
-/// Registry with everything the lowering pipeline needs (all upstream
-/// dialects and their extensions, bufferization models, tfm).
+/// Registry with everything the compiler's pipeline needs
+/// (tfm::registerCompilerDialects).
 void registerBenchDialects(mlir::DialectRegistry &registry);
 
 /// A scratch folder removed on destruction unless `keep` names one.
@@ -120,7 +120,7 @@ private:
 };
 
 /// Lowers `module` (tfm dialect, one `tfm.entry` function following
-/// docs/architecture.md) with mlir::tfm::compileModule to an object file,
+/// docs/architecture.md) with tfm::compileModule to an object file,
 /// and links that object alone into `soPath` with LLVM 22's clang. Returns
 /// the compile time in seconds.
 llvm::Expected<double> compileKernelLibrary(mlir::ModuleOp module,
@@ -138,9 +138,14 @@ struct Timing {
 
 /// Calls `fn` `warmup` times, then times calls until `iters` are done or
 /// `maxTime` has been spent (never fewer than `minIters` unless `iters` is
-/// smaller).
-Timing timeCalls(const CommonOptions &options,
+/// smaller). `firstCallSeconds` is the duration of the (untimed)
+/// verification call: when it alone exceeds `maxTime`, that call was the
+/// warm-up and no more are made.
+Timing timeCalls(const CommonOptions &options, double firstCallSeconds,
                  const std::function<void()> &fn);
+
+/// Seconds taken by one call of `fn`.
+double timeOnce(const std::function<void()> &fn);
 
 /// Result of checking computed values against the float64 reference.
 struct Verification {

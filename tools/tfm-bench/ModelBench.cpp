@@ -9,12 +9,12 @@
 
 #include "ModelBench.h"
 
+#include "tfm/Compiler/Compile.h"
 #include "tfm/Compiler/Driver.h"
 #include "tfm/Frontend/Frontend.h"
 #include "tfm/Runtime/tfm_runtime.h"
 #include "tfm/Support/Npy.h"
 #include "tfm/Support/SafeTensors.h"
-#include "tfm/Target/Compile.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -171,12 +171,12 @@ int tfm::bench::runModelBench(Args &args) {
   if (!dir)
     return fail(llvm::toString(dir.takeError()));
   std::string soPath = (*dir)->file("model.so");
-  mlir::tfm::CompileOptions compile;
+  tfm::CompileOptions compile;
   compile.target.threads = static_cast<unsigned>(options.threads);
   compile.writeHeader = false;
   auto start = std::chrono::steady_clock::now();
-  if (failed(mlir::tfm::compileModule(*module, compile,
-                                      mlir::tfm::EmitKind::SharedLib, soPath)))
+  if (failed(tfm::compileModule(*module, compile, tfm::EmitPhase::So,
+                                soPath)))
     return fail("compiling '" + modelPath + "' failed (see the errors above)");
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - start)
@@ -209,7 +209,9 @@ int tfm::bench::runModelBench(Args &args) {
     return fail("--seq " + llvm::Twine(seq) + " exceeds the model's "
                 "max_seq_len " + llvm::Twine(*maxSeq));
 
-  std::string weightsFile = weightsPath;
+  // --weights, else the model's own (an HF folder), else random ones.
+  std::string weightsFile =
+      weightsPath.empty() ? loaded->weightsPath : weightsPath;
   if (weightsFile.empty()) {
     weightsFile = (*dir)->file("weights.safetensors");
     if (llvm::Error e =
@@ -220,7 +222,7 @@ int tfm::bench::runModelBench(Args &args) {
   if (api.create(weightsFile.c_str(), &model) != TFM_OK)
     return fail("tfm_model_create('" + weightsFile + "'): " +
                 api.lastError());
-  auto destroy = llvm::make_scope_exit([&] { api.destroy(model); });
+  llvm::scope_exit destroy([&] { api.destroy(model); });
 
   Rng rng(options.seed + 1);
   std::vector<int32_t> ids(batch * seq);
@@ -246,7 +248,7 @@ int tfm::bench::runModelBench(Args &args) {
 
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = NAN;
-  call();
+  double firstCall = timeOnce(call);
   if (status != TFM_OK)
     return fail(std::string("forward: ") + api.lastError());
   if (options.injectError)
@@ -279,7 +281,7 @@ int tfm::bench::runModelBench(Args &args) {
       return fail("--save-ids: " + llvm::toString(std::move(e)));
   }
 
-  report.timing = timeCalls(options, [&] { call(); });
+  report.timing = timeCalls(options, firstCall, call);
   if (status != TFM_OK)
     return fail(std::string("forward: ") + api.lastError());
   report.bench = "model";
@@ -292,7 +294,9 @@ int tfm::bench::runModelBench(Args &args) {
   report.verifyMethod = "all outputs finite (compare --save-output with a "
                         "reference for accuracy)";
   report.threads = options.threads;
-  report.extra["weights"] = weightsPath.empty() ? "random" : weightsPath;
+  report.extra["weights"] =
+      weightsFile == (*dir)->file("weights.safetensors") ? "random"
+                                                         : weightsFile;
   report.print(options.json);
   return static_cast<int>(ExitCode::Success);
 }

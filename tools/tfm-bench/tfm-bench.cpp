@@ -37,13 +37,15 @@ subcommands:
   model --model MODEL --seq T [--batch B] [--weights PATH]
         [--save-output OUT.npy] [--save-ids IDS.npy]
       a whole model (tfm spec or HF config/folder) compiled as tfmc does and
-      run through the C ABI; random weights from the manifest unless
-      --weights is given; only finiteness is checked here (compare
+      run through the C ABI, with the weights of --weights, else the
+      model folder's own, else random ones written from the library's
+      manifest; only finiteness is checked here (compare
       --save-output against a reference)
 
 common options:
   --threads N      threads the compiler may use (default 1)
-  --warmup N       untimed calls before timing (default 2)
+  --warmup N       untimed calls before timing, after the checked first
+                   call (default 2; none when that call took > --max-time)
   --iters N        at most N timed calls (default 10)
   --min-iters N    at least N timed calls (default 3)
   --max-time S     stop timing after S seconds (default 10)
