@@ -20,6 +20,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,8 +30,32 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
+
+namespace {
+
+/// The widest f32 vector of the host, for pipelines run without a target
+/// (tfm-opt, tests): the code must run where it is compiled.
+unsigned hostVectorBits() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  std::string list;
+  for (const auto &f : features)
+    list += std::string(f.second ? "+" : "-") + f.first().str() + ",";
+  return tfm::vectorBitsForFeatures(llvm::sys::getProcessTriple(), list);
+}
+
+} // namespace
+
+void tfm::applyTarget(TfmToLLVMPipelineOptions &options,
+                      const TargetDescription &target) {
+  options.vectorBits = target.vectorBits;
+  options.vectorRegisters = target.vectorRegisters;
+  options.l1Bytes = target.l1Bytes;
+  options.l2Bytes = target.l2Bytes;
+}
 
 void tfm::buildTfmToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertTfmToLinalgPass());
@@ -53,6 +79,20 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (options.vectorize) {
+    TileAndVectorizePassOptions tile;
+    tile.vectorBits = options.vectorBits ? unsigned(options.vectorBits)
+                                         : hostVectorBits();
+    tile.vectorRegisters =
+        options.vectorRegisters ? unsigned(options.vectorRegisters)
+                                : (tile.vectorBits >= 512 ? 32u : 16u);
+    tile.l1Bytes = options.l1Bytes;
+    tile.l2Bytes = options.l2Bytes;
+    tile.elementwise = options.vectorizeElementwise;
+    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(tile));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -69,13 +109,30 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());
+  if (options.vectorize) {
+    pm.addPass(createApproximateMathPass());
+    pm.addPass(createLowerVectorOpsPass());
+  }
 
-  // 4. LLVM dialect.
+  // 4. LLVM dialect. n-D vector transfers become unrolled 1-D ones first.
+  VectorTransferToSCFOptions vectorToSCF;
+  vectorToSCF.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorToLLVM.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
+  vectorToLLVM.reassociateFPReductions = true;
+  // Math first: math-to-libm unrolls vector math it cannot keep whole into
+  // vector ops that convert-vector-to-llvm then lowers.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -11,6 +11,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace mlir::tfm;
 
@@ -57,26 +58,43 @@ void readCacheSizes(int64_t &l1, int64_t &l2) {
   }
 }
 
+/// The core clock in GHz: cpufreq's maximum, else /proc/cpuinfo's "cpu MHz"
+/// (a virtual machine often reports only the nominal clock there), else 0.
+double readClockGHz() {
+  std::string maxKHz =
+      readSysfs("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double v;
+  if (!maxKHz.empty() && !llvm::StringRef(maxKHz).getAsDouble(v) && v > 0)
+    return v / 1e6;
+  auto buf = llvm::MemoryBuffer::getFile("/proc/cpuinfo", /*IsText=*/true);
+  if (!buf)
+    return 0;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef((*buf)->getBuffer()).split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.starts_with("cpu MHz"))
+      continue;
+    llvm::StringRef value = line.split(':').second.trim();
+    if (!value.getAsDouble(v) && v > 0)
+      return v / 1e3;
+  }
+  return 0;
+}
+
+/// A positive number from the environment variable `name`, else 0.
+double envNumber(const char *name) {
+  const char *s = std::getenv(name);
+  double v;
+  if (!s || llvm::StringRef(s).trim().getAsDouble(v) || v <= 0)
+    return 0;
+  return v;
+}
+
 } // namespace
 
-unsigned mlir::tfm::vectorBitsForFeatures(const std::string &triple,
-                                          const std::string &features) {
-  llvm::SmallVector<llvm::StringRef> parts;
-  llvm::StringRef(features).split(parts, ',', -1, /*KeepEmpty=*/false);
-  auto has = [&](llvm::StringRef f) {
-    return std::find(parts.begin(), parts.end(), ("+" + f).str()) !=
-           parts.end();
-  };
-  llvm::Triple t(triple);
-  if (t.isX86()) {
-    if (has("avx512f"))
-      return 512;
-    if (has("avx"))
-      return 256;
-    return 128;
-  }
-  // AArch64 NEON and everything else: 128-bit vectors.
-  return 128;
+double mlir::tfm::derivedPeakFlopsPerCore(const TargetDescription &target) {
+  return double(target.vectorBits / 32) * 2.0 * target.fmaUnits *
+         target.clockGHz * 1e9;
 }
 
 TargetDescription mlir::tfm::hostTarget() {
@@ -96,5 +114,23 @@ TargetDescription mlir::tfm::hostTarget() {
   t.threads = std::max(
       1u, llvm::heavyweight_hardware_concurrency().compute_thread_count());
   t.vectorBits = vectorBitsForFeatures(t.triple, t.features);
+  llvm::Triple triple(t.triple);
+  // x86: 32 zmm registers with AVX-512, 16 xmm/ymm otherwise; AArch64: 32.
+  t.vectorRegisters =
+      (triple.isX86() && t.vectorBits < 512) ? 16u : 32u;
+  // Two FMA pipes per core is the common case on current x86 and AArch64
+  // server cores (Intel since Haswell, Zen 5, Neoverse); override the peak
+  // with TFM_PEAK_GFLOPS where that is wrong (Zen 4 issues one 512-bit FMA).
+  t.fmaUnits = 2;
+  if (double ghz = readClockGHz())
+    t.clockGHz = ghz;
+  t.peakFlopsPerCore = derivedPeakFlopsPerCore(t);
+  if (double g = envNumber("TFM_PEAK_GFLOPS"))
+    t.peakFlopsPerCore = g * 1e9;
+  // No portable way to measure DRAM bandwidth at compile time: a documented
+  // default of 10 GB/s per hardware thread, overridable.
+  t.memoryBandwidth = 10e9 * t.threads;
+  if (double g = envNumber("TFM_MEM_BANDWIDTH_GBS"))
+    t.memoryBandwidth = g * 1e9;
   return t;
 }

@@ -8,6 +8,7 @@
 #ifndef TFM_CONVERSION_PASSES_H
 #define TFM_CONVERSION_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
 

@@ -150,4 +150,156 @@ def CheckLLVMLegalPass : Pass<"tfm-check-llvm-legal", "ModuleOp"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// CPU code generation: linalg on tensors to vector code
+//===----------------------------------------------------------------------===//
+
+def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors for registers and caches, then vectorize them";
+  let description = [{
+    `linalg contraction => scf.for nest (cache tiles, packed B, register tiles) + vector.contract`,
+    `other linalg op => scf.for over vector-sized tiles + vector ops`
+
+    Runs on linalg on tensors (after elementwise fusion, before
+    bufferization). Every tile size comes from the options, which the
+    pipeline derives from the `TargetDescription` (vector width, register
+    count, L1 and L2 sizes); the pass holds no machine constants.
+
+    **Contractions** (any `linalg` op that `isaContractionOpInterface`
+    accepts, f32 accumulator, whose output's innermost dimension is an `n`
+    dimension: `linalg.matmul`, the rank-3 projections, attention's `QKᵀ`
+    and `PV`). With `VL = vector-bits / 32`, `NR = 2·VL`,
+    `MR = min(8, (vector-registers - 4) / 2)` (the `MR×NR` accumulator uses
+    `2·MR` registers), `KC = l1-bytes / 2 / (4·NR)` and
+    `NC = l2-bytes / 2 / (4·KC)` (multiple of `NR`):
+
+    1. batch dimensions, and all but the innermost `m`, `n`, `k` dimension,
+       are tiled by 1; `n` by `NC`, `k` by `KC` (cache tiles); unit
+       dimensions are dropped, giving a plain `C[m,n] += A[m,k]·B[k,n]`;
+    2. a `B` read as `B[n,k]` (an `out_in` weight, the keys of `QKᵀ`) is
+       packed once per cache tile into a `KC×NC` buffer (`linalg.transpose`,
+       itself vectorized as `VL×VL` blocks), so the kernel reads `B` rows
+       contiguously; the buffer has a static size and is hoisted out of the
+       loops by bufferization;
+    3. register tiles `MR × NR × 1`; the `k` loop is innermost;
+    4. vectorization to `vector.contract` (lowered to outer products / FMAs
+       by `convert-vector-to-llvm`); the accumulator's `transfer_read` and
+       `transfer_write` are hoisted out of the `k` loop, so it lives in
+       registers for the whole `KC` panel.
+
+    Every loop whose tile is larger than 1 is **peeled**: the main loop has
+    static full tiles, the remainder (dynamic batch × sequence sizes, a
+    vocabulary that `NR` does not divide) is tiled again by 1 along its
+    dynamic dimensions, so every vectorized op has a static shape and no
+    masks are needed.
+
+    **Other linalg ops** (elementwise, reductions, transposes, fills,
+    broadcasts) with a static innermost loop: every other loop is tiled by
+    1, the innermost by `2·VL` or `VL` when that divides it, or left whole
+    when it is at most `2·VL` or a reduction of at most `l1-bytes / 16`
+    bytes; then unit dimensions are dropped and the tile vectorized
+    (`vector.multi_reduction` for reductions, `vector.gather` for
+    data-dependent `tensor.extract`). These loops are not peeled, and ops
+    with a dynamic innermost loop are left alone: peeling many nests with
+    dynamic loops made compile time grow several-fold (affine
+    simplification after peeling, bufferization's slice analysis); LLVM's
+    loop vectorizer takes those loops. Ops the vectorizer rejects stay
+    scalar and become loops later.
+
+    ```mlir
+    // before
+    %c = linalg.matmul ins(%a, %b : tensor<?x768xf32>, tensor<768x768xf32>)
+                       outs(%acc : tensor<?x768xf32>) -> tensor<?x768xf32>
+    // after (sketch, vector-bits=512)
+    scf.for %k0 = %c0 to %c768 step %c192 ... {      // cache tile of k
+      scf.for %m = %c0 to %mMain step %c8 ... {      // full register tiles
+        scf.for %n = %c0 to %c768 step %c32 ... {
+          %acc0 = vector.transfer_read ... : vector<8x32xf32>
+          %r = scf.for %k = %c0 to %c192 step %c1 iter_args(%v = %acc0) {
+            %a = vector.transfer_read ... : vector<8x1xf32>
+            %b = vector.transfer_read ... : vector<1x32xf32>
+            %d = vector.contract {...} %a, %b, %v
+            scf.yield %d
+          }
+          vector.transfer_write %r, ...
+      } }
+      scf.for %m = %mMain to %M step %c8 ... { ... 1×32 tiles ... }  // remainder
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "Width of a native f32 vector register in bits">,
+    Option<"vectorRegisters", "vector-registers", "unsigned",
+           /*default=*/"32", "Number of architectural vector registers">,
+    Option<"l1Bytes", "l1-bytes", "int64_t", /*default=*/"32768",
+           "Per-core L1 data cache size in bytes">,
+    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"1048576",
+           "Per-core L2 cache size in bytes">,
+    Option<"contractions", "contractions", "bool", /*default=*/"true",
+           "Tile and vectorize contractions">,
+    Option<"elementwise", "elementwise", "bool", /*default=*/"true",
+           "Tile and vectorize the other linalg ops">,
+  ];
+  let statistics = [
+    Statistic<"numContractions", "contractions",
+              "Contractions tiled for registers and caches">,
+    Statistic<"numPacked", "packed-operands",
+              "Contraction operands packed (transposed) per cache tile">,
+    Statistic<"numVectorized", "vectorized-ops", "Tiles vectorized">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def ApproximateMathPass : Pass<"tfm-approximate-math"> {
+  let summary = "Replace f32 exp, erf, tanh, log (and friends) by polynomial approximations";
+  let description = [{
+    `math.exp / math.erf / math.tanh / ... (f32, scalar or vector) => arith + FMA polynomials`
+
+    `convert-math-to-llvm` turns `math.exp` on a vector into one call of
+    `expf` per lane, and `convert-math-to-libm` does the same for `erf` and
+    `tanh`: the vectorized softmax, GELU and SiLU would be scalar again. This
+    pass applies MLIR's polynomial approximations
+    (`populateMathPolynomialApproximationPatterns`, the same ones as
+    Eigen/XNNPACK; errors of a few ulp) to f32 math ops, scalar and vector,
+    so they stay in vector registers. f64 ops are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def LowerVectorOpsPass : Pass<"tfm-lower-vector-ops"> {
+  let summary = "Lower vector.contract, multi_reduction, transpose and transfer permutations for the CPU";
+  let description = [{
+    `vector.contract => vector.outerproduct => vector.fma`,
+    `vector.multi_reduction => vector.reduction`,
+    `vector.transpose => shuffles`, `transfer with permutation => minor identity + broadcast/transpose`
+
+    Runs after bufferization, before `convert-vector-to-scf` and
+    `convert-vector-to-llvm`: the latter lowers contractions and transposes
+    itself but not `vector.multi_reduction`, and scalarizing math after it
+    would leave vector ops behind. Contractions become outer products (one
+    broadcast FMA per row of the register tile), multi-reductions along the
+    innermost dimension become `vector.reduction` (reassociated by
+    `convert-vector-to-llvm`), transposes 16×16 shuffles.
+
+    The pattern set holds no `vector.shape_cast` lowering and no
+    canonicalization: together they do not terminate.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // TFM_CONVERSION_PASSES_TD

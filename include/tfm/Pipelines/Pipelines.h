@@ -9,6 +9,8 @@
 #ifndef TFM_PIPELINES_PIPELINES_H
 #define TFM_PIPELINES_PIPELINES_H
 
+#include "tfm/Target/TargetDescription.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
@@ -30,18 +32,56 @@ struct TfmToLLVMPipelineOptions
       llvm::cl::desc("Fuse single-use elementwise linalg producers into "
                      "their consumers before bufferization"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize linalg ops (-tfm-tile-and-vectorize) "
+                     "and approximate f32 math with polynomials; off: "
+                     "scalar loops"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorizeElementwise{
+      *this, "vectorize-elementwise",
+      llvm::cl::desc("Also tile and vectorize the non-contraction linalg ops "
+                     "(off by default: with many nested dynamic loops, "
+                     "bufferization's slice analysis makes compile time "
+                     "grow several-fold; LLVM's loop vectorizer takes "
+                     "those loops instead)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<unsigned> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Native f32 vector width in bits (0: the host's)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<unsigned> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Architectural vector registers (0: from vector-bits: "
+                     "32 with 512-bit vectors, else 16)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> l1Bytes{
+      *this, "l1-bytes", llvm::cl::desc("Per-core L1 data cache in bytes"),
+      llvm::cl::init(32 * 1024)};
+  PassOptions::Option<int64_t> l2Bytes{
+      *this, "l2-bytes", llvm::cl::desc("Per-core L2 cache in bytes"),
+      llvm::cl::init(1024 * 1024)};
 };
+
+/// Copies what the code generator needs from `target` (vector width and
+/// registers, L1/L2 sizes) into `options`. Drivers call this so that tile
+/// sizes follow the target they compile for.
+void applyTarget(TfmToLLVMPipelineOptions &options,
+                 const TargetDescription &target);
 
 /// The stages of -tfm-lower-to-llvm, in order. `buildTfmToLLVMPipeline`
 /// runs them all; a driver that must stop after linalg runs only the first.
 ///
 /// 1. convert-tfm-to-linalg, tfm-materialize-entry (weights table,
 ///    out-param, manifest), canonicalize, cse;
-/// 2. elementwise fusion on tensors (optional), one-shot bufferization
-///    across function boundaries with identity layouts, buffer hoisting and
-///    the deallocation pipeline;
-/// 3. linalg to loops, canonicalize, cse, loop-invariant code motion;
-/// 4. scf/affine/math/arith/index/memref/func/cf to the LLVM dialect,
+/// 2. elementwise fusion on tensors (optional), tfm-tile-and-vectorize
+///    (cache and register tiles, vector ops; optional), one-shot
+///    bufferization across function boundaries with identity layouts,
+///    buffer hoisting and the deallocation pipeline;
+/// 3. what was not vectorized to loops, canonicalize, cse, loop-invariant
+///    code motion, tfm-approximate-math (optional);
+/// 4. vector transfers to scf, scf/affine/vector/math/arith/index/memref/
+///    func/cf to the LLVM dialect (contractions as outer products),
 ///    reconcile-unrealized-casts;
 /// 5. tfm-check-llvm-legal: fails naming any op outside the llvm dialect.
 void buildTfmToLLVMPipeline(OpPassManager &pm,

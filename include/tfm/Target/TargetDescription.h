@@ -8,6 +8,11 @@
 #ifndef TFM_TARGET_TARGETDESCRIPTION_H
 #define TFM_TARGET_TARGETDESCRIPTION_H
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/TargetParser/Triple.h"
+
 #include <cstdint>
 #include <string>
 
@@ -29,7 +34,24 @@ struct TargetDescription {
   unsigned threads = 1;
   /// Widest native float vector register, in bits (128, 256 or 512).
   unsigned vectorBits = 128;
+  /// Architectural vector registers (x86: 32 with AVX-512, else 16;
+  /// AArch64: 32).
+  unsigned vectorRegisters = 16;
+  /// Fused multiply-add units per core (each retires one vectorBits-wide
+  /// FMA per cycle).
+  unsigned fmaUnits = 2;
+  /// Sustained core clock in GHz, for the peak below.
+  double clockGHz = 3.0;
+  /// Peak f32 FLOP/s of one core: vectorBits / 32 lanes × 2 (multiply and
+  /// add) × fmaUnits × clockGHz·1e9. Overridable (TFM_PEAK_GFLOPS).
+  double peakFlopsPerCore = 0;
+  /// Sustained DRAM bandwidth of the whole socket in bytes/s (the roofline's
+  /// memory slope). Overridable (TFM_MEM_BANDWIDTH_GBS).
+  double memoryBandwidth = 0;
 };
+
+/// vectorBits / 32 × 2 × fmaUnits × clockGHz × 1e9.
+double derivedPeakFlopsPerCore(const TargetDescription &target);
 
 /// The machine the compiler runs on: LLVM's host triple, CPU name and
 /// features, cache sizes from sysfs when available (else the defaults
@@ -38,9 +60,25 @@ struct TargetDescription {
 TargetDescription hostTarget();
 
 /// The widest float vector width (bits) that an LLVM feature string enables
-/// on the triple's architecture.
-unsigned vectorBitsForFeatures(const std::string &triple,
-                               const std::string &features);
+/// on the triple's architecture. Inline: the pass pipelines use it for their
+/// host default without linking the Target library.
+inline unsigned vectorBitsForFeatures(const std::string &triple,
+                                      const std::string &features) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(features).split(parts, ',', -1, /*KeepEmpty=*/false);
+  auto has = [&](llvm::StringRef f) {
+    return llvm::is_contained(parts, ("+" + f.str()));
+  };
+  if (llvm::Triple(triple).isX86()) {
+    if (has("avx512f"))
+      return 512;
+    if (has("avx"))
+      return 256;
+    return 128;
+  }
+  // AArch64 NEON and everything else: 128-bit vectors.
+  return 128;
+}
 
 } // namespace mlir::tfm
 

@@ -1,0 +1,540 @@
+//===- TileAndVectorize.cpp - cache/register tiling and vectorization -----===//
+//
+// -tfm-tile-and-vectorize: linalg on tensors to scf loops around static
+// vector-sized tiles, vectorized. Contractions get a GEMM schedule (cache
+// tiles, packed B, register tiles with the accumulator in registers); every
+// other linalg op gets vector-wide tiles of its innermost dimension. Tile
+// sizes are derived from the pass options, which the pipeline fills from the
+// TargetDescription. See Passes.td for the schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+#define DEBUG_TYPE "tfm-tile-and-vectorize"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TILEANDVECTORIZEPASS
+#include "tfm/Conversion/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+
+namespace {
+
+// Discardable attributes that track ops and loops across the rewrites (and
+// the canonicalizations between them, which replace ops). All are removed
+// before the pass ends.
+constexpr llvm::StringLiteral kCacheTile = "tfm.cache_tile";
+constexpr llvm::StringLiteral kRowTile = "tfm.row_tile";
+constexpr llvm::StringLiteral kKernelTile = "tfm.kernel_tile";
+constexpr llvm::StringLiteral kVectorTile = "tfm.vector_tile";
+constexpr llvm::StringLiteral kReady = "tfm.ready";
+constexpr llvm::StringLiteral kReadyKernel = "tfm.ready_kernel";
+constexpr llvm::StringLiteral kPeel = "tfm.peel";
+
+/// The tile sizes of one target, derived from the pass options.
+struct Schedule {
+  int64_t vl;     // f32 lanes of a vector register
+  int64_t mr, nr; // register tile of a contraction
+  int64_t kc, nc; // cache tile of a contraction
+  int64_t maxWholeReduction; // elements of a static reduction kept whole
+};
+
+/// The roles of the loops of a contraction: the `m`, `n`, `k` loops that
+/// the kernel vectorizes, the operands read as A (has m) and B (has n), and
+/// every other loop (batch, outer m/n/k), which is tiled by 1.
+struct GemmDims {
+  unsigned m, n, k;
+  unsigned a, b; // input operand numbers
+  SmallVector<unsigned> unit;
+};
+
+std::optional<GemmDims> classifyContraction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (!getElementTypeOrSelf(init->get().getType()).isF32())
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> cd =
+      linalg::inferContractionDims(op);
+  if (failed(cd) || cd->m.empty() || cd->n.empty() || cd->k.empty())
+    return std::nullopt;
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  if (outMap.getNumResults() == 0)
+    return std::nullopt;
+  auto lastDim = [](AffineMap map, ArrayRef<unsigned> among)
+      -> std::optional<unsigned> {
+    for (AffineExpr e : llvm::reverse(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        if (llvm::is_contained(among, d.getPosition()))
+          return d.getPosition();
+    return std::nullopt;
+  };
+  // The output's innermost dimension must be an n dimension: that is the
+  // vector dimension of the kernel.
+  auto outLast = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!outLast || !llvm::is_contained(cd->n, outLast.getPosition()))
+    return std::nullopt;
+  GemmDims g;
+  g.n = outLast.getPosition();
+  g.m = *lastDim(outMap, cd->m);
+  AffineMap map0 = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  bool zeroIsA = map0.isFunctionOfDim(g.m);
+  g.a = zeroIsA ? 0 : 1;
+  g.b = zeroIsA ? 1 : 0;
+  AffineMap aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(g.a));
+  std::optional<unsigned> k = lastDim(aMap, cd->k);
+  if (!k)
+    return std::nullopt;
+  g.k = *k;
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d)
+    if (d != g.m && d != g.n && d != g.k)
+      g.unit.push_back(d);
+  return g;
+}
+
+struct TileAndVectorizePass
+    : tfm::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet patterns(ctx);
+    for (Dialect *d : ctx->getLoadedDialects())
+      d->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, ctx);
+    canonicalization = FrozenRewritePatternSet(std::move(patterns));
+    return success();
+  }
+
+  void runOnOperation() override;
+
+private:
+  Schedule schedule() const;
+  LogicalResult canonicalize();
+  SmallVector<Operation *> takeMarked(StringRef marker);
+  LogicalResult tileAndPeel(RewriterBase &rw, TilingInterface op,
+                            ArrayRef<int64_t> sizes,
+                            ArrayRef<int64_t> interchange, StringRef marker);
+  LogicalResult scheduleContraction(RewriterBase &rw, linalg::GenericOp op,
+                                    const Schedule &s);
+  LogicalResult kernel(RewriterBase &rw, linalg::GenericOp op,
+                       const Schedule &s);
+  LogicalResult registerTiles(RewriterBase &rw, linalg::GenericOp op,
+                              const Schedule &s);
+  LogicalResult tileDynamicByOne(RewriterBase &rw, StringRef from,
+                                 StringRef to);
+  LogicalResult scheduleOther(RewriterBase &rw, linalg::LinalgOp op,
+                              const Schedule &s);
+  linalg::GenericOp dropUnitLoops(RewriterBase &rw, linalg::GenericOp op);
+
+  FrozenRewritePatternSet canonicalization;
+};
+
+Schedule TileAndVectorizePass::schedule() const {
+  Schedule s;
+  s.vl = std::max<int64_t>(1, vectorBits / 32);
+  s.nr = 2 * s.vl;
+  // MR rows of NR lanes: 2·MR accumulator registers, plus 2 for the B row
+  // and the broadcast A element (and slack for address arithmetic).
+  s.mr = std::clamp<int64_t>((int64_t(vectorRegisters) - 4) / 2, 1, 8);
+  // The B micro-panel (KC × NR floats) fills half of L1.
+  s.kc = std::max<int64_t>(1, l1Bytes / 2 / (4 * s.nr));
+  // The packed B block (KC × NC floats) fills half of L2.
+  s.nc = std::max<int64_t>(s.nr, (l2Bytes / 2 / (4 * s.kc)) / s.nr * s.nr);
+  s.maxWholeReduction = std::max<int64_t>(s.vl, l1Bytes / 16 / 4);
+  return s;
+}
+
+LogicalResult TileAndVectorizePass::canonicalize() {
+  GreedyRewriteConfig config;
+  config.setMaxIterations(8);
+  return applyPatternsGreedily(getOperation(), canonicalization, config);
+}
+
+/// The ops carrying `marker`, which is removed from them.
+SmallVector<Operation *> TileAndVectorizePass::takeMarked(StringRef marker) {
+  SmallVector<Operation *> ops;
+  getOperation().walk([&](Operation *op) {
+    if (op->hasAttr(marker)) {
+      op->removeAttr(marker);
+      ops.push_back(op);
+    }
+  });
+  return ops;
+}
+
+/// Tiles `op` by `sizes` (0: not tiled) with scf.for loops ordered by
+/// `interchange`, marks the tiled op with `marker`, and peels every loop
+/// whose tile is larger than 1 (and the copies of inner loops that peeling
+/// makes), so that full tiles have static sizes once canonicalized.
+LogicalResult TileAndVectorizePass::tileAndPeel(RewriterBase &rw,
+                                                TilingInterface op,
+                                                ArrayRef<int64_t> sizes,
+                                                ArrayRef<int64_t> interchange,
+                                                StringRef marker) {
+  // A tile that covers a static loop whole is no tile: leave the loop out
+  // (fewer loops, nothing to peel, less IR for bufferization to analyze).
+  SmallVector<int64_t> clamped(sizes);
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation())) {
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    for (auto [size, range] : llvm::zip(clamped, ranges))
+      if (!ShapedType::isDynamic(range) && size >= range && size != 1)
+        size = 0;
+  }
+  sizes = clamped;
+  if (llvm::all_of(sizes, [](int64_t v) { return v == 0; })) {
+    op->setAttr(marker, rw.getUnitAttr());
+    return success();
+  }
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rw.getContext(), sizes));
+  if (!interchange.empty())
+    options.setInterchange(interchange);
+  rw.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rw, op, options);
+  if (failed(tiled)) {
+    InFlightDiagnostic diag = op->emitOpError("could not be tiled by [");
+    llvm::interleaveComma(sizes, diag);
+    return diag << "]";
+  }
+  rw.replaceOp(op, tiled->replacements);
+  tiled->tiledOps.back()->setAttr(marker, rw.getUnitAttr());
+
+  // The loops, outermost first, follow the interchanged non-zero sizes.
+  SmallVector<int64_t> loopSizes;
+  for (unsigned i = 0, e = sizes.size(); i < e; ++i) {
+    int64_t d = interchange.empty() ? i : interchange[i];
+    if (sizes[d] != 0)
+      loopSizes.push_back(sizes[d]);
+  }
+  SmallVector<scf::ForOp> worklist;
+  for (auto [loop, size] : llvm::zip(tiled->loops, loopSizes)) {
+    if (size <= 1)
+      continue;
+    loop->setAttr(kPeel, rw.getUnitAttr());
+    worklist.push_back(cast<scf::ForOp>(loop.getOperation()));
+  }
+
+  // Peel outermost first; the partial iteration holds copies of the inner
+  // loops, still marked, which join the worklist.
+  for (size_t i = 0; i < worklist.size(); ++i) {
+    scf::ForOp next = worklist[i];
+    next->removeAttr(kPeel);
+    scf::ForOp partial;
+    if (failed(scf::peelForLoopAndSimplifyBounds(rw, next, partial)))
+      continue;
+    partial->removeAttr(kPeel);
+    partial->walk<WalkOrder::PreOrder>([&](scf::ForOp f) {
+      if (f->hasAttr(kPeel))
+        worklist.push_back(f);
+    });
+  }
+  return success();
+}
+
+/// Drops the loops of static size 1 (rank-reducing slices around the op).
+linalg::GenericOp TileAndVectorizePass::dropUnitLoops(RewriterBase &rw,
+                                                      linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!llvm::is_contained(ranges, 1) || ranges.size() <= 1)
+    return op;
+  linalg::ControlDropUnitDims control;
+  control.rankReductionStrategy = linalg::ControlDropUnitDims::
+      RankReductionStrategy::ExtractInsertSlice;
+  rw.setInsertionPoint(op);
+  FailureOr<linalg::DropUnitDimsResult> r =
+      linalg::dropUnitDims(rw, op, control);
+  if (failed(r))
+    return op;
+  rw.replaceOp(op, r->replacements);
+  return cast<linalg::GenericOp>(r->resultOp.getOperation());
+}
+
+/// Level 1: cache tiles. Unit loops by 1, n by NC, k by KC (m whole).
+LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
+                                                        linalg::GenericOp op,
+                                                        const Schedule &s) {
+  std::optional<GemmDims> g = classifyContraction(op);
+  if (!g)
+    return success();
+  ++numContractions;
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  SmallVector<int64_t> order;
+  for (unsigned d : g->unit) {
+    sizes[d] = 1;
+    order.push_back(d);
+  }
+  sizes[g->n] = s.nc;
+  sizes[g->k] = s.kc;
+  order.append({g->n, g->k, g->m});
+  return tileAndPeel(rw, cast<TilingInterface>(op.getOperation()), sizes,
+                     order, kCacheTile);
+}
+
+/// Level 2 on a cache tile: drop unit loops, pack a B read as B[n, k], then
+/// rows of MR (peeled; registerTiles continues).
+LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
+                                           linalg::GenericOp op,
+                                           const Schedule &s) {
+  op = dropUnitLoops(rw, op);
+  std::optional<GemmDims> g = classifyContraction(op);
+  if (!g || !g->unit.empty())
+    return success(); // Left scalar: convert-linalg-to-loops handles it.
+  Location loc = op.getLoc();
+  OpOperand *b = op.getDpsInputOperand(g->b);
+  AffineMap bMap = op.getMatchingIndexingMap(b);
+  if (bMap.getNumResults() == 2 && bMap.getDimPosition(0) == g->n &&
+      bMap.getDimPosition(1) == g->k) {
+    // B[n, k] -> packed[k, n], once per cache tile (reused by every m).
+    rw.setInsertionPoint(op);
+    OpFoldResult nSize = tensor::getMixedSize(rw, loc, b->get(), 0);
+    OpFoldResult kSize = tensor::getMixedSize(rw, loc, b->get(), 1);
+    Type f = getElementTypeOrSelf(b->get().getType());
+    Value dest;
+    if (getConstantIntValue(nSize) && getConstantIntValue(kSize)) {
+      dest = tensor::EmptyOp::create(rw, loc, {kSize, nSize}, f);
+    } else {
+      // A partial tile: a slice of a full-size buffer, so that the buffer
+      // has a static size and bufferization hoists its allocation.
+      Value full = tensor::EmptyOp::create(
+          rw, loc, ArrayRef<int64_t>{s.kc, s.nc}, f);
+      dest = tensor::ExtractSliceOp::create(
+          rw, loc, full, {rw.getIndexAttr(0), rw.getIndexAttr(0)},
+          {kSize, nSize}, {rw.getIndexAttr(1), rw.getIndexAttr(1)});
+    }
+    auto t = linalg::TransposeOp::create(rw, loc, b->get(), dest,
+                                         ArrayRef<int64_t>{1, 0});
+    MLIRContext *ctx = rw.getContext();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[g->b] = AffineMap::get(
+        op.getNumLoops(), 0,
+        {getAffineDimExpr(g->k, ctx), getAffineDimExpr(g->n, ctx)}, ctx);
+    rw.modifyOpInPlace(op, [&] {
+      b->set(t->getResult(0));
+      op.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
+    });
+    ++numPacked;
+    // The pack itself: VL × VL tiles of the (k, n) iteration space.
+    if (failed(tileAndPeel(rw, cast<TilingInterface>(t.getOperation()),
+                           {s.vl, s.vl}, {}, kVectorTile)))
+      return failure();
+  }
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  sizes[g->m] = s.mr;
+  return tileAndPeel(rw, cast<TilingInterface>(op.getOperation()), sizes, {},
+                     kRowTile);
+}
+
+/// Level 3 on MR rows: register tiles MR × NR × 1 (loops m, n, k), or
+/// 1 × NR × 1 on the remaining rows (fewer than MR, a dynamic count). The k
+/// loop is innermost, so the accumulator tile is loop-invariant in it.
+LogicalResult TileAndVectorizePass::registerTiles(RewriterBase &rw,
+                                                  linalg::GenericOp op,
+                                                  const Schedule &s) {
+  std::optional<GemmDims> g = classifyContraction(op);
+  if (!g || !g->unit.empty())
+    return success();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  sizes[g->m] = ShapedType::isDynamic(ranges[g->m]) ? 1 : 0;
+  sizes[g->n] = s.nr;
+  sizes[g->k] = 1;
+  return tileAndPeel(rw, cast<TilingInterface>(op.getOperation()), sizes,
+                     {g->m, g->n, g->k}, kKernelTile);
+}
+
+/// Tiles by 1 the dynamic loops of the ops marked `from` (partial tiles) and
+/// marks the static results `to`.
+LogicalResult TileAndVectorizePass::tileDynamicByOne(RewriterBase &rw,
+                                                     StringRef from,
+                                                     StringRef to) {
+  for (Operation *op : takeMarked(from)) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      continue;
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    if (!llvm::any_of(ranges, ShapedType::isDynamic)) {
+      op->setAttr(to, rw.getUnitAttr());
+      continue;
+    }
+    SmallVector<int64_t> sizes;
+    for (int64_t r : ranges)
+      sizes.push_back(ShapedType::isDynamic(r) ? 1 : 0);
+    if (failed(tileAndPeel(rw, cast<TilingInterface>(op), sizes, {}, to)))
+      return failure();
+  }
+  return success();
+}
+
+/// Any other linalg op with a static innermost loop: that loop in
+/// vector-wide tiles that divide it (or whole when it is a small enough
+/// reduction or no wider than 2·VL), every other loop by 1. Nothing is
+/// peeled here: peeling elementwise nests with several dynamic loops made
+/// the affine simplifications after peeling, and bufferization's slice
+/// analysis, dominate compile time. Ops with a dynamic innermost loop stay
+/// scalar for LLVM's loop vectorizer (their f32 math is still approximated
+/// inline by -tfm-approximate-math, so the vectorizer can take it).
+LogicalResult TileAndVectorizePass::scheduleOther(RewriterBase &rw,
+                                                  linalg::LinalgOp op,
+                                                  const Schedule &s) {
+  unsigned n = op.getNumLoops();
+  if (n == 0)
+    return success();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t inner = ranges.back();
+  if (ShapedType::isDynamic(inner))
+    return success();
+  bool innerReduction =
+      linalg::isReductionIterator(op.getIteratorTypesArray().back());
+  SmallVector<int64_t> sizes(n, 1);
+  if (inner <= 2 * s.vl || (innerReduction && inner <= s.maxWholeReduction))
+    sizes.back() = 0;
+  else if (inner % (2 * s.vl) == 0)
+    sizes.back() = 2 * s.vl;
+  else if (inner % s.vl == 0)
+    sizes.back() = s.vl;
+  else
+    return success();
+  // Other reductions are tiled by 1 too (full reduction, accumulator carried
+  // by the loop).
+  return tileAndPeel(rw, cast<TilingInterface>(op.getOperation()), sizes, {},
+                     kVectorTile);
+}
+
+void TileAndVectorizePass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  IRRewriter rw(func.getContext());
+  Schedule s = schedule();
+
+  // Generalize named ops (matmul, transpose, broadcast, ...) so that unit
+  // loops can be dropped uniformly; fills stay (they vectorize as they are).
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && !isa<linalg::GenericOp>(op) &&
+        !isa<linalg::FillOp>(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rw.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rw, op);
+  }
+
+  SmallVector<linalg::GenericOp> gemms;
+  SmallVector<linalg::LinalgOp> others;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!op.hasPureTensorSemantics())
+      return;
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (generic && classifyContraction(op)) {
+      if (contractions)
+        gemms.push_back(generic);
+    } else if (elementwise) {
+      others.push_back(op);
+    }
+  });
+
+  for (linalg::GenericOp op : gemms)
+    if (failed(scheduleContraction(rw, op, s)))
+      return signalPassFailure();
+  for (linalg::LinalgOp op : others)
+    if (failed(scheduleOther(rw, op, s)))
+      return signalPassFailure();
+  (void)canonicalize();
+
+  for (Operation *op : takeMarked(kCacheTile))
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      if (failed(kernel(rw, generic, s)))
+        return signalPassFailure();
+  (void)canonicalize();
+
+  for (Operation *op : takeMarked(kRowTile))
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      if (failed(registerTiles(rw, generic, s)))
+        return signalPassFailure();
+  (void)canonicalize();
+
+  // Partial tiles with a dynamic size: tile those loops by 1.
+  if (failed(tileDynamicByOne(rw, kVectorTile, kReady)) ||
+      failed(tileDynamicByOne(rw, kKernelTile, kReadyKernel)))
+    return signalPassFailure();
+  (void)canonicalize();
+
+  // Vectorize every static tile the vectorizer accepts. Kernel tiles keep
+  // their unit k loop: they become vector.contract (outer products, FMAs).
+  for (Operation *op : takeMarked(kReady))
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      dropUnitLoops(rw, generic)->setAttr(kReadyKernel, rw.getUnitAttr());
+    else
+      op->setAttr(kReadyKernel, rw.getUnitAttr());
+  for (Operation *op : takeMarked(kReadyKernel)) {
+    // A kernel tile back to linalg.matmul, which the vectorizer turns into
+    // one vector.contract (outer products later) instead of mulf + addf.
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (classifyContraction(generic)) {
+        rw.setInsertionPoint(generic);
+        FailureOr<linalg::LinalgOp> named =
+            linalg::specializeGenericOp(rw, generic);
+        if (succeeded(named))
+          op = named->getOperation();
+      }
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp ||
+        llvm::any_of(linalgOp.getStaticLoopRanges(), ShapedType::isDynamic))
+      continue;
+    if (failed(linalg::vectorizeOpPrecondition(op, {}, {},
+                                               /*vectorizeNDExtract=*/true)))
+      continue;
+    rw.setInsertionPoint(op);
+    FailureOr<linalg::VectorizationResult> v =
+        linalg::vectorize(rw, op, {}, {}, /*vectorizeNDExtract=*/true,
+                          /*flatten1DDepthwiseConv=*/false,
+                          /*assumeDynamicDimsMatchVecSizes=*/false,
+                          /*createNamedContraction=*/true);
+    if (failed(v))
+      continue;
+    if (op->getNumResults())
+      rw.replaceOp(op, v->replacements);
+    else
+      rw.eraseOp(op);
+    ++numVectorized;
+  }
+  (void)canonicalize();
+
+  // Keep accumulators in registers: hoist loop-invariant subsets
+  // (extract/insert_slice, transfer_read/write pairs) out of the loops,
+  // innermost loops first.
+  SmallVector<scf::ForOp> loops;
+  func.walk([&](scf::ForOp f) { loops.push_back(f); });
+  for (scf::ForOp f : loops)
+    (void)hoistLoopInvariantSubsets(rw, f);
+  (void)canonicalize();
+
+  func.walk([](Operation *op) {
+    for (StringRef marker : {kCacheTile, kRowTile, kKernelTile, kVectorTile,
+                             kReady, kReadyKernel, kPeel})
+      op->removeAttr(marker);
+  });
+}
+
+} // namespace
