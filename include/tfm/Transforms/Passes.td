@@ -100,4 +100,88 @@ def FuseAttentionPass : Pass<"tfm-fuse-attention"> {
   ];
 }
 
+def TileSramPass : Pass<"tfm-tile-sram"> {
+  let summary = "Tile tfm.attention into a flash-attention loop nest sized for fast memory";
+  let description = [{
+    `tfm.attention(Q, K, V) => scf.forall (b, kv head, query block) { scf.for key blocks { online softmax } }`
+
+    Every `tfm.attention` becomes a loop nest over `Br x Bc` tiles in which
+    the `Tq x Tk` score matrix never exists: per query block the scores of
+    one key block at a time live in a `[G*Br, Bc]` tile (`G = Hq / Hkv`
+    query heads of one K/V head share it), and the softmax is computed
+    online with a running row max `m`, a running row sum `l` and an f32
+    accumulator `acc` that are rescaled by `exp(m_old - m_new)` per key
+    block; the output is `acc / l` (0 where `l = 0`, a row that sees no key).
+
+    ```
+    scf.forall (%b, %n, %qb) in (B, Hkv, ceil(Tq / Br)) shared_outs(%out) {
+      Qs  = scale * Q[b, n*G : n*G+G, qb*Br : +Br, :]        (f32, zero padded, [G*Br, D])
+      a, h, ub, d = key bounds of this query block               (see below)
+      scf.for %k0 = a to h step Bc   (masked: window head)
+      scf.for %k0 = h to ub step Bc  (unmasked: whole blocks every row sees)
+      scf.for %k0 = ub to d step Bc  (masked: causal diagonal, remainder)
+        S    = Qs . K[b, n, k0 : k0+Bc, :]^T                     linalg.matmul
+        S    = S + bias - slope*|i+off-j|, masked -> -inf         linalg.generic
+        mnew = max(m, rowmax(S)); S = exp(S - mnew)
+        alpha = exp(m - mnew); l = l*alpha + rowsum(S); acc = acc*alpha + S . V[b, n, k0 : k0+Bc, :]
+        m = mnew
+      out[b, n*G : n*G+G, qb*Br : +Br, :] = l > 0 ? acc / l : 0
+    } {tfm.tile = {block_q = Br, block_k = Bc, group = G, footprint_bytes, budget_bytes}}
+    ```
+
+    With `off = Tk - Tq`, rows `i` of the block and `len = key_lengths[b]`
+    clamped to `[0, Tk]` (else `Tk`), the key bounds are:
+
+    - `none`: every block in `[0, len)` unmasked except the remainder;
+    - `causal`: `d = min(len, q0 + bq + off)`, whole blocks up to the first
+      row's diagonal `q0 + off + 1` unmasked, the diagonal blocks masked;
+      blocks above the diagonal are never loaded;
+    - `sliding_window`: additionally `a = max(0, q0 + off - window + 1)`, so
+      blocks left of the window are never loaded, and the blocks holding the
+      window's left edge are masked.
+
+    Padding (`key_lengths`) only shortens the key loops. Masked blocks copy
+    their (possibly short) K/V block into zeroed `[Bc, D]` buffers and apply
+    the full visibility rule; unmasked blocks read K/V in place. Masked
+    scores are `-inf` and the running max starts at the finite `-FLT_MAX`,
+    so `exp(-inf - -inf)` never happens and fully masked rows give 0.
+
+    Tile choice: `Bc` is a multiple of the f32 lanes of `vector-bits`, both
+    are at most `max-block-q` / `max-block-k` (and the static `Tq` / `Tk`).
+    Among powers of two the pass takes the largest score tile `Br*Bc` (ties:
+    the larger `Br`, more reuse of each K/V block) whose working set fits
+    `fast-memory-bytes`:
+
+    `4*G*Br*D (Q) + 4*Bc*(D+Dv) (K, V block) + 4*G*Br*Bc (scores) + 4*G*Br*Dv (acc) + 16*G*Br (max, sum, block max, rescale) [+ e*G*Br*Bc (bias tile)]`
+
+    where `e` is the byte size of the bias element type (Q, K and V
+    tiles are f32 whatever the input type). If even `Br = 1`
+    and `Bc` = one vector does not fit, the pass fails with an error naming
+    the budget and what the smallest tile needs. Head counts and head sizes
+    must be static; batch and sequence lengths may be dynamic.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"fastMemoryBytes", "fast-memory-bytes", "int64_t",
+           /*default=*/"262144",
+           "Bytes of fast memory one tile's working set may use (a share of "
+           "the per-core L2 on CPUs, shared memory per block on GPUs)">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
+           "Native vector width in bits: block_k is a multiple of its f32 lanes">,
+    Option<"maxBlockQ", "max-block-q", "int64_t", /*default=*/"128",
+           "Largest query block (rows per query head)">,
+    Option<"maxBlockK", "max-block-k", "int64_t", /*default=*/"128",
+           "Largest key block">,
+  ];
+  let statistics = [
+    Statistic<"numTiled", "tiled", "tfm.attention ops tiled">,
+  ];
+}
+
 #endif // TFM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,740 @@
+//===- TileSram.cpp - tile tfm.attention for fast memory
+//-------------------===//
+//
+// tfm.attention => scf.forall over (batch, K/V head, query block) around
+// scf.for loops over key blocks with an online softmax (flash attention).
+// Tile sizes come from the pass options (the fast-memory budget, the vector
+// width, the largest blocks), which the pipeline fills from the target
+// description. See Passes.td for the loop nest and the footprint formula.
+//
+// Every tile tensor has a static shape: a query block is zero padded to Br
+// rows, and a short key block (the remainder, or the causal diagonal) is
+// copied into a zeroed [Bc, D] buffer and masked. The loop-carried tensors
+// (accumulator, running max and sum, scratch) are updated in place, so
+// one-shot bufferization allocates them once per query block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/IR/TfmDialect.h"
+#include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <optional>
+
+#define DEBUG_TYPE "tfm-tile-sram"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TILESRAMPASS
+#include "tfm/Transforms/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+using utils::IteratorType;
+
+//===----------------------------------------------------------------------===//
+// Tile choice
+//===----------------------------------------------------------------------===//
+
+/// The static facts of one attention op that the tile choice depends on.
+struct AttentionShape {
+  int64_t group;     // G = Hq / Hkv
+  int64_t headDim;   // D
+  int64_t valueDim;  // Dv
+  int64_t biasBytes; // bytes of a bias element, 0 without bias
+  int64_t staticTq;  // Tq, or kDynamic
+  int64_t staticTk;  // Tk, or kDynamic
+};
+
+/// Bytes of the working set of one query block while it visits one key
+/// block: the scaled f32 Q tile, one f32 K and V block, the f32 score tile,
+/// the f32 accumulator, four f32 rows (running max, running sum, block max,
+/// rescale factor), and the bias tile.
+int64_t footprintBytes(const AttentionShape &s, int64_t br, int64_t bc) {
+  int64_t m = s.group * br;
+  return 4 * m * s.headDim + 4 * bc * (s.headDim + s.valueDim) + 4 * m * bc +
+         4 * m * s.valueDim + 4 * 4 * m + s.biasBytes * m * bc;
+}
+
+struct TileChoice {
+  int64_t blockQ, blockK, footprint;
+};
+
+/// Candidate block sizes: `cap` itself and the powers of two (times
+/// `unit`) below it, largest first.
+SmallVector<int64_t> candidates(int64_t cap, int64_t unit) {
+  SmallVector<int64_t> c{cap};
+  for (int64_t p = unit; p < cap; p *= 2)
+    c.push_back(p);
+  std::sort(c.begin(), c.end(), std::greater<int64_t>());
+  c.erase(std::unique(c.begin(), c.end()), c.end());
+  return c;
+}
+
+/// The largest score tile (ties: the larger query block) that fits `budget`,
+/// or nothing if even the smallest legal tile does not.
+std::optional<TileChoice> chooseTiles(const AttentionShape &s, int64_t budget,
+                                      int64_t lanes, int64_t maxBq,
+                                      int64_t maxBk) {
+  int64_t capQ = maxBq, capK = llvm::alignTo(maxBk, lanes);
+  if (!ShapedType::isDynamic(s.staticTq) && s.staticTq > 0)
+    capQ = std::min(capQ, s.staticTq);
+  if (!ShapedType::isDynamic(s.staticTk) && s.staticTk > 0)
+    capK =
+        std::min(capK, static_cast<int64_t>(llvm::alignTo(s.staticTk, lanes)));
+  std::optional<TileChoice> best;
+  for (int64_t br : candidates(capQ, 1)) {
+    for (int64_t bc : candidates(capK, lanes)) {
+      int64_t f = footprintBytes(s, br, bc);
+      if (f > budget)
+        continue;
+      if (!best || br * bc > best->blockQ * best->blockK ||
+          (br * bc == best->blockQ * best->blockK && br > best->blockQ))
+        best = TileChoice{br, bc, f};
+    }
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// IR helpers
+//===----------------------------------------------------------------------===//
+
+Value cstF32(OpBuilder &b, Location loc, float v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+Value cstIdx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+Value toF32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+// Index arithmetic folds as it is built, so that the loop bounds read
+// plainly in the IR (no `x * 1`, constants computed).
+Value minI(OpBuilder &b, Location loc, Value x, Value y) {
+  return b.createOrFold<arith::MinSIOp>(loc, x, y);
+}
+Value maxI(OpBuilder &b, Location loc, Value x, Value y) {
+  return b.createOrFold<arith::MaxSIOp>(loc, x, y);
+}
+Value clampI(OpBuilder &b, Location loc, Value v, Value lo, Value hi) {
+  return minI(b, loc, maxI(b, loc, v, lo), hi);
+}
+Value addI(OpBuilder &b, Location loc, Value x, Value y) {
+  return b.createOrFold<arith::AddIOp>(loc, x, y);
+}
+Value subI(OpBuilder &b, Location loc, Value x, Value y) {
+  return b.createOrFold<arith::SubIOp>(loc, x, y);
+}
+Value mulI(OpBuilder &b, Location loc, Value x, Value y) {
+  return b.createOrFold<arith::MulIOp>(loc, x, y);
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  Type et) {
+  return tensor::EmptyOp::create(b, loc, shape, et);
+}
+Value fill(OpBuilder &b, Location loc, Value value, Value dest) {
+  return linalg::FillOp::create(b, loc, value, dest).getResult(0);
+}
+
+SmallVector<OpFoldResult> ofrs(OpBuilder &b, ArrayRef<Value> values) {
+  return llvm::to_vector(
+      llvm::map_range(values, [](Value v) -> OpFoldResult { return v; }));
+}
+OpFoldResult idxAttr(OpBuilder &b, int64_t v) { return b.getIndexAttr(v); }
+
+/// A generic op with one result; `body` returns the value to yield.
+Value generic(OpBuilder &b, Location loc, ValueRange ins, Value out,
+              ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iters,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{out.getType()}, ins, ValueRange{out}, maps,
+             iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, body(nb, l, args));
+             })
+      .getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// The rewrite of one op
+//===----------------------------------------------------------------------===//
+
+/// Builds the tiled loop nest of one tfm.attention.
+class AttentionTiler {
+public:
+  AttentionTiler(AttentionOp op, const AttentionShape &shape,
+                 const TileChoice &tiles, int64_t budget)
+      : op(op), shape(shape), br(tiles.blockQ), bc(tiles.blockK),
+        m(shape.group * tiles.blockQ), footprint(tiles.footprint),
+        budget(budget), ctx(op.getContext()) {}
+
+  /// Replaces the op by its loop nest.
+  void rewrite(IRRewriter &rw);
+
+private:
+  /// The loop-carried tensors of the key loops.
+  struct State {
+    Value acc, mx, sum, blockMax, alpha, scores, kbuf, vbuf, biasBuf;
+    SmallVector<Value> values() const {
+      SmallVector<Value> v{acc, mx, sum, blockMax, alpha, scores, kbuf, vbuf};
+      if (biasBuf)
+        v.push_back(biasBuf);
+      return v;
+    }
+    static State from(ValueRange v, bool hasBias) {
+      State s{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], Value()};
+      if (hasBias)
+        s.biasBuf = v[8];
+      return s;
+    }
+  };
+
+  /// Per query block values that the key loops read.
+  struct Block {
+    Value b, n, h0, q0, bq, off, keyEnd; // indices
+    Value qMat;                          // [G*Br, D] f32, scaled
+    Value slopes;                        // [G] (ALiBi) or null
+  };
+
+  /// Emits one scf.for over key blocks [lo, hi) in steps of Bc.
+  State keyLoop(OpBuilder &b, Location loc, const Block &blk, Value lo,
+                Value hi, State init, bool masked, StringRef role);
+  /// The body of one key block starting at `k0`.
+  State keyBlock(OpBuilder &b, Location loc, const Block &blk, Value k0,
+                 State st, bool masked);
+
+  AttentionOp op;
+  AttentionShape shape;
+  int64_t br, bc, m, footprint, budget;
+  MLIRContext *ctx;
+};
+
+void AttentionTiler::rewrite(IRRewriter &rw) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  OpBuilder &b = rw;
+  Value q = op.getQuery(), k = op.getKey();
+  auto outType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t hkv = op.getKey().getType().getDimSize(1);
+  int64_t g = shape.group, d = shape.headDim, dv = shape.valueDim;
+
+  Value c0 = cstIdx(b, loc, 0);
+  auto dimOf = [&](Value t, int64_t i) {
+    return getValueOrCreateConstantIndexOp(b, loc,
+                                           tensor::getMixedSize(b, loc, t, i));
+  };
+  Value bsz = dimOf(q, 0), tq = dimOf(q, 2), tk = dimOf(k, 2);
+  Value brV = cstIdx(b, loc, br);
+  Value numQBlocks = b.createOrFold<arith::CeilDivSIOp>(loc, tq, brV);
+
+  // The result has the op's exact type; its dynamic dims are B and Tq.
+  SmallVector<Value> outDyn;
+  if (outType.isDynamicDim(0))
+    outDyn.push_back(bsz);
+  if (outType.isDynamicDim(2))
+    outDyn.push_back(tq);
+  Value outInit = tensor::EmptyOp::create(b, loc, outType, outDyn);
+
+  auto forall = scf::ForallOp::create(
+      b, loc, ofrs(b, {bsz, cstIdx(b, loc, hkv), numQBlocks}),
+      ValueRange{outInit}, std::nullopt);
+  forall->setAttr(
+      "tfm.tile",
+      DictionaryAttr::get(
+          ctx,
+          {b.getNamedAttr("block_q", b.getI64IntegerAttr(br)),
+           b.getNamedAttr("block_k", b.getI64IntegerAttr(bc)),
+           b.getNamedAttr("group", b.getI64IntegerAttr(g)),
+           b.getNamedAttr("footprint_bytes", b.getI64IntegerAttr(footprint)),
+           b.getNamedAttr("budget_bytes", b.getI64IntegerAttr(budget))}));
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forall.getTerminator());
+  Block blk;
+  SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
+  blk.b = ivs[0];
+  blk.n = ivs[1];
+  blk.h0 = mulI(b, loc, blk.n, cstIdx(b, loc, g));
+  blk.q0 = mulI(b, loc, ivs[2], brV);
+  blk.bq = minI(b, loc, brV, subI(b, loc, tq, blk.q0));
+  blk.off = subI(b, loc, tk, tq);
+  Value outArg = forall.getRegionIterArgs()[0];
+  Type f32 = b.getF32Type();
+
+  // The query tile, scaled and widened to f32, zero padded to Br rows.
+  RankedTensorType qT = op.getQuery().getType();
+  auto qSliceT =
+      RankedTensorType::get({g, ShapedType::kDynamic, d}, qT.getElementType());
+  Value qSlice = tensor::ExtractSliceOp::create(
+      b, loc, qSliceT, q, ofrs(b, {blk.b, blk.h0, blk.q0, c0}),
+      {idxAttr(b, 1), idxAttr(b, g), blk.bq, idxAttr(b, d)},
+      SmallVector<OpFoldResult>(4, idxAttr(b, 1)));
+  Value qBuf =
+      fill(b, loc, cstF32(b, loc, 0.0f), emptyTensor(b, loc, {g, br, d}, f32));
+  SmallVector<OpFoldResult> zeros3(3, idxAttr(b, 0)), ones3(3, idxAttr(b, 1));
+  SmallVector<OpFoldResult> qTileSizes{idxAttr(b, g), blk.bq, idxAttr(b, d)};
+  Value qDst =
+      tensor::ExtractSliceOp::create(b, loc, qBuf, zeros3, qTileSizes, ones3);
+  float scale = static_cast<float>(op.getScale().convertToDouble());
+  AffineMap id3 = b.getMultiDimIdentityMap(3);
+  Value qScaled =
+      generic(b, loc, ValueRange{qSlice}, qDst, {id3, id3},
+              SmallVector<IteratorType>(3, IteratorType::parallel),
+              [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                return arith::MulFOp::create(nb, l, toF32(nb, l, a[0]),
+                                             cstF32(nb, l, scale));
+              });
+  qBuf = tensor::InsertSliceOp::create(b, loc, qScaled, qBuf, zeros3,
+                                       qTileSizes, ones3);
+  blk.qMat = tensor::CollapseShapeOp::create(
+      b, loc, qBuf, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+
+  if (Value slopes = op.getAlibiSlopes()) {
+    auto sT = cast<RankedTensorType>(slopes.getType());
+    blk.slopes = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({g}, sT.getElementType()), slopes,
+        ofrs(b, {blk.h0}), {idxAttr(b, g)}, {idxAttr(b, 1)});
+  }
+
+  // Loop-carried state, allocated once per query block.
+  State st;
+  st.acc =
+      fill(b, loc, cstF32(b, loc, 0.0f), emptyTensor(b, loc, {m, dv}, f32));
+  st.mx = fill(b, loc, cstF32(b, loc, -FLT_MAX), emptyTensor(b, loc, {m}, f32));
+  st.sum = fill(b, loc, cstF32(b, loc, 0.0f), emptyTensor(b, loc, {m}, f32));
+  st.blockMax = emptyTensor(b, loc, {m}, f32);
+  st.alpha = emptyTensor(b, loc, {m}, f32);
+  st.scores = emptyTensor(b, loc, {m, bc}, f32);
+  st.kbuf =
+      fill(b, loc, cstF32(b, loc, 0.0f), emptyTensor(b, loc, {bc, d}, f32));
+  st.vbuf =
+      fill(b, loc, cstF32(b, loc, 0.0f), emptyTensor(b, loc, {bc, dv}, f32));
+  if (Value bias = op.getBias()) {
+    Type bT = cast<RankedTensorType>(bias.getType()).getElementType();
+    st.biasBuf =
+        fill(b, loc, arith::ConstantOp::create(b, loc, b.getZeroAttr(bT)),
+             emptyTensor(b, loc, {g, br, bc}, bT));
+  }
+
+  // Key bounds of this query block (see Passes.td): keys [a, d) are visible
+  // to some row, keys [bnd, c) to every row; [a, h) and [ub, d) are the
+  // masked blocks, [h, ub) the whole unmasked ones.
+  Value len = tk;
+  if (Value lens = op.getKeyLengths()) {
+    Value raw = tensor::ExtractOp::create(b, loc, lens, ValueRange{blk.b});
+    Value asIdx = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+    len = clampI(b, loc, asIdx, c0, tk);
+  }
+  Value c1 = cstIdx(b, loc, 1), bcV = cstIdx(b, loc, bc);
+  // Rows i in [q0, q0 + bq) sit at key positions p = i + off in
+  // [pmin, pend).
+  Value pmin = addI(b, loc, blk.q0, blk.off);
+  Value pend = addI(b, loc, pmin, blk.bq);
+  MaskKind kind = op.getMask();
+  Value a = c0, bnd = c0, c, dEnd;
+  if (kind == MaskKind::none) {
+    dEnd = len;
+    c = len;
+  } else {
+    // Causal: key j is visible to some row iff j < pend, to every row iff
+    // j <= pmin.
+    dEnd = clampI(b, loc, pend, c0, len);
+    if (kind == MaskKind::sliding_window) {
+      // Window: j > p - window for some row iff j >= pmin + 1 - window, for
+      // every row iff j >= pend - window.
+      Value w = cstIdx(b, loc, static_cast<int64_t>(*op.getWindow()));
+      a = clampI(b, loc, subI(b, loc, addI(b, loc, pmin, c1), w), c0, dEnd);
+      bnd = clampI(b, loc, subI(b, loc, pend, w), a, dEnd);
+    }
+    c = clampI(b, loc, addI(b, loc, pmin, c1), bnd, dEnd);
+  }
+  blk.keyEnd = dEnd;
+  Value h = a;
+  if (kind == MaskKind::sliding_window) {
+    Value nHead =
+        b.createOrFold<arith::CeilDivSIOp>(loc, subI(b, loc, bnd, a), bcV);
+    h = minI(b, loc, addI(b, loc, a, mulI(b, loc, nHead, bcV)), dEnd);
+  }
+  Value nFull = b.createOrFold<arith::DivSIOp>(
+      loc, maxI(b, loc, subI(b, loc, c, h), c0), bcV);
+  Value ub = addI(b, loc, h, mulI(b, loc, nFull, bcV));
+
+  if (kind == MaskKind::sliding_window)
+    st = keyLoop(b, loc, blk, a, h, st, /*masked=*/true, "window_head");
+  st = keyLoop(b, loc, blk, h, ub, st, /*masked=*/false, "full");
+  st = keyLoop(b, loc, blk, ub, dEnd, st, /*masked=*/true,
+               kind == MaskKind::none ? "remainder" : "diagonal");
+
+  // out = l > 0 ? acc / l : 0 for the bq valid rows of each of the G heads.
+  Value acc3 = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({g, br, dv}, f32), st.acc,
+      SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  Value sum2 = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({g, br}, f32), st.sum,
+      SmallVector<ReassociationIndices>{{0, 1}});
+  SmallVector<OpFoldResult> oTile{idxAttr(b, g), blk.bq, idxAttr(b, dv)};
+  Value accSl =
+      tensor::ExtractSliceOp::create(b, loc, acc3, zeros3, oTile, ones3);
+  Value sumSl = tensor::ExtractSliceOp::create(
+      b, loc, sum2, {idxAttr(b, 0), idxAttr(b, 0)}, {idxAttr(b, g), blk.bq},
+      {idxAttr(b, 1), idxAttr(b, 1)});
+  Type outET = outType.getElementType();
+  auto outSliceT = RankedTensorType::get({g, ShapedType::kDynamic, dv}, outET);
+  SmallVector<OpFoldResult> outOffsets = ofrs(b, {blk.b, blk.h0, blk.q0, c0});
+  SmallVector<OpFoldResult> outSizes4{idxAttr(b, 1), idxAttr(b, g), blk.bq,
+                                      idxAttr(b, dv)};
+  SmallVector<OpFoldResult> ones4(4, idxAttr(b, 1));
+  Value outSl = tensor::ExtractSliceOp::create(b, loc, outSliceT, outArg,
+                                               outOffsets, outSizes4, ones4);
+  AffineExpr eg, ei, ee;
+  bindDims(ctx, eg, ei, ee);
+  Value res = generic(
+      b, loc, ValueRange{accSl, sumSl}, outSl,
+      {id3, AffineMap::get(3, 0, {eg, ei}, ctx), id3},
+      SmallVector<IteratorType>(3, IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value qv = arith::DivFOp::create(nb, l, args[0], args[1]);
+        Value pos = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
+                                          args[1], cstF32(nb, l, 0.0f));
+        Value r = arith::SelectOp::create(nb, l, pos, qv, cstF32(nb, l, 0.0f));
+        if (outET != r.getType())
+          r = arith::TruncFOp::create(nb, l, outET, r);
+        return r;
+      });
+  b.setInsertionPointToEnd(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, loc, res, outArg, outOffsets,
+                                        outSizes4, ones4);
+
+  rw.replaceOp(op, forall.getResult(0));
+}
+
+AttentionTiler::State AttentionTiler::keyLoop(OpBuilder &b, Location loc,
+                                              const Block &blk, Value lo,
+                                              Value hi, State init, bool masked,
+                                              StringRef role) {
+  bool hasBias = static_cast<bool>(init.biasBuf);
+  auto loop = scf::ForOp::create(
+      b, loc, lo, hi, cstIdx(b, loc, bc), init.values(),
+      [&](OpBuilder &nb, Location l, Value k0, ValueRange iters) {
+        State next =
+            keyBlock(nb, l, blk, k0, State::from(iters, hasBias), masked);
+        scf::YieldOp::create(nb, l, next.values());
+      });
+  loop->setAttr("tfm.key_blocks", b.getStringAttr(role));
+  return State::from(loop.getResults(), hasBias);
+}
+
+AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
+                                               const Block &blk, Value k0,
+                                               State st, bool masked) {
+  Value k = op.getKey(), v = op.getValue();
+  int64_t g = shape.group, d = shape.headDim, dv = shape.valueDim;
+  Type f32 = b.getF32Type();
+  Value c0 = cstIdx(b, loc, 0);
+  SmallVector<OpFoldResult> ones4(4, idxAttr(b, 1));
+  SmallVector<OpFoldResult> zeros2(2, idxAttr(b, 0)), ones2(2, idxAttr(b, 1));
+
+  // The K and V blocks, as f32 (the contractions have one element type).
+  // Whole f32 blocks are read in place; short blocks are copied (kb rows)
+  // into the zeroed f32 buffers, whose other rows are masked; f16/bf16
+  // blocks are widened into the buffers.
+  Value kb =
+      masked ? minI(b, loc, cstIdx(b, loc, bc), subI(b, loc, blk.keyEnd, k0))
+             : Value();
+  OpFoldResult kbOfr = masked ? OpFoldResult(kb) : idxAttr(b, bc);
+  auto loadBlock = [&](Value src, int64_t width, Value &buf) -> Value {
+    Type et = cast<RankedTensorType>(src.getType()).getElementType();
+    auto slT =
+        RankedTensorType::get({masked ? ShapedType::kDynamic : bc, width}, et);
+    Value sl = tensor::ExtractSliceOp::create(
+        b, loc, slT, src, ofrs(b, {blk.b, blk.n, k0, c0}),
+        {idxAttr(b, 1), idxAttr(b, 1), kbOfr, idxAttr(b, width)}, ones4);
+    if (!masked && et.isF32())
+      return sl;
+    if (!et.isF32()) {
+      // Widen with linalg.copy (its body casts) into the carried f32
+      // buffer. Not a linalg.generic on purpose: elementwise fusion would
+      // fold a widening generic into the contraction (mixed element types
+      // there), and canonicalizations replace the unread destination of a
+      // generic by tensor.empty, which breaks the in-place iter_arg update.
+      if (!masked) {
+        buf = linalg::CopyOp::create(b, loc, sl, buf).getResult(0);
+        return buf;
+      }
+      Value dst = tensor::ExtractSliceOp::create(
+          b, loc, buf, zeros2, {kbOfr, idxAttr(b, width)}, ones2);
+      sl = linalg::CopyOp::create(b, loc, sl, dst).getResult(0);
+    }
+    buf = tensor::InsertSliceOp::create(b, loc, sl, buf, zeros2,
+                                        {kbOfr, idxAttr(b, width)}, ones2);
+    return buf;
+  };
+  Value kBlk = loadBlock(k, d, st.kbuf);
+  Value vBlk = loadBlock(v, dv, st.vbuf);
+
+  AffineExpr e0, e1, e2;
+  bindDims(ctx, e0, e1, e2);
+  auto map3 = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(3, 0, r, ctx);
+  };
+  auto map2 = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(2, 0, r, ctx);
+  };
+  AffineMap id2 = b.getMultiDimIdentityMap(2);
+  SmallVector<IteratorType> par2(2, IteratorType::parallel);
+  SmallVector<IteratorType> rowRed{IteratorType::parallel,
+                                   IteratorType::reduction};
+
+  // S = Qs . K^T  ([G*Br, D] x [Bc, D]^T)
+  Value s = fill(b, loc, cstF32(b, loc, 0.0f), st.scores);
+  auto qk = linalg::MatmulOp::create(b, loc, TypeRange{s.getType()},
+                                     ValueRange{blk.qMat, kBlk}, ValueRange{s});
+  qk.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+      {map3({e0, e2}), map3({e1, e2}), map3({e0, e1})}));
+  s = qk.getResult(0);
+
+  // Bias, ALiBi and (in masked blocks) the visibility rule, on [G, Br, Bc].
+  Value bias = op.getBias();
+  if (bias) {
+    auto biasT = cast<RankedTensorType>(bias.getType());
+    auto slT = RankedTensorType::get(
+        {g, ShapedType::kDynamic, masked ? ShapedType::kDynamic : bc},
+        biasT.getElementType());
+    Value sl = tensor::ExtractSliceOp::create(
+        b, loc, slT, bias, ofrs(b, {blk.b, blk.h0, blk.q0, k0}),
+        {idxAttr(b, 1), idxAttr(b, g), blk.bq, kbOfr}, ones4);
+    st.biasBuf = tensor::InsertSliceOp::create(
+        b, loc, sl, st.biasBuf, SmallVector<OpFoldResult>(3, idxAttr(b, 0)),
+        {idxAttr(b, g), blk.bq, kbOfr},
+        SmallVector<OpFoldResult>(3, idxAttr(b, 1)));
+  }
+  if (masked || bias || blk.slopes) {
+    Value s3 = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({g, br, bc}, f32), s,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    int biasIdx = -1, slopeIdx = -1;
+    if (bias) {
+      biasIdx = ins.size();
+      ins.push_back(st.biasBuf);
+      maps.push_back(map3({e0, e1, e2}));
+    }
+    if (blk.slopes) {
+      slopeIdx = ins.size();
+      ins.push_back(blk.slopes);
+      maps.push_back(map3({e0}));
+    }
+    maps.push_back(map3({e0, e1, e2}));
+    MaskKind kind = op.getMask();
+    std::optional<int64_t> window;
+    if (op.getWindow())
+      window = static_cast<int64_t>(*op.getWindow());
+    s3 = generic(
+        b, loc, ins, s3, maps,
+        SmallVector<IteratorType>(3, IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value x = args.back();
+          if (biasIdx >= 0)
+            x = arith::AddFOp::create(nb, l, x, toF32(nb, l, args[biasIdx]));
+          if (slopeIdx < 0 && !masked)
+            return x;
+          Value i = addI(nb, l, blk.q0, linalg::IndexOp::create(nb, l, 1));
+          Value j = addI(nb, l, k0, linalg::IndexOp::create(nb, l, 2));
+          Value pos = addI(nb, l, i, blk.off); // i + Tk - Tq
+          Value dist = subI(nb, l, pos, j);
+          if (slopeIdx >= 0) {
+            Value di = arith::IndexCastOp::create(nb, l, nb.getI64Type(), dist);
+            Value df = arith::SIToFPOp::create(nb, l, nb.getF32Type(), di);
+            Value pen =
+                arith::MulFOp::create(nb, l, toF32(nb, l, args[slopeIdx]),
+                                      math::AbsFOp::create(nb, l, df));
+            x = arith::SubFOp::create(nb, l, x, pen);
+          }
+          if (!masked)
+            return x;
+          Value vis = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, j,
+                                            blk.keyEnd);
+          if (kind != MaskKind::none) {
+            Value causal =
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, j, pos);
+            vis = arith::AndIOp::create(nb, l, vis, causal);
+          }
+          if (kind == MaskKind::sliding_window) {
+            Value inWin = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::slt, dist, cstIdx(nb, l, *window));
+            vis = arith::AndIOp::create(nb, l, vis, inWin);
+          }
+          return arith::SelectOp::create(nb, l, vis, x,
+                                         cstF32(nb, l, -INFINITY));
+        });
+    s = tensor::CollapseShapeOp::create(
+        b, loc, s3, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  }
+
+  // Online softmax, every step in place on a loop-carried tensor (no
+  // copies: a copy of the running max would be folded away by later tensor
+  // canonicalizations and break in-place bufferization).
+  // bm = rowmax(S); mnew = max(m, bm); alpha = exp(m - mnew); m = mnew.
+  AffineMap row = map2({e0});
+  AffineMap id1 = b.getMultiDimIdentityMap(1);
+  SmallVector<IteratorType> par1{IteratorType::parallel};
+  Value bm = fill(b, loc, cstF32(b, loc, -INFINITY), st.blockMax);
+  bm = generic(b, loc, ValueRange{s}, bm, {id2, row}, rowRed,
+               [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                 return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+               });
+  auto update = linalg::GenericOp::create(
+      b, loc, TypeRange{st.mx.getType(), st.alpha.getType()}, ValueRange{bm},
+      ValueRange{st.mx, st.alpha}, SmallVector<AffineMap>{id1, id1, id1}, par1,
+      [](OpBuilder &nb, Location l, ValueRange a) {
+        // a = (block max, old running max, alpha)
+        Value mnew = arith::MaximumFOp::create(nb, l, a[1], a[0]);
+        Value alpha = math::ExpOp::create(
+            nb, l, arith::SubFOp::create(nb, l, a[1], mnew));
+        linalg::YieldOp::create(nb, l, ValueRange{mnew, alpha});
+      });
+  Value mx = update.getResult(0), alpha = update.getResult(1);
+  // P = exp(S - mnew): masked scores are -inf and mnew >= -FLT_MAX, so 0.
+  s = generic(b, loc, ValueRange{mx}, s, {row, id2}, par2,
+              [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                return math::ExpOp::create(
+                    nb, l, arith::SubFOp::create(nb, l, a[1], a[0]));
+              });
+  // l = l * alpha + rowsum(P)
+  Value sum = generic(b, loc, ValueRange{alpha}, st.sum, {id1, id1}, par1,
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::MulFOp::create(nb, l, a[1], a[0]);
+                      });
+  sum = generic(b, loc, ValueRange{s}, sum, {id2, row}, rowRed,
+                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  return arith::AddFOp::create(nb, l, a[1], a[0]);
+                });
+  // acc = acc * alpha + P . V
+  Value acc = generic(b, loc, ValueRange{alpha}, st.acc, {row, id2}, par2,
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::MulFOp::create(nb, l, a[1], a[0]);
+                      });
+  acc = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
+                                 ValueRange{s, vBlk}, ValueRange{acc})
+            .getResult(0);
+
+  st.acc = acc;
+  st.mx = mx;
+  st.sum = sum;
+  st.blockMax = bm;
+  st.alpha = alpha;
+  st.scores = s;
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    // Plain copies: pass options stream oddly into diagnostics.
+    int64_t budget = fastMemoryBytes, maxBq = maxBlockQ, maxBk = maxBlockK;
+    int64_t bits = vectorBits;
+    if (budget <= 0 || bits < 32 || bits % 32 != 0 || maxBq < 1 || maxBk < 1) {
+      root->emitError() << "-tfm-tile-sram: invalid options: "
+                           "fast-memory-bytes ("
+                        << budget << ") must be > 0, vector-bits (" << bits
+                        << ") a positive multiple of 32, max-block-q (" << maxBq
+                        << ") and max-block-k (" << maxBk << ") >= 1";
+      return signalPassFailure();
+    }
+    int64_t lanes = bits / 32;
+
+    SmallVector<AttentionOp> ops;
+    root->walk([&](AttentionOp op) { ops.push_back(op); });
+    IRRewriter rw(&getContext());
+    bool failedAny = false;
+    for (AttentionOp op : ops) {
+      std::optional<AttentionShape> shape = analyze(op);
+      if (!shape) {
+        failedAny = true;
+        continue;
+      }
+      std::optional<TileChoice> tiles =
+          chooseTiles(*shape, budget, lanes, maxBq, maxBk);
+      if (!tiles) {
+        op.emitOpError()
+            << "fast-memory budget of " << budget
+            << " bytes (fast-memory-bytes) is too small for any tile: the "
+               "smallest legal tile, block_q = 1 and block_k = "
+            << lanes << " (one vector of vector-bits = " << bits << "), with "
+            << shape->group
+            << " query head(s) per K/V head, D = " << shape->headDim
+            << " and Dv = " << shape->valueDim << ", needs "
+            << footprintBytes(*shape, 1, lanes) << " bytes";
+        failedAny = true;
+        continue;
+      }
+      AttentionTiler(op, *shape, *tiles, budget).rewrite(rw);
+      ++numTiled;
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  /// The static facts the tiling needs, or an error on the op.
+  std::optional<AttentionShape> analyze(AttentionOp op) {
+    RankedTensorType q = op.getQuery().getType(), k = op.getKey().getType(),
+                     v = op.getValue().getType();
+    int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+    int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
+    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
+        ShapedType::isDynamic(d) || ShapedType::isDynamic(dv)) {
+      op.emitOpError("cannot be tiled: head counts ('query' dim 1, 'key' dim "
+                     "1) and head sizes ('query' dim 3, 'value' dim 3) must "
+                     "be static, found ")
+          << q << " and " << v;
+      return std::nullopt;
+    }
+    if (hkv < 1 || hq % hkv != 0) {
+      op.emitOpError("cannot be tiled: query heads (")
+          << hq << ") are not a multiple of K/V heads (" << hkv << ")";
+      return std::nullopt;
+    }
+    AttentionShape s;
+    s.group = hq / hkv;
+    s.headDim = d;
+    s.valueDim = dv;
+    s.biasBytes = 0;
+    if (Value bias = op.getBias())
+      s.biasBytes = (cast<RankedTensorType>(bias.getType())
+                         .getElementType()
+                         .getIntOrFloatBitWidth() +
+                     7) /
+                    8;
+    s.staticTq = q.getDimSize(2);
+    s.staticTk = k.getDimSize(2);
+    return s;
+  }
+};
+
+} // namespace
