@@ -47,6 +47,10 @@ namespace {
 
 using utils::IteratorType;
 
+/// Marks a tfm.attention that the cost model keeps untiled (short key
+/// sequences): this pass leaves it alone, convert-tfm-to-linalg lowers it.
+constexpr llvm::StringLiteral kUntiledAttr = "tfm.untiled";
+
 //===----------------------------------------------------------------------===//
 // Tile choice
 //===----------------------------------------------------------------------===//
@@ -187,8 +191,9 @@ public:
         m(shape.group * tiles.blockQ), footprint(tiles.footprint),
         budget(budget), ctx(op.getContext()) {}
 
-  /// Replaces the op by its loop nest.
-  void rewrite(IRRewriter &rw);
+  /// Builds the loop nest at the builder's insertion point and returns its
+  /// result (the attention's value).
+  Value build(OpBuilder &b);
 
 private:
   /// The loop-carried tensors of the key loops.
@@ -228,10 +233,8 @@ private:
   MLIRContext *ctx;
 };
 
-void AttentionTiler::rewrite(IRRewriter &rw) {
+Value AttentionTiler::build(OpBuilder &b) {
   Location loc = op.getLoc();
-  rw.setInsertionPoint(op);
-  OpBuilder &b = rw;
   Value q = op.getQuery(), k = op.getKey();
   auto outType = cast<RankedTensorType>(op.getResult().getType());
   int64_t hkv = op.getKey().getType().getDimSize(1);
@@ -424,7 +427,7 @@ void AttentionTiler::rewrite(IRRewriter &rw) {
   tensor::ParallelInsertSliceOp::create(b, loc, res, outArg, outOffsets,
                                         outSizes4, ones4);
 
-  rw.replaceOp(op, forall.getResult(0));
+  return forall.getResult(0);
 }
 
 AttentionTiler::State AttentionTiler::keyLoop(OpBuilder &b, Location loc,
@@ -670,7 +673,10 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
     int64_t lanes = bits / 32;
 
     SmallVector<AttentionOp> ops;
-    root->walk([&](AttentionOp op) { ops.push_back(op); });
+    root->walk([&](AttentionOp op) {
+      if (!op->hasAttr(kUntiledAttr))
+        ops.push_back(op);
+    });
     IRRewriter rw(&getContext());
     bool failedAny = false;
     for (AttentionOp op : ops) {
@@ -694,7 +700,36 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
         failedAny = true;
         continue;
       }
-      AttentionTiler(op, *shape, *tiles, budget).rewrite(rw);
+      AttentionTiler tiler(op, *shape, *tiles, budget);
+      int64_t tk = op.getKey().getType().getDimSize(2);
+      int64_t maxUntiled = untiledMaxKeys;
+      if (maxUntiled > 0 && !ShapedType::isDynamic(tk) && tk <= maxUntiled) {
+        // Short enough to stay untiled, statically.
+        op->setAttr(kUntiledAttr, UnitAttr::get(&getContext()));
+        ++numKeptUntiled;
+        continue;
+      }
+      rw.setInsertionPoint(op);
+      if (maxUntiled > 0 && ShapedType::isDynamic(tk)) {
+        // Runtime choice: Tk <= untiled-max-keys runs the untiled op.
+        Location loc = op.getLoc();
+        Value tkV = tensor::DimOp::create(rw, loc, op.getKey(), 2);
+        Value small = arith::CmpIOp::create(
+            rw, loc, arith::CmpIPredicate::sle, tkV,
+            arith::ConstantIndexOp::create(rw, loc, maxUntiled));
+        auto ifOp = scf::IfOp::create(rw, loc, TypeRange{op.getType()}, small,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+        rw.setInsertionPointToStart(ifOp.thenBlock());
+        Operation *untiled = rw.clone(*op);
+        untiled->setAttr(kUntiledAttr, UnitAttr::get(&getContext()));
+        scf::YieldOp::create(rw, loc, untiled->getResults());
+        rw.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(rw, loc, tiler.build(rw));
+        rw.replaceOp(op, ifOp.getResults());
+      } else {
+        rw.replaceOp(op, tiler.build(rw));
+      }
       ++numTiled;
     }
     if (failedAny)

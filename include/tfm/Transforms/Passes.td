@@ -159,6 +159,13 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     and `Bc` = one vector does not fit, the pass fails with an error naming
     the budget and what the smallest tile needs. Head counts and head sizes
     must be static; batch and sequence lengths may be dynamic.
+
+    Cost model (`untiled-max-keys = N > 0`): short sequences are faster
+    untiled on a CPU (the whole score matrix fits in cache and the tiles'
+    padding is wasted work). An op with a static `Tk <= N` is left alone
+    (marked `tfm.untiled`); with a dynamic `Tk` the pass emits
+    `scf.if (Tk <= N) { tfm.attention {tfm.untiled} } else { loop nest }`.
+    `convert-tfm-to-linalg` lowers the untiled op.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -178,9 +185,15 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
            "Largest query block (rows per query head)">,
     Option<"maxBlockK", "max-block-k", "int64_t", /*default=*/"128",
            "Largest key block">,
+    Option<"untiledMaxKeys", "untiled-max-keys", "int64_t", /*default=*/"0",
+           "Cost model: attention over at most this many keys keeps the "
+           "untiled lowering (statically, or by a runtime branch on Tk); "
+           "0 tiles everything">,
   ];
   let statistics = [
     Statistic<"numTiled", "tiled", "tfm.attention ops tiled">,
+    Statistic<"numKeptUntiled", "kept-untiled",
+              "tfm.attention ops left untiled (static Tk <= untiled-max-keys)">,
   ];
 }
 

@@ -6,10 +6,13 @@
 // RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-tile-sram{fast-memory-bytes=1000000 vector-bits=128 max-block-q=8 max-block-k=8},tfm-lower-to-llvm{vectorize=false})' \
 // RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-tile-sram{fast-memory-bytes=1000000 vector-bits=128 max-block-q=8 max-block-k=8 untiled-max-keys=20},tfm-lower-to-llvm)' \
+// RUN:   | %mlir_runner | FileCheck %s
 //
 // Untiled lowering and -tfm-tile-sram with 8x8 tiles and with the tiles a
-// 6000-byte budget gives (also without vectorization), each against a
-// float64 reference: every case
+// 6000-byte budget gives (also without vectorization, and with the cost
+// model's runtime branch: Tk <= 20 untiled), each against a float64
+// reference: every case
 // prints [elements, mismatches, max |error|] and must have 0 mismatches
 // (|out - expected| <= atol + rtol * |expected|, NaN counts as a mismatch;
 // atol = rtol = 2e-5 in f32, atol = 1e-3 and rtol = 2e-3 for f16 outputs).
