@@ -8,6 +8,7 @@
 
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Conversion/Passes.h"
+#include "tfm/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -57,7 +58,26 @@ void tfm::applyTarget(TfmToLLVMPipelineOptions &options,
   options.l2Bytes = target.l2Bytes;
 }
 
-void tfm::buildTfmToLinalgPipeline(OpPassManager &pm) {
+/// Stage 0: the tfm-level transforms every CPU pipeline starts with.
+static void addTfmTransforms(OpPassManager &pm,
+                             const tfm::TfmToLLVMPipelineOptions &options) {
+  using namespace mlir::tfm;
+  pm.addPass(createFuseAttentionPass());
+  if (!options.tileAttention)
+    return;
+  TileSramPassOptions tile;
+  // Q, K/V, score tiles and accumulators in a sixteenth of L2: the best
+  // budget of the sweep in docs/passes.md.
+  tile.fastMemoryBytes = options.l2Bytes / 16;
+  tile.vectorBits = options.vectorBits ? unsigned(options.vectorBits)
+                                       : hostVectorBits();
+  tile.untiledMaxKeys = options.attentionUntiledMaxKeys;
+  pm.addPass(createTileSramPass(tile));
+}
+
+void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
+                                   const TfmToLLVMPipelineOptions &options) {
+  addTfmTransforms(pm, options);
   pm.addPass(createConvertTfmToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -65,6 +85,8 @@ void tfm::buildTfmToLinalgPipeline(OpPassManager &pm) {
 
 void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
                                  const TfmToLLVMPipelineOptions &options) {
+  // 0. tfm -> tfm: fusion, attention tiling.
+  addTfmTransforms(pm, options);
   // 1. tfm -> linalg on tensors, entry ABI.
   pm.addPass(createConvertTfmToLinalgPass());
   MaterializeEntryPassOptions entryOptions;
@@ -152,7 +174,7 @@ void tfm::registerTfmPipelines() {
       "Lower a tfm module to the LLVM dialect with the tfm entry ABI "
       "(weights table, out-param, manifest)",
       buildTfmToLLVMPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<TfmToLLVMPipelineOptions>(
       "tfm-lower-to-linalg",
       "Lower tfm ops to linalg on tensors and clean up (no entry ABI)",
       buildTfmToLinalgPipeline);

@@ -61,6 +61,16 @@ struct TfmToLLVMPipelineOptions
   PassOptions::Option<int64_t> l2Bytes{
       *this, "l2-bytes", llvm::cl::desc("Per-core L2 cache in bytes"),
       llvm::cl::init(1024 * 1024)};
+  PassOptions::Option<bool> tileAttention{
+      *this, "tile-attention",
+      llvm::cl::desc("Tile tfm.attention into an online-softmax loop nest "
+                     "sized for fast memory (-tfm-tile-sram)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> attentionUntiledMaxKeys{
+      *this, "attention-untiled-max-keys",
+      llvm::cl::desc("Attention over at most this many keys keeps the "
+                     "untiled lowering (measured crossover, docs/passes.md)"),
+      llvm::cl::init(256)};
 };
 
 /// Copies what the code generator needs from `target` (vector width and
@@ -72,6 +82,8 @@ void applyTarget(TfmToLLVMPipelineOptions &options,
 /// The stages of -tfm-lower-to-llvm, in order. `buildTfmToLLVMPipeline`
 /// runs them all; a driver that must stop after linalg runs only the first.
 ///
+/// 0. tfm-fuse-attention (raises unfused chains), tfm-tile-sram (attention
+///    as an online-softmax loop nest; budget = L2 / 16, see docs/passes.md);
 /// 1. convert-tfm-to-linalg, tfm-materialize-entry (weights table,
 ///    out-param, manifest), canonicalize, cse;
 /// 2. elementwise fusion on tensors (optional), tfm-tile-and-vectorize
@@ -87,9 +99,11 @@ void applyTarget(TfmToLLVMPipelineOptions &options,
 void buildTfmToLLVMPipeline(OpPassManager &pm,
                             const TfmToLLVMPipelineOptions &options);
 
-/// Stage 1 alone: tfm to linalg on tensors (what `tfmc --emit=linalg`
-/// shows). Does not materialize the entry ABI.
-void buildTfmToLinalgPipeline(OpPassManager &pm);
+/// Stages 0 and 1 without the entry ABI: tfm to linalg on tensors (what
+/// `tfmc --emit=linalg` shows).
+void buildTfmToLinalgPipeline(
+    OpPassManager &pm,
+    const TfmToLLVMPipelineOptions &options = TfmToLLVMPipelineOptions());
 
 /// Registers the named pipelines (-tfm-lower-to-llvm, ...) with the global
 /// pass registry so that tfm-opt and --pass-pipeline can use them.
