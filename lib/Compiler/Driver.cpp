@@ -1,66 +1,44 @@
 //===- Driver.cpp - the tfmc driver library -------------------------------===//
 //
-// MODEL ─► runFrontend (load, check weights, build, verify) ─► phases up to
-// --emit ─► output. The phases after `tfm` live in other libraries; each is
-// one case in compile()'s switch once it exists.
+// MODEL ─► runFrontend (load, check weights, build, verify) ─► compileModule
+// (the pipeline up to --emit, step by step) ─► output. Diagnostics name the
+// model file and the op's place in the model (the frontend's NameLocs such
+// as "layers.3.attn"), never a dump of the module.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Compiler/Driver.h"
+#include "tfm/Compiler/Diagnostics.h"
+#include "tfm/Compiler/Report.h"
 #include "tfm/Frontend/Frontend.h"
+#include "tfm/Target/LLVMEmitter.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "tfm/IR/TfmDialect.h"
 
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ManagedStatic.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace tfm {
-
-llvm::StringRef emitPhaseName(EmitPhase phase) {
-  switch (phase) {
-  case EmitPhase::Tfm:
-    return "tfm";
-  case EmitPhase::Linalg:
-    return "linalg";
-  case EmitPhase::LLVMDialect:
-    return "llvm-dialect";
-  case EmitPhase::LLVMIR:
-    return "llvm-ir";
-  case EmitPhase::Asm:
-    return "asm";
-  case EmitPhase::Obj:
-    return "obj";
-  case EmitPhase::So:
-    return "so";
-  }
-  llvm_unreachable("unknown phase");
-}
-
-std::optional<EmitPhase> parseEmitPhase(llvm::StringRef name) {
-  for (EmitPhase phase :
-       {EmitPhase::Tfm, EmitPhase::Linalg, EmitPhase::LLVMDialect,
-        EmitPhase::LLVMIR, EmitPhase::Asm, EmitPhase::Obj, EmitPhase::So})
-    if (emitPhaseName(phase) == name)
-      return phase;
-  return std::nullopt;
-}
 
 namespace {
 
@@ -75,54 +53,158 @@ void reportErrors(llvm::Error err) {
   });
 }
 
-LogicalResult writeModule(ModuleOp module, llvm::StringRef path) {
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
-  if (!file) {
-    reportError(path + ": " + message);
-    return failure();
-  }
-  module->print(file->os(), OpPrintingFlags());
-  file->keep();
-  return success();
+/// Whether the user gave MLIR option `name` on the command line.
+bool optionGiven(llvm::StringRef name) {
+  auto &options = cl::getRegisteredOptions();
+  auto it = options.find(name);
+  return it != options.end() && it->second->getNumOccurrences() > 0;
 }
 
 struct DriverCLOptions {
+  cl::OptionCategory category{"tfmc options"};
+  cl::OptionCategory inspect{"tfmc inspection options"};
+
   cl::opt<std::string> input{cl::Positional, cl::desc("<model>"),
                              cl::value_desc(
                                  "tfm spec .json, HF config.json or HF model "
-                                 "folder")};
-  cl::opt<std::string> output{"o", cl::desc("Output file ('-' for stdout)"),
-                              cl::value_desc("filename"), cl::init("-")};
+                                 "folder"),
+                             cl::cat(category)};
+  cl::opt<std::string> output{
+      "o",
+      cl::desc("Output file ('-' for stdout; required for --emit=obj and "
+               "so; --emit=so also writes model.h beside it)"),
+      cl::value_desc("filename"), cl::init("-"), cl::cat(category)};
   cl::opt<EmitPhase> emit{
-      "emit", cl::desc("Stop after this phase and write its result"),
-      cl::init(EmitPhase::Tfm),
+      "emit", cl::desc("Run the phases up to this one and write its result"),
+      cl::init(EmitPhase::So),
       cl::values(
           clEnumValN(EmitPhase::Tfm, "tfm", "tfm dialect (frontend output)"),
           clEnumValN(EmitPhase::Linalg, "linalg", "linalg on tensors"),
           clEnumValN(EmitPhase::LLVMDialect, "llvm-dialect",
                      "MLIR LLVM dialect"),
-          clEnumValN(EmitPhase::LLVMIR, "llvm-ir", "LLVM IR"),
+          clEnumValN(EmitPhase::LLVMIR, "llvm-ir",
+                     "LLVM IR after the middle-end"),
           clEnumValN(EmitPhase::Asm, "asm", "target assembly"),
           clEnumValN(EmitPhase::Obj, "obj", "object file"),
-          clEnumValN(EmitPhase::So, "so", "shared library and C header"))};
+          clEnumValN(EmitPhase::So, "so",
+                     "shared library and C header (default)")),
+      cl::cat(category)};
   cl::opt<bool> noFuse{"no-fuse",
                        cl::desc("Emit attention unfused (transpose, matmul, "
                                 "scale, make_mask, masked_fill, softmax, "
-                                "matmul) instead of tfm.attention"),
-                       cl::init(false)};
+                                "matmul) instead of tfm.attention; the "
+                                "pipeline fuses it again"),
+                       cl::init(false), cl::cat(category)};
   cl::opt<std::string> weights{
       "weights",
       cl::desc("safetensors file or folder to check the model against (a "
                "model folder uses its own)"),
-      cl::value_desc("path"), cl::init("")};
+      cl::value_desc("path"), cl::init(""), cl::cat(category)};
+  cl::opt<bool> embedWeights{
+      "embed-weights",
+      cl::desc("Embed the weights (--weights, or the model folder's "
+               "safetensors file) in the library"),
+      cl::init(false), cl::cat(category)};
+  cl::opt<std::string> targetTriple{
+      "target-triple", cl::desc("LLVM target triple (default: the host's)"),
+      cl::value_desc("triple"), cl::init(""), cl::cat(category)};
+  cl::opt<std::string> targetCPU{
+      "target-cpu",
+      cl::desc("LLVM CPU name, e.g. znver4 (default: the host's, or "
+               "'generic' for another triple)"),
+      cl::value_desc("cpu"), cl::init(""), cl::cat(category)};
+
+  cl::opt<std::string> passPipeline{
+      "pass-pipeline",
+      cl::desc("Run this MLIR pass pipeline instead of the built-in one "
+               "(textual form, e.g. 'builtin.module(convert-tfm-to-linalg,"
+               "cse)')"),
+      cl::value_desc("pipeline"), cl::init(""), cl::cat(inspect)};
+  cl::opt<bool> listPipeline{
+      "list-pipeline",
+      cl::desc("Print the pipeline for the target and --emit phase, one "
+               "step per line with its options, and exit"),
+      cl::init(false), cl::cat(inspect)};
+  cl::opt<std::string> dumpIRDir{
+      "dump-ir-dir",
+      cl::desc("Write the IR after every step to DIR (00-input.mlir, "
+               "01-<pass>.mlir, ..., the .ll and .s files) with index.txt"),
+      cl::value_desc("dir"), cl::init(""), cl::cat(inspect)};
+  cl::opt<ReportFormat> report{
+      "report", cl::ValueOptional,
+      cl::desc("Print FLOPs, minimum bytes, tiles, fast-memory footprint and "
+               "a roofline estimate of every attention and GEMM kernel (on "
+               "stdout; on stderr when the output goes to stdout)"),
+      cl::init(ReportFormat::None),
+      cl::values(clEnumValN(ReportFormat::Table, "", "as a table"),
+                 clEnumValN(ReportFormat::Table, "table", "as a table"),
+                 clEnumValN(ReportFormat::Json, "json", "as JSON")),
+      cl::cat(inspect)};
+  cl::opt<int64_t> reportSeq{
+      "report-seq",
+      cl::desc("Sequence length of --report (default: the model's "
+               "max_seq_len); batch 1"),
+      cl::value_desc("n"), cl::init(0), cl::cat(inspect)};
+  cl::opt<bool> quiet{"quiet",
+                      cl::desc("No [i/N] progress lines on stderr"),
+                      cl::init(false), cl::cat(inspect)};
 };
 
 llvm::ManagedStatic<DriverCLOptions> clOptions;
 
+/// --stop-after. libLLVM already registers an option of that name (the
+/// codegen pipeline's, a cl::opt<std::string>); tfmc reuses it, documented
+/// for tfmc, and never runs codegen when it is set.
+cl::opt<std::string> *stopAfterOption() {
+  static cl::opt<std::string> *option = [] {
+    auto &registered = cl::getRegisteredOptions();
+    auto it = registered.find("stop-after");
+    cl::opt<std::string> *opt =
+        it != registered.end()
+            ? static_cast<cl::opt<std::string> *>(it->second)
+            : new cl::opt<std::string>("stop-after", cl::init(""));
+    opt->setDescription("Stop after this pass (its first occurrence, or a "
+                        "step number of --list-pipeline) and write the IR");
+    opt->setValueStr("pass");
+    opt->setHiddenFlag(cl::NotHidden);
+    opt->addCategory(clOptions->inspect);
+    return opt;
+  }();
+  return option;
+}
+
+/// The safetensors file to embed: --weights, or the one file of a model
+/// folder.
+FailureOr<std::string> weightsFileToEmbed(const DriverOptions &options,
+                                          llvm::StringRef loadedWeights) {
+  if (loadedWeights.empty()) {
+    reportError("--embed-weights needs weights: pass --weights FILE or an HF "
+                "model folder");
+    return failure();
+  }
+  if (!llvm::sys::fs::is_directory(loadedWeights))
+    return loadedWeights.str();
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(loadedWeights, ec), end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".safetensors"))
+      files.push_back(it->path());
+  if (files.size() != 1) {
+    reportError(loadedWeights + ": --embed-weights embeds one safetensors "
+                                "file, and this folder has " +
+                llvm::Twine(files.size()));
+    return failure();
+  }
+  return files.front();
+}
+
 } // namespace
 
-void registerDriverCLOptions() { *clOptions; }
+void registerDriverCLOptions() {
+  *clOptions;
+  stopAfterOption();
+}
 
 DriverOptions getDriverOptionsFromCL() {
   DriverOptions options;
@@ -131,14 +213,24 @@ DriverOptions getDriverOptionsFromCL() {
   options.emit = clOptions->emit;
   options.noFuse = clOptions->noFuse;
   options.weightsPath = clOptions->weights;
+  options.embedWeights = clOptions->embedWeights;
+  options.targetTriple = clOptions->targetTriple;
+  options.targetCPU = clOptions->targetCPU;
+  options.passPipeline = clOptions->passPipeline;
+  options.stopAfter = stopAfterOption()->getValue();
+  options.dumpIRDir = clOptions->dumpIRDir;
+  options.listPipeline = clOptions->listPipeline;
+  options.report = clOptions->report;
+  options.reportSeq = clOptions->reportSeq;
+  options.quiet = clOptions->quiet;
   return options;
 }
 
 OwningOpRef<ModuleOp> runFrontend(MLIRContext &context,
-                                  const DriverOptions &options) {
-  DefaultTimingManager timing;
-  applyDefaultTimingManagerCLOptions(timing);
-  TimingScope root = timing.getRootScope();
+                                  const DriverOptions &options,
+                                  TimingScope *timing,
+                                  std::string *loadedWeightsPath) {
+  TimingScope root = timing ? timing->nest("frontend") : TimingScope();
 
   TimingScope loadTimer = root.nest("load model and check weights");
   llvm::Expected<LoadedModel> model =
@@ -148,6 +240,8 @@ OwningOpRef<ModuleOp> runFrontend(MLIRContext &context,
     reportErrors(model.takeError());
     return nullptr;
   }
+  if (loadedWeightsPath)
+    *loadedWeightsPath = model->weightsPath;
 
   TimingScope buildTimer = root.nest("build tfm IR");
   BuildOptions buildOptions;
@@ -166,32 +260,152 @@ OwningOpRef<ModuleOp> runFrontend(MLIRContext &context,
   return module;
 }
 
+FailureOr<mlir::tfm::TargetDescription>
+resolveTarget(const DriverOptions &options, std::string &error) {
+  mlir::tfm::TargetDescription host = mlir::tfm::hostTarget();
+  std::string triple = options.targetTriple.empty()
+                           ? host.triple
+                           : llvm::Triple::normalize(options.targetTriple);
+  bool sameTriple = triple == llvm::Triple::normalize(host.triple);
+  std::string cpu = !options.targetCPU.empty() ? options.targetCPU
+                    : sameTriple               ? host.cpu
+                                               : "generic";
+  if (sameTriple && cpu == host.cpu)
+    return host;
+
+  // Another machine: its CPU's own features, the documented defaults of
+  // TargetDescription for the rest (caches, clock, one thread), so that
+  // the result does not depend on the machine that compiles.
+  mlir::tfm::TargetDescription target;
+  target.triple = triple;
+  target.cpu = cpu;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      mlir::tfm::createTargetMachine(target, error);
+  if (!machine)
+    return failure();
+  const llvm::MCSubtargetInfo *sti = machine->getMCSubtargetInfo();
+  if (cpu != "generic" && !sti->isCPUStringValid(cpu)) {
+    error = "--target-cpu=" + cpu + " is not a CPU that LLVM knows for '" +
+            triple + "'";
+    return failure();
+  }
+  std::string features;
+  for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+    if (sti->getFeatureBits().test(kv.Value))
+      features += (features.empty() ? "+" : ",+") + std::string(kv.Key);
+  target.features = features;
+  target.vectorBits = mlir::tfm::vectorBitsForFeatures(triple, features);
+  // x86: 32 vector registers with AVX-512, else 16; AArch64 and others: 32.
+  target.vectorRegisters =
+      llvm::Triple(triple).isX86() && target.vectorBits < 512 ? 16 : 32;
+  target.peakFlopsPerCore = mlir::tfm::derivedPeakFlopsPerCore(target);
+  // The host's documented default: 10 GB/s per hardware thread.
+  target.memoryBandwidth = 10e9 * target.threads;
+  return target;
+}
+
+namespace {
+
+/// One line per pipeline step, then the back-end steps.
+void printPipeline(llvm::raw_ostream &os, const DriverOptions &options,
+                   const mlir::tfm::TargetDescription &target,
+                   llvm::ArrayRef<PipelineStep> steps) {
+  os << "# tfmc pipeline for --emit=" << emitPhaseName(options.emit)
+     << ", target " << target.triple << " (cpu " << target.cpu << ")\n";
+  os << "# step  pass (textual pipeline with every option)\n";
+  size_t i = 0;
+  for (const PipelineStep &step : steps)
+    os << llvm::formatv("{0,4}  {1}\n", ++i, step.text);
+  for (const std::string &step : getBackendSteps(options.emit)) {
+    llvm::StringRef what =
+        step == "translate-to-llvm-ir" ? "LLVM dialect to LLVM IR"
+        : step == "llvm-opt"
+            ? "LLVM middle-end (default pipeline, -O3)"
+        : step == "codegen" ? "machine code (LLVM TargetMachine)"
+                            : "shared library with the runtime, model.h";
+    os << llvm::formatv("{0,4}  {1}  ({2})\n", ++i, step, what);
+  }
+}
+
+} // namespace
+
 LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
-  // Phases after `tfm` are wired here as their libraries land: build the
-  // pipeline up to options.emit into a PassManager configured with
-  // applyPassManagerCLOptions, run it, then print or emit the result.
-  switch (options.emit) {
-  case EmitPhase::Tfm:
-    break;
-  case EmitPhase::Linalg:
-  case EmitPhase::LLVMDialect:
-  case EmitPhase::LLVMIR:
-  case EmitPhase::Asm:
-  case EmitPhase::Obj:
-  case EmitPhase::So:
-    reportError("--emit=" + emitPhaseName(options.emit) +
-                " is not available in this build");
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope root = timing.getRootScope();
+
+  std::string error;
+  FailureOr<mlir::tfm::TargetDescription> target =
+      resolveTarget(options, error);
+  if (failed(target)) {
+    reportError(error);
     return failure();
   }
 
-  OwningOpRef<ModuleOp> module = runFrontend(context, options);
+  CompileOptions compileOptions;
+  compileOptions.target = *target;
+  compileOptions.passPipeline = options.passPipeline;
+  compileOptions.stopAfter = options.stopAfter;
+  compileOptions.dumpIRDir = options.dumpIRDir;
+  compileOptions.progress =
+      !options.quiet && llvm::sys::Process::StandardErrIsDisplayed();
+  compileOptions.configurePassManager = [](PassManager &pm) {
+    (void)applyPassManagerCLOptions(pm);
+  };
+  compileOptions.timing = &root;
+
+  if (options.listPipeline) {
+    FailureOr<std::vector<PipelineStep>> steps =
+        getPipelineSteps(&context, compileOptions, options.emit, error);
+    if (failed(steps)) {
+      reportError(error);
+      return failure();
+    }
+    printPipeline(llvm::outs(), options, *target, *steps);
+    return success();
+  }
+
+  std::string loadedWeights;
+  OwningOpRef<ModuleOp> module =
+      runFrontend(context, options, &root, &loadedWeights);
   if (!module)
     return failure();
-  return writeModule(*module, options.outputPath);
+  if (options.embedWeights) {
+    FailureOr<std::string> file = weightsFileToEmbed(options, loadedWeights);
+    if (failed(file))
+      return failure();
+    compileOptions.embedWeights = *file;
+  }
+
+  std::optional<KernelCollector> kernels;
+  if (options.report != ReportFormat::None) {
+    kernels.emplace(*target, options.reportSeq);
+    compileOptions.inspectTfmLevel = [&](ModuleOp m) { kernels->observe(m); };
+  }
+
+  TimingScope compileTimer = root.nest("compile");
+  compileOptions.timing = &compileTimer;
+  if (failed(compileModule(*module, compileOptions, options.emit,
+                           options.outputPath)))
+    return failure();
+  compileTimer.stop();
+
+  if (kernels) {
+    llvm::raw_ostream &os =
+        options.outputPath == "-" ? llvm::errs() : llvm::outs();
+    KernelReport report = kernels->report();
+    if (options.report == ReportFormat::Json)
+      printReportJson(os, report);
+    else
+      printReportTable(os, report);
+  }
+  return success();
 }
 
 int tfmcMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Passes first: --mlir-print-ir-before=<pass> checks names at parse time.
+  registerCompilerPasses();
   registerDriverCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
@@ -200,21 +414,44 @@ int tfmcMain(int argc, char **argv) {
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tfmc: compiles a Transformer model (tfm spec, Hugging Face "
-          "config.json or model folder)\n",
+          "config.json or model folder) to a shared library, or to any "
+          "phase before it\n",
           &llvm::errs()))
     return static_cast<int>(ExitCode::Usage);
 
   DriverOptions options = getDriverOptionsFromCL();
-  if (options.inputPath.empty()) {
+  if (options.inputPath.empty() && !options.listPipeline) {
     reportError("no model given (usage: tfmc MODEL [--emit=PHASE] [-o "
                 "FILE]; see --help)");
     return static_cast<int>(ExitCode::Usage);
   }
+  bool binary = options.emit == EmitPhase::Obj || options.emit == EmitPhase::So;
+  if (binary && options.outputPath == "-" && options.stopAfter.empty() &&
+      !options.listPipeline) {
+    reportError("--emit=" + emitPhaseName(options.emit) +
+                " writes a binary file: name it with -o FILE (or choose a "
+                "text phase with --emit=tfm|linalg|llvm-dialect|llvm-ir|asm)");
+    return static_cast<int>(ExitCode::Usage);
+  }
+  if (options.reportSeq < 0) {
+    reportError("--report-seq must be positive");
+    return static_cast<int>(ExitCode::Usage);
+  }
+  if (!options.passPipeline.empty() && options.emit == EmitPhase::Tfm) {
+    reportError("--pass-pipeline needs a phase after tfm (--emit=linalg or "
+                "later)");
+    return static_cast<int>(ExitCode::Usage);
+  }
 
   DialectRegistry registry;
-  registry.insert<mlir::tfm::TfmDialect, func::FuncDialect,
-                  tensor::TensorDialect, arith::ArithDialect>();
+  registerCompilerDialects(registry);
   MLIRContext context(registry);
+  // Diagnostics name the model and the op's place in it; the op itself (or
+  // the whole module) is not dumped unless asked for.
+  if (!optionGiven("mlir-print-op-on-diagnostic"))
+    context.printOpOnDiagnostic(false);
+  ScopedDiagnosticHandler diagnostics(&context, printDiagnostic);
+
   if (failed(compile(context, options)))
     return static_cast<int>(ExitCode::Error);
   return static_cast<int>(ExitCode::Success);

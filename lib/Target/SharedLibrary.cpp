@@ -1,6 +1,7 @@
 //===- SharedLibrary.cpp - link a model object into a .so -----------------===//
 
 #include "tfm/Target/SharedLibrary.h"
+#include "tfm/Runtime/RuntimeLink.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -24,15 +25,6 @@ std::string fromEnv(const char *name, llvm::StringRef fallback) {
   return fallback.str();
 }
 
-/// <dir of the running executable>/../lib
-std::string defaultRuntimeLibDir() {
-  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-  llvm::SmallString<256> dir(llvm::sys::path::parent_path(exe));
-  llvm::sys::path::append(dir, "..", "lib");
-  llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
-  return std::string(dir);
-}
-
 /// A C identifier made of `s` (upper case, other characters as '_').
 std::string macroName(llvm::StringRef s) {
   std::string out;
@@ -51,50 +43,36 @@ LogicalResult mlir::tfm::linkSharedLibrary(
       options.clangxx.empty()
           ? fromEnv("TFM_CLANGXX", TFM_LLVM_TOOLS_DIR "/clang++")
           : options.clangxx;
-  std::string libDir = options.runtimeLibDir.empty()
-                           ? fromEnv("TFM_RUNTIME_LIB_DIR",
-                                     defaultRuntimeLibDir())
-                           : options.runtimeLibDir;
-  std::string llvmLibDir =
-      options.llvmLibDir.empty() ? TFM_LLVM_LIB_DIR : options.llvmLibDir;
-  std::string exportMap = options.exportMap;
-  if (exportMap.empty() && llvm::sys::fs::exists(TFM_RUNTIME_EXPORT_MAP))
-    exportMap = TFM_RUNTIME_EXPORT_MAP;
-
-  auto inDir = [](llvm::StringRef dir, llvm::StringRef file) {
-    llvm::SmallString<256> p(dir);
-    llvm::sys::path::append(p, file);
-    return std::string(p);
-  };
-  std::string runtime = inDir(libDir, "libTfmRuntime.a");
-  std::string support = inDir(libDir, "libTfmSupport.a");
-  std::string llvmSupport = inDir(llvmLibDir, "libLLVMSupport.a");
-  std::string llvmDemangle = inDir(llvmLibDir, "libLLVMDemangle.a");
-  for (const std::string &f :
-       {clangxx, objectPath.str(), runtime, support, llvmSupport}) {
-    if (!llvm::sys::fs::exists(f)) {
-      error = "cannot link '" + outputPath.str() + "': '" + f +
-              "' does not exist";
-      if (f == runtime || f == support)
-        error += " (set TFM_RUNTIME_LIB_DIR to the folder with the tfm "
-                 "runtime archives)";
-      return failure();
-    }
+  if (!llvm::sys::fs::exists(clangxx)) {
+    error = "cannot link '" + outputPath.str() + "': the C++ driver '" +
+            clangxx + "' does not exist (set TFM_CLANGXX)";
+    return failure();
+  }
+  if (!llvm::sys::fs::exists(objectPath)) {
+    error = "cannot link '" + outputPath.str() + "': the object '" +
+            objectPath.str() + "' does not exist";
+    return failure();
+  }
+  // The runtime's archives must have been built (they are build outputs,
+  // named by absolute path in the generated list).
+  for (llvm::StringRef arg : ::tfm::runtime::kRuntimeLinkArgs) {
+    if (arg.starts_with("-") || !arg.ends_with(".a") ||
+        llvm::sys::fs::exists(arg))
+      continue;
+    error = "cannot link '" + outputPath.str() + "': the runtime archive '" +
+            arg.str() + "' does not exist (build the TfmRuntime target)";
+    return failure();
   }
 
   std::vector<std::string> args{clangxx, "-shared", "-o", outputPath.str(),
-                                objectPath.str(), "-Wl,--whole-archive",
-                                runtime, "-Wl,--no-whole-archive", support};
+                                objectPath.str()};
   for (const std::string &a : extraArchives)
     args.push_back(a);
-  args.push_back(llvmSupport);
-  if (llvm::sys::fs::exists(llvmDemangle))
-    args.push_back(llvmDemangle);
-  if (!exportMap.empty())
-    args.push_back("-Wl,--version-script=" + exportMap);
-  for (const char *a : {"-Wl,--gc-sections", "-Wl,-z,defs", "-lpthread",
-                        "-lrt", "-ldl", "-lm"})
-    args.push_back(a);
+  for (llvm::StringRef a : ::tfm::runtime::kRuntimeLinkArgs)
+    args.push_back(a.str());
+  // A symbol that nothing defines (a runtime helper that generated code
+  // calls) fails the link here, not the dlopen of the library later.
+  args.push_back("-Wl,-z,defs");
 
   llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string execError;
@@ -125,7 +103,8 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
     return failure();
   }
   std::string headerPath =
-      runtimeHeader.empty() ? TFM_RUNTIME_HEADER : runtimeHeader.str();
+      runtimeHeader.empty() ? std::string(::tfm::runtime::kRuntimeHeader)
+                            : runtimeHeader.str();
   auto abi = llvm::MemoryBuffer::getFile(headerPath, /*IsText=*/true);
   if (!abi) {
     error = "cannot read the runtime C ABI header '" + headerPath +

@@ -1,85 +1,98 @@
 //===- Driver.h - the tfmc driver library -----------------------*- C++ -*-===//
 //
-// What tfmc does, as a library: load a model (frontend), then lower it up
-// to the requested phase and write the result. tools/tfmc is a thin main
-// over tfmcMain(); tests and other tools can call the pieces directly.
-//
-// Adding a phase: implement it in its library, then add one case to the
-// switch in compile() (lib/Compiler/Driver.cpp).
+// What tfmc does, as a library: load a model (frontend), lower it up to the
+// requested phase (tfm/Compiler/Compile.h) and write the result, with the
+// inspection tools around it (IR dumps, --list-pipeline, --report).
+// tools/tfmc is a thin main over tfmcMain(); tests and other tools can call
+// the pieces directly.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFM_COMPILER_DRIVER_H
 #define TFM_COMPILER_DRIVER_H
 
+#include "tfm/Compiler/Compile.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 namespace mlir {
 class MLIRContext;
+class TimingScope;
 } // namespace mlir
-
-namespace llvm {
-class raw_ostream;
-} // namespace llvm
 
 namespace tfm {
 
-/// Emission phases, in pipeline order: `--emit=X` stops after X.
-enum class EmitPhase {
-  Tfm,         ///< tfm dialect, the frontend's output
-  Linalg,      ///< after -convert-tfm-to-linalg
-  LLVMDialect, ///< after the LLVM lowering pipeline
-  LLVMIR,      ///< LLVM IR text
-  Asm,         ///< target assembly
-  Obj,         ///< object file
-  So,          ///< shared library + C header
-};
-
-/// The `--emit=` spelling of a phase ("tfm", "llvm-dialect", ...).
-llvm::StringRef emitPhaseName(EmitPhase phase);
-std::optional<EmitPhase> parseEmitPhase(llvm::StringRef name);
+/// What --report prints.
+enum class ReportFormat { None, Table, Json };
 
 struct DriverOptions {
   /// MODEL: a tfm spec, an HF config.json, or an HF model folder.
   std::string inputPath;
-  /// `-` is stdout.
+  /// `-` is stdout (not for --emit=obj or so).
   std::string outputPath = "-";
-  EmitPhase emit = EmitPhase::Tfm;
-  /// Emit unfused attention (for -tfm-fuse-attention tests and comparisons).
+  EmitPhase emit = EmitPhase::So;
+  /// Emit unfused attention (the pipeline's -tfm-fuse-attention fuses it).
   bool noFuse = false;
   /// A safetensors file or folder to check the model against.
   std::string weightsPath;
+  /// Embed the weights (from weightsPath or the model folder) in the
+  /// library.
+  bool embedWeights = false;
+  /// LLVM target triple and CPU; empty: the host's.
+  std::string targetTriple;
+  std::string targetCPU;
+  /// See CompileOptions.
+  std::string passPipeline;
+  std::string stopAfter;
+  std::string dumpIRDir;
+  /// Print the pipeline for the target and phase instead of compiling.
+  bool listPipeline = false;
+  /// The per-kernel report (on stdout with -o FILE, else on stderr).
+  ReportFormat report = ReportFormat::None;
+  /// Sequence length of the report; 0: the model's max_seq_len.
+  int64_t reportSeq = 0;
+  /// No progress output.
+  bool quiet = false;
 };
 
 /// Exit codes of tfmc.
 enum class ExitCode : int {
   Success = 0,
-  /// The model, its weights or the output could not be processed; the
-  /// messages say which file, field or tensor.
+  /// The model, its weights, a pass or the output failed; the messages say
+  /// which file, field, tensor, pass or op.
   Error = 1,
   /// Bad command line.
   Usage = 2,
 };
 
 /// Loads, checks and builds the tfm module of the model, verified. Errors
-/// are printed to stderr; returns null on failure.
-mlir::OwningOpRef<mlir::ModuleOp> runFrontend(mlir::MLIRContext &context,
-                                              const DriverOptions &options);
+/// are printed to stderr; returns null on failure. Timers nest into
+/// `timing` when given; `loadedWeightsPath` receives the weights file or
+/// folder that was checked (empty when there were none).
+mlir::OwningOpRef<mlir::ModuleOp>
+runFrontend(mlir::MLIRContext &context, const DriverOptions &options,
+            mlir::TimingScope *timing = nullptr,
+            std::string *loadedWeightsPath = nullptr);
+
+/// The target that `options` asks for: the host, or the given triple and
+/// CPU with the CPU's features. Errors go to `error`.
+mlir::FailureOr<mlir::tfm::TargetDescription>
+resolveTarget(const DriverOptions &options, std::string &error);
 
 /// Runs the frontend and the phases up to `options.emit`, writing the
 /// result to `options.outputPath`.
 mlir::LogicalResult compile(mlir::MLIRContext &context,
                             const DriverOptions &options);
 
-/// Registers tfmc's own command-line options (`--emit`, `-o`, `--no-fuse`,
-/// `--weights`, the MODEL positional). Call before parsing the command
-/// line; then getDriverOptionsFromCL() reads them.
+/// Registers tfmc's own command-line options. Call before parsing the
+/// command line; then getDriverOptionsFromCL() reads them.
 void registerDriverCLOptions();
 DriverOptions getDriverOptionsFromCL();
 

@@ -17,26 +17,20 @@
 
 namespace mlir::tfm {
 
-/// Where the pieces of a model library come from. Empty fields take the
-/// defaults documented on each.
+/// How to link a model library. The runtime's own inputs (archives, the
+/// export map, system libraries) come from the list that
+/// lib/Runtime/CMakeLists.txt generates (tfm/Runtime/RuntimeLink.h), the
+/// one place that knows them.
 struct LinkOptions {
-  /// The C++ driver. Default: clang++ in LLVM 22's tool directory (baked in
-  /// at configure time), or $TFM_CLANGXX when set.
+  /// The C++ driver. Default: $TFM_CLANGXX when set, else clang++ in LLVM
+  /// 22's tool directory (baked in at configure time).
   std::string clangxx;
-  /// Folder with libTfmRuntime.a and libTfmSupport.a. Default: <dir of the
-  /// running executable>/../lib, or $TFM_RUNTIME_LIB_DIR when set.
-  std::string runtimeLibDir;
-  /// Folder with LLVM's static libLLVMSupport.a and libLLVMDemangle.a.
-  /// Default: LLVM 22's library directory (baked in at configure time).
-  std::string llvmLibDir;
-  /// Version script exporting only the C ABI. Default: the runtime's
-  /// lib/Runtime/exports.map in the source tree, when it exists.
-  std::string exportMap;
 };
 
-/// Links `objectPath` with the runtime (whole archive: the object references
-/// none of the tfm_* entry points), TfmSupport, a static LLVMSupport and
-/// `extraArchives` into the shared library `outputPath`. Returns failure
+/// Links `objectPath` and `extraArchives`, then the runtime link arguments
+/// (tfm::runtime::kRuntimeLinkArgs: the runtime archive whole, TfmSupport,
+/// a static LLVMSupport, the export map), into the shared library
+/// `outputPath`. Returns failure
 /// with a message in `error` (the command line and the linker's exit
 /// status) when anything is missing or the link fails.
 LogicalResult linkSharedLibrary(llvm::StringRef objectPath,
@@ -46,7 +40,7 @@ LogicalResult linkSharedLibrary(llvm::StringRef objectPath,
 
 /// Writes the C header of a compiled model: a summary of its manifest (JSON
 /// text of the `tfm_model_manifest` global) as comments and macros, followed
-/// by the runtime's C ABI (include/tfm/Runtime/tfm_runtime.h, copied so the
+/// by the runtime's C ABI (tfm::runtime::kRuntimeHeader, copied so the
 /// header stands alone). `runtimeHeader` overrides that header's path.
 LogicalResult writeModelHeader(llvm::StringRef manifestJson,
                                llvm::StringRef outputPath,

@@ -1,0 +1,417 @@
+//===- Report.cpp - per-kernel cost report (tfmc --report) ----------------===//
+//
+// Costs are computed from the ops' tensor types with the batch dimension
+// (dimension 0 when dynamic) set to 1 and every other dynamic dimension set
+// to the report's sequence length.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Compiler/Report.h"
+#include "tfm/Compiler/Diagnostics.h"
+#include "tfm/IR/TfmOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mlir;
+namespace mt = mlir::tfm;
+
+namespace tfm {
+namespace {
+
+/// The name of the attribute a tiling pass leaves on the loop nest (or the
+/// op) it produced: a dictionary of integers (block_q, block_k, ...,
+/// footprint_bytes, budget_bytes).
+constexpr llvm::StringLiteral kTileAttr = "tfm.tile";
+
+struct Shapes {
+  int64_t seq;
+  /// The static shape of `v` at batch 1 and the report's sequence length.
+  SmallVector<int64_t> of(Value v) const {
+    auto type = dyn_cast<ShapedType>(v.getType());
+    SmallVector<int64_t> dims;
+    if (!type || !type.hasRank())
+      return dims;
+    for (auto [i, d] : llvm::enumerate(type.getShape()))
+      dims.push_back(ShapedType::isDynamic(d) ? (i == 0 ? 1 : seq) : d);
+    return dims;
+  }
+  double bytes(Value v) const {
+    if (!v)
+      return 0;
+    auto type = dyn_cast<ShapedType>(v.getType());
+    if (!type)
+      return 0;
+    double n = 1;
+    for (int64_t d : of(v))
+      n *= d;
+    unsigned bits = type.getElementType().isIntOrFloat()
+                        ? type.getElementType().getIntOrFloatBitWidth()
+                        : 32;
+    return n * std::max(1u, bits / 8);
+  }
+};
+
+/// Rows of a [..., K] operand: the product of its leading dimensions.
+int64_t rows(llvm::ArrayRef<int64_t> shape) {
+  int64_t m = 1;
+  for (int64_t d : shape.drop_back())
+    m *= d;
+  return m;
+}
+
+double operandAndResultBytes(Operation *op, const Shapes &shapes) {
+  double bytes = 0;
+  for (Value v : op->getOperands())
+    bytes += shapes.bytes(v);
+  for (Value v : op->getResults())
+    bytes += shapes.bytes(v);
+  return bytes;
+}
+
+/// A GEMM-like kernel: [M, K] x [K, N].
+void gemm(KernelCost &k, int64_t batch, int64_t m, int64_t kk, int64_t n) {
+  if (batch != 1)
+    k.dims.push_back({"batch", batch});
+  k.dims.push_back({"M", m});
+  k.dims.push_back({"K", kk});
+  k.dims.push_back({"N", n});
+  k.flops = 2.0 * batch * m * kk * n;
+}
+
+std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
+  KernelCost k;
+  k.op = op->getName().getStringRef().str();
+  k.location = modelPlace(op->getLoc());
+  const int64_t f32 = 4;
+
+  if (auto attn = dyn_cast<mt::AttentionOp>(op)) {
+    auto q = shapes.of(attn.getQuery()), kk = shapes.of(attn.getKey()),
+         v = shapes.of(attn.getValue());
+    if (q.size() != 4 || kk.size() != 4 || v.size() != 4)
+      return std::nullopt;
+    int64_t b = q[0], hq = q[1], tq = q[2], d = q[3], hkv = kk[1],
+            tk = kk[2], dv = v[3];
+    k.dims = {{"B", b}, {"Hq", hq}, {"Hkv", hkv}, {"Tq", tq},
+              {"Tk", tk}, {"D", d}};
+    if (dv != d)
+      k.dims.push_back({"Dv", dv});
+    k.detail = "mask " + mt::stringifyMaskKind(attn.getMask()).str();
+    if (auto window = attn.getWindow())
+      k.detail += " " + std::to_string(*window);
+    double pairs = double(b) * hq * tq * tk;
+    // Q.K^T and P.V, plus scale, max, exp and sum per score.
+    k.flops = pairs * (2.0 * d + 2.0 * dv + 4.0);
+    k.bytes = operandAndResultBytes(op, shapes);
+    // Untiled: one head's Q, K, V, scores and output.
+    k.footprintBytes = f32 * (tq * d + tk * d + tk * dv + tq * tk + tq * dv);
+    return k;
+  }
+  if (auto linear = dyn_cast<mt::LinearOp>(op)) {
+    auto x = shapes.of(linear.getInput()), y = shapes.of(linear.getResult());
+    if (x.empty() || y.empty())
+      return std::nullopt;
+    gemm(k, 1, rows(x), x.back(), y.back());
+    if (linear.getBias())
+      k.flops += double(rows(x)) * y.back();
+    k.bytes = operandAndResultBytes(op, shapes);
+    k.footprintBytes = static_cast<int64_t>(k.bytes);
+    return k;
+  }
+  if (auto matmul = dyn_cast<mt::MatmulOp>(op)) {
+    auto a = shapes.of(matmul.getLhs()), c = shapes.of(matmul.getResult());
+    if (a.size() < 2 || c.size() < 2)
+      return std::nullopt;
+    int64_t batch = 1;
+    for (int64_t d : llvm::ArrayRef<int64_t>(a).drop_back(2))
+      batch *= d;
+    gemm(k, batch, a[a.size() - 2], a.back(), c.back());
+    if (matmul.getTransposeRhs())
+      k.detail = "transpose_rhs";
+    k.bytes = operandAndResultBytes(op, shapes);
+    // One batch element's operands and result.
+    k.footprintBytes = static_cast<int64_t>(k.bytes / batch);
+    return k;
+  }
+  if (auto ffn = dyn_cast<mt::FfnOp>(op)) {
+    auto x = shapes.of(ffn.getInput()), up = shapes.of(ffn.getUpWeight());
+    if (x.empty() || up.size() != 2)
+      return std::nullopt;
+    int64_t m = rows(x), dModel = x.back();
+    int64_t f = up[0] == dModel ? up[1] : up[0];
+    bool gated = static_cast<bool>(ffn.getGateWeight());
+    k.dims = {{"M", m}, {"D", dModel}, {"F", f}};
+    k.detail = mt::stringifyActivation(ffn.getActivation()).str();
+    // up (and gate) [M,D]x[D,F], down [M,F]x[F,D], the activation.
+    k.flops = 2.0 * m * dModel * f * (gated ? 3 : 2) + double(m) * f;
+    k.bytes = operandAndResultBytes(op, shapes);
+    // Operands, result and the [M, F] hidden activations.
+    k.footprintBytes =
+        static_cast<int64_t>(k.bytes) + f32 * m * f * (gated ? 2 : 1);
+    return k;
+  }
+  if (auto head = dyn_cast<mt::LmHeadOp>(op)) {
+    auto x = shapes.of(head.getInput()), y = shapes.of(head.getResult());
+    if (x.empty() || y.empty())
+      return std::nullopt;
+    gemm(k, 1, rows(x), x.back(), y.back());
+    if (head.getTied())
+      k.detail = "tied";
+    k.bytes = operandAndResultBytes(op, shapes);
+    k.footprintBytes = static_cast<int64_t>(k.bytes);
+    return k;
+  }
+  return std::nullopt;
+}
+
+/// The integer entries of a `tfm.tile` dictionary.
+std::vector<std::pair<std::string, int64_t>> tileEntries(DictionaryAttr dict) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (NamedAttribute a : dict)
+    if (auto i = dyn_cast<IntegerAttr>(a.getValue()))
+      out.push_back({a.getName().str(), i.getInt()});
+  return out;
+}
+
+void attachTiles(KernelCost &k, DictionaryAttr dict) {
+  k.tiles.clear();
+  for (auto &[name, value] : tileEntries(dict)) {
+    if (name == "footprint_bytes")
+      k.footprintBytes = value;
+    else if (name == "budget_bytes")
+      k.budgetBytes = value;
+    else
+      k.tiles.push_back({name, value});
+  }
+}
+
+std::string formatBytes(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024)
+    return llvm::formatv("{0:F2} GiB", bytes / (1024.0 * 1024 * 1024)).str();
+  if (bytes >= 1024.0 * 1024)
+    return llvm::formatv("{0:F2} MiB", bytes / (1024.0 * 1024)).str();
+  if (bytes >= 1024.0)
+    return llvm::formatv("{0:F1} KiB", bytes / 1024.0).str();
+  return llvm::formatv("{0} B", static_cast<int64_t>(bytes)).str();
+}
+
+std::string formatSeconds(double s) {
+  if (s >= 1)
+    return llvm::formatv("{0:F3} s", s).str();
+  if (s >= 1e-3)
+    return llvm::formatv("{0:F3} ms", s * 1e3).str();
+  return llvm::formatv("{0:F3} us", s * 1e6).str();
+}
+
+std::string joinDims(const std::vector<std::pair<std::string, int64_t>> &d,
+                     llvm::StringRef sep) {
+  std::string out;
+  for (auto &[name, value] : d)
+    out += (out.empty() ? "" : sep.str()) + name + "=" + std::to_string(value);
+  return out;
+}
+
+} // namespace
+
+void KernelCollector::observe(ModuleOp module) {
+  if (auto name = module->getAttrOfType<StringAttr>("tfm.model_name"))
+    model = name.getValue().str();
+  resolvedSeq = seq;
+  if (resolvedSeq <= 0) {
+    auto maxSeq = module->getAttrOfType<IntegerAttr>("tfm.max_seq_len");
+    resolvedSeq = maxSeq ? maxSeq.getInt() : 1;
+  }
+  Shapes shapes{resolvedSeq};
+
+  std::vector<KernelCost> now;
+  // Tiles by location, in walk order.
+  std::map<std::string, std::vector<DictionaryAttr>> tilesAt;
+  module.walk([&](Operation *op) {
+    if (isa<mt::TfmDialect>(op->getDialect())) {
+      if (std::optional<KernelCost> k = costOf(op, shapes)) {
+        if (auto tile = op->getAttrOfType<DictionaryAttr>(kTileAttr))
+          attachTiles(*k, tile);
+        now.push_back(std::move(*k));
+      }
+      return;
+    }
+    if (auto tile = op->getAttrOfType<DictionaryAttr>(kTileAttr))
+      tilesAt[modelPlace(op->getLoc())].push_back(tile);
+  });
+
+  // No kernel left: they were lowered; the last look stands, with the
+  // tiles of attention kernels that were tiled in the same step.
+  if (now.empty()) {
+    std::map<std::string, size_t> used;
+    for (KernelCost &k : kernels) {
+      auto it = tilesAt.find(k.location);
+      if (k.op != "tfm.attention" || !k.tiles.empty() || it == tilesAt.end())
+        continue;
+      size_t &n = used[k.location];
+      if (n < it->second.size())
+        attachTiles(k, it->second[n++]);
+    }
+    return;
+  }
+  // Kernels that became tiled loop nests since the last look keep their
+  // place and costs; the others are gone (fused into another kernel).
+  std::map<std::string, size_t> used;
+  std::vector<KernelCost> merged;
+  size_t next = 0;
+  for (const KernelCost &old : kernels) {
+    auto it = tilesAt.find(old.location);
+    bool stillThere = false;
+    for (size_t i = next; i < now.size(); ++i)
+      if (now[i].op == old.op && now[i].location == old.location) {
+        // Keep the new kernels before it in order.
+        for (; next <= i; ++next)
+          merged.push_back(now[next]);
+        stillThere = true;
+        break;
+      }
+    if (stillThere || it == tilesAt.end() || old.op != "tfm.attention")
+      continue;
+    size_t &n = used[old.location];
+    if (n >= it->second.size())
+      continue;
+    KernelCost tiled = old;
+    attachTiles(tiled, it->second[n++]);
+    merged.push_back(std::move(tiled));
+  }
+  for (; next < now.size(); ++next)
+    merged.push_back(now[next]);
+  kernels = std::move(merged);
+}
+
+KernelReport KernelCollector::report() const {
+  KernelReport r;
+  r.model = model;
+  r.seq = resolvedSeq;
+  r.target = target;
+  double perCore = target.peakFlopsPerCore > 0
+                       ? target.peakFlopsPerCore
+                       : mt::derivedPeakFlopsPerCore(target);
+  r.peakFlops = perCore * std::max(1u, target.threads);
+  r.bandwidth = target.memoryBandwidth;
+  r.kernels = kernels;
+  for (KernelCost &k : r.kernels) {
+    if (k.budgetBytes == 0)
+      k.budgetBytes = target.l2Bytes;
+    double compute = r.peakFlops > 0 ? k.flops / r.peakFlops : 0;
+    double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
+    k.seconds = std::max(compute, memory);
+    k.computeBound = compute >= memory;
+  }
+  return r;
+}
+
+void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
+  os << "tfmc report: " << (r.model.empty() ? "(unnamed)" : r.model)
+     << ", batch " << r.batch << ", seq " << r.seq << "\n";
+  os << llvm::formatv("target {0} (cpu {1}), {2} threads: peak {3:F1} "
+                      "GFLOP/s, memory {4:F1} GB/s, L1 {5}, L2 {6}\n",
+                      r.target.triple, r.target.cpu, r.target.threads,
+                      r.peakFlops / 1e9, r.bandwidth / 1e9,
+                      formatBytes(r.target.l1Bytes),
+                      formatBytes(r.target.l2Bytes));
+  struct Row {
+    std::string cells[9];
+  };
+  std::vector<Row> rows;
+  rows.push_back({{"#", "kernel", "where", "shape", "MFLOP", "min bytes",
+                   "tiles", "footprint / budget", "roofline"}});
+  double flops = 0, bytes = 0, seconds = 0;
+  for (auto [i, k] : llvm::enumerate(r.kernels)) {
+    std::string shape = joinDims(k.dims, " ");
+    if (!k.detail.empty())
+      shape += " " + k.detail;
+    std::string fit = k.footprintBytes <= k.budgetBytes ? "fits" : "exceeds";
+    rows.push_back(
+        {{std::to_string(i + 1), k.op, k.location, shape,
+          llvm::formatv("{0:F3}", k.flops / 1e6).str(), formatBytes(k.bytes),
+          k.tiles.empty() ? "untiled" : joinDims(k.tiles, " "),
+          formatBytes(k.footprintBytes) + " / " +
+              formatBytes(k.budgetBytes) + " (" + fit + ")",
+          formatSeconds(k.seconds) +
+              (k.computeBound ? " compute" : " memory")}});
+    flops += k.flops;
+    bytes += k.bytes;
+    seconds += k.seconds;
+  }
+  size_t width[9] = {};
+  for (const Row &row : rows)
+    for (int c = 0; c < 9; ++c)
+      width[c] = std::max(width[c], row.cells[c].size());
+  for (const Row &row : rows) {
+    std::string line;
+    for (int c = 0; c < 9; ++c) {
+      std::string cell = row.cells[c];
+      if (c < 8)
+        cell.resize(width[c], ' ');
+      line += cell + (c < 8 ? "  " : "");
+    }
+    os << llvm::StringRef(line).rtrim() << "\n";
+  }
+  os << llvm::formatv("total: {0} kernels, {1:F3} MFLOP, {2} moved at "
+                      "least, roofline {3}\n",
+                      r.kernels.size(), flops / 1e6, formatBytes(bytes),
+                      formatSeconds(seconds));
+}
+
+void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
+  llvm::json::Array kernels;
+  double flops = 0, bytes = 0, seconds = 0;
+  for (const KernelCost &k : r.kernels) {
+    llvm::json::Object dims, tiles;
+    for (auto &[name, value] : k.dims)
+      dims[name] = value;
+    for (auto &[name, value] : k.tiles)
+      tiles[name] = value;
+    llvm::json::Object o{
+        {"op", k.op},
+        {"location", k.location},
+        {"dims", std::move(dims)},
+        {"flops", k.flops},
+        {"min_bytes", k.bytes},
+        {"footprint_bytes", k.footprintBytes},
+        {"budget_bytes", k.budgetBytes},
+        {"fits", k.footprintBytes <= k.budgetBytes},
+        {"roofline_seconds", k.seconds},
+        {"bound", k.computeBound ? "compute" : "memory"},
+    };
+    if (!k.detail.empty())
+      o["detail"] = k.detail;
+    o["tiles"] = k.tiles.empty() ? llvm::json::Value(nullptr)
+                                 : llvm::json::Value(std::move(tiles));
+    kernels.push_back(std::move(o));
+    flops += k.flops;
+    bytes += k.bytes;
+    seconds += k.seconds;
+  }
+  llvm::json::Object root{
+      {"format", "tfm-report/1"},
+      {"model", r.model},
+      {"batch", r.batch},
+      {"seq", r.seq},
+      {"target",
+       llvm::json::Object{{"triple", r.target.triple},
+                          {"cpu", r.target.cpu},
+                          {"threads", static_cast<int64_t>(r.target.threads)},
+                          {"l1_bytes", r.target.l1Bytes},
+                          {"l2_bytes", r.target.l2Bytes},
+                          {"peak_flops", r.peakFlops},
+                          {"memory_bandwidth", r.bandwidth}}},
+      {"kernels", std::move(kernels)},
+      {"total", llvm::json::Object{{"flops", flops},
+                                   {"min_bytes", bytes},
+                                   {"roofline_seconds", seconds}}},
+  };
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+} // namespace tfm
