@@ -18,8 +18,10 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -28,6 +30,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -111,6 +114,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     tile.l1Bytes = options.l1Bytes;
     tile.l2Bytes = options.l2Bytes;
     tile.elementwise = options.vectorizeElementwise;
+    tile.parallel = options.parallelize;
+    tile.parallelRows = options.parallelRows;
     pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(tile));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -134,6 +139,18 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   if (options.vectorize) {
     pm.addPass(createApproximateMathPass());
     pm.addPass(createLowerVectorOpsPass());
+  }
+  // Multithreading: every scf.forall (attention's batch x K/V head x query
+  // block loop from -tfm-tile-sram, the row/column blocks of top-level
+  // contractions from -tfm-tile-and-vectorize) becomes an OpenMP
+  // worksharing loop. Their bodies write disjoint blocks of buffers that
+  // exist before the loop and allocate their own tiles, so no iteration
+  // shares a written buffer; nothing reduces across iterations. The thread
+  // count is the calling thread's OpenMP setting (the runtime sets it per
+  // model instance). Without this, scf-to-cf runs the foralls serially.
+  if (options.parallelize) {
+    pm.addPass(createForallToParallelLoopPass());
+    pm.addPass(createConvertSCFToOpenMPPass());
   }
 
   // 4. LLVM dialect. n-D vector transfers become unrolled 1-D ones first.
@@ -161,6 +178,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  if (options.parallelize)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 

@@ -13,6 +13,13 @@
 // generated code only reads the inputs and weights and writes `out`. The
 // only global is the thread-local error message.
 //
+// Threads: the generated code's parallel loops are OpenMP worksharing loops
+// (libomp, linked into the model library). Their team size is the calling
+// thread's OpenMP setting, which callForward sets from the instance's
+// num_threads for the duration of the call. The OpenMP entry points are weak
+// references: a library whose code has no parallel loop need not link
+// libomp, and then there is nothing to set.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Runtime/tfm_runtime.h"
@@ -22,6 +29,9 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
@@ -49,11 +59,21 @@ TFM_GENERATED extern const unsigned char tfm_embedded_weights[]
     __attribute__((weak));
 TFM_GENERATED extern const uint64_t tfm_embedded_weights_size
     __attribute__((weak));
+
+// libomp (omp.h is not needed for three functions). Default visibility:
+// these bind to libomp.so when the model links it, else they are null.
+__attribute__((weak)) void omp_set_num_threads(int);
+__attribute__((weak)) int omp_get_max_threads(void);
+__attribute__((weak)) int omp_get_num_procs(void);
 }
 
 struct tfm_model {
   Manifest manifest;
   BoundWeights weights;
+  /// tfm_model_set_num_threads's n (0: the default). Atomic so that a
+  /// setter racing with forward calls on other threads is not a data race;
+  /// each call uses the value it reads when it starts.
+  std::atomic<int> numThreads{0};
 };
 
 namespace {
@@ -188,6 +208,46 @@ tfm_status checkOutput(const Manifest &m, int64_t batch, int64_t seq,
   return TFM_OK;
 }
 
+/// The default thread count: OMP_NUM_THREADS when it starts with a positive
+/// number (as libomp reads it: the first entry of a list), else every
+/// processor available to the process.
+int defaultThreads() {
+  if (const char *env = std::getenv("OMP_NUM_THREADS")) {
+    char *end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (end != env && n > 0)
+      return static_cast<int>(std::min<long>(n, TFM_MAX_THREADS));
+  }
+  int procs = omp_get_num_procs ? omp_get_num_procs() : 1;
+  return procs > 0 ? std::min(procs, TFM_MAX_THREADS) : 1;
+}
+
+int resolveThreads(const tfm_model *model) {
+  int n = model->numThreads.load(std::memory_order_relaxed);
+  return n > 0 ? n : defaultThreads();
+}
+
+/// Sets the calling thread's OpenMP thread count for one call into
+/// generated code and restores the caller's own setting afterwards.
+class ThreadCountScope {
+public:
+  explicit ThreadCountScope(const tfm_model *model) {
+    if (!omp_set_num_threads || !omp_get_max_threads)
+      return;
+    saved = omp_get_max_threads();
+    omp_set_num_threads(resolveThreads(model));
+  }
+  ~ThreadCountScope() {
+    if (saved > 0)
+      omp_set_num_threads(saved);
+  }
+  ThreadCountScope(const ThreadCountScope &) = delete;
+  ThreadCountScope &operator=(const ThreadCountScope &) = delete;
+
+private:
+  int saved = 0;
+};
+
 using Forward2 = void (*)(void *const *, MemRef<2> *, MemRef<1> *, void *);
 using Forward4 = void (*)(void *const *, MemRef<2> *, MemRef<1> *,
                           MemRef<2> *, MemRef<1> *, void *);
@@ -199,6 +259,7 @@ __attribute__((no_sanitize("function"))) void
 callForward(const tfm_model *model, MemRef<2> *ids, MemRef<1> *lengths,
             MemRef<2> *tgt, MemRef<1> *tgtLengths, void *out) {
   auto *weights = const_cast<void *const *>(model->weights.table.data());
+  ThreadCountScope threads(model);
   if (tgt)
     reinterpret_cast<Forward4>(&_mlir_ciface_forward)(weights, ids, lengths,
                                                       tgt, tgtLengths, out);
@@ -274,6 +335,27 @@ tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
 
 tfm_status tfm_model_destroy(tfm_model *model) {
   delete model;
+  return TFM_OK;
+}
+
+tfm_status tfm_model_set_num_threads(tfm_model *model, int n) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  if (n < 0 || n > TFM_MAX_THREADS)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "num_threads is " + llvm::Twine(n) + ", must lie in [0, " +
+                    llvm::Twine(TFM_MAX_THREADS) +
+                    "] (0: one thread per core)");
+  model->numThreads.store(n, std::memory_order_relaxed);
+  return TFM_OK;
+}
+
+tfm_status tfm_model_get_num_threads(const tfm_model *model, int *n) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  if (!n)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "n is NULL");
+  *n = resolveThreads(model);
   return TFM_OK;
 }
 

@@ -2,7 +2,7 @@
 //
 //   tfm-run model.so [--weights W] --tokens ids.npy [--lengths len.npy]
 //           [--decoder-tokens tgt.npy] [--decoder-lengths len.npy]
-//           [--out out.npy] [--top-k N]
+//           [--out out.npy] [--top-k N] [--threads N]
 //   tfm-run --check-weights W --manifest manifest.json
 //   tfm-run --list-weights W
 //
@@ -84,6 +84,24 @@ llvm::cl::opt<std::string>
             llvm::cl::desc("Write the output as float32 .npy instead of "
                            "printing a summary"),
             llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
+/// --threads. libLLVM.so registers a hidden option named "threads" of its
+/// own (unused by tfm-run), so this one is created in main, after that one
+/// has been unregistered; a global would abort at load time ("registered
+/// more than once").
+llvm::cl::opt<int> &numThreadsOption() {
+  static llvm::cl::opt<int> *option = [] {
+    if (llvm::cl::Option *llvmOwn =
+            llvm::cl::getRegisteredOptions().lookup("threads"))
+      llvmOwn->removeArgument();
+    return new llvm::cl::opt<int>(
+        "threads",
+        llvm::cl::desc("Threads for the model's parallel loops "
+                       "(tfm_model_set_num_threads; 0: one per core, the "
+                       "default)"),
+        llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(category));
+  }();
+  return *option;
+}
 llvm::cl::opt<unsigned> topK("top-k",
                              llvm::cl::desc("Tokens to print per sequence"),
                              llvm::cl::init(5), llvm::cl::cat(category));
@@ -179,6 +197,7 @@ struct Api {
   decltype(&tfm_model_info) info;
   decltype(&tfm_library_info) libraryInfo;
   decltype(&tfm_last_error) lastError;
+  decltype(&tfm_model_set_num_threads) setNumThreads;
 };
 
 struct Tokens {
@@ -350,6 +369,14 @@ int runModel() {
     return error(LoadError, "'" + modelPath +
                                 "' is not a tfm model library (it lacks the "
                                 "tfm_* C ABI of tfm_runtime.h)");
+  // Libraries built before the thread-count entry point lack it; only
+  // --threads needs it.
+  lookup(api.setNumThreads, "tfm_model_set_num_threads");
+  llvm::cl::opt<int> &numThreads = numThreadsOption();
+  if (numThreads.getNumOccurrences() && !api.setNumThreads)
+    return error(LoadError, "'" + modelPath +
+                                "' does not export tfm_model_set_num_threads "
+                                "(built by an older tfm): drop --threads");
 
   const char *manifest = nullptr;
   if (api.libraryInfo(&manifest) != TFM_OK)
@@ -364,6 +391,9 @@ int runModel() {
                  &model) != TFM_OK)
     return error(LoadError, api.lastError());
   llvm::scope_exit destroy([&] { api.destroy(model); });
+  if (numThreads.getNumOccurrences() &&
+      api.setNumThreads(model, numThreads) != TFM_OK)
+    return error(InputError, "--threads: " + llvm::Twine(api.lastError()));
 
   bool seq2seq = manifestString(manifest, "architecture") == "encoder_decoder";
   if (seq2seq && decoderTokensPath.empty())
@@ -412,12 +442,13 @@ int runModel() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  numThreadsOption();
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "tfm-run: run a model compiled by tfmc\n\n"
       "  tfm-run model.so [--weights W] --tokens ids.npy [--lengths l.npy]\n"
-      "          [--decoder-tokens tgt.npy] [--out out.npy]\n"
+      "          [--decoder-tokens tgt.npy] [--out out.npy] [--threads N]\n"
       "  tfm-run --check-weights W --manifest manifest.json\n"
       "  tfm-run --list-weights W\n");
   if (!listWeights.empty())

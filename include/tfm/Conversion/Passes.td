@@ -141,12 +141,14 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
 //===----------------------------------------------------------------------===//
 
 def CheckLLVMLegalPass : Pass<"tfm-check-llvm-legal", "ModuleOp"> {
-  let summary = "Fail unless only the llvm dialect (and builtin.module) is left";
+  let summary = "Fail unless only the llvm and omp dialects (and builtin.module) are left";
   let description = [{
     Conversion passes succeed while leaving illegal ops behind; the failure
     would only show at translation to LLVM IR, far from its cause. This pass
     ends `-tfm-lower-to-llvm`: it reports every op that is neither in the
-    `llvm` dialect nor a `builtin.module`, by name and location, and fails.
+    `llvm` dialect, nor in the `omp` dialect (parallel loops, which the
+    OpenMP translation turns into outlined functions and libomp calls), nor
+    a `builtin.module`, by name and location, and fails.
   }];
 }
 
@@ -186,6 +188,16 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
        by `convert-vector-to-llvm`); the accumulator's `transfer_read` and
        `transfer_write` are hoisted out of the `k` loop, so it lives in
        registers for the whole `KC` panel.
+
+    With `parallel`, a contraction that is not nested in a loop is first
+    tiled by an `scf.forall` over its parallel dimensions: batch dimensions
+    by 1, `m` by `MC` (`parallel-rows`, default `8·MR`) and `n` by `NC`
+    (dimensions whose static size fits one tile are not split); the
+    reduction over `k` stays inside every iteration. Each iteration packs
+    its own `B` blocks (a per-iteration buffer) and writes a disjoint block
+    of the result, so the loop is race free; `-tfm-lower-to-llvm` turns it
+    into an OpenMP worksharing loop. Contractions inside loops (the tiled
+    attention's key loop) are left to the enclosing loop.
 
     Every loop whose tile is larger than 1 is **peeled**: the main loop has
     static full tiles, the remainder (dynamic batch × sequence sizes, a
@@ -240,6 +252,12 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
            "Tile and vectorize contractions">,
     Option<"elementwise", "elementwise", "bool", /*default=*/"true",
            "Tile and vectorize the other linalg ops">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Split top-level contractions into an scf.forall over blocks of "
+           "batch, rows (m) and columns (n), for multithreading">,
+    Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
+           "Rows (m) per parallel block of a contraction (0: 8 register "
+           "tiles, 8·MR)">,
   ];
   let statistics = [
     Statistic<"numContractions", "contractions",
@@ -247,6 +265,8 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     Statistic<"numPacked", "packed-operands",
               "Contraction operands packed (transposed) per cache tile">,
     Statistic<"numVectorized", "vectorized-ops", "Tiles vectorized">,
+    Statistic<"numParallel", "parallel-contractions",
+              "Contractions split into an scf.forall of blocks">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

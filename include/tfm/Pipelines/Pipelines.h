@@ -61,6 +61,19 @@ struct TfmToLLVMPipelineOptions
   PassOptions::Option<int64_t> l2Bytes{
       *this, "l2-bytes", llvm::cl::desc("Per-core L2 cache in bytes"),
       llvm::cl::init(1024 * 1024)};
+  PassOptions::Option<bool> parallelize{
+      *this, "parallelize",
+      llvm::cl::desc("Multithread the parallel loops with OpenMP: "
+                     "attention's batch x K/V head x query block loop and "
+                     "the row/column blocks of top-level contractions (the "
+                     "object then needs libomp; thread count: the calling "
+                     "thread's OpenMP setting). Off: single-threaded code"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> parallelRows{
+      *this, "parallel-rows",
+      llvm::cl::desc("Rows per parallel block of a contraction (0: eight "
+                     "register tiles)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> tileAttention{
       *this, "tile-attention",
       llvm::cl::desc("Tile tfm.attention into an online-softmax loop nest "
@@ -91,11 +104,13 @@ void applyTarget(TfmToLLVMPipelineOptions &options,
 ///    bufferization across function boundaries with identity layouts,
 ///    buffer hoisting and the deallocation pipeline;
 /// 3. what was not vectorized to loops, canonicalize, cse, loop-invariant
-///    code motion, tfm-approximate-math (optional);
+///    code motion, tfm-approximate-math (optional); with `parallelize`,
+///    scf.forall -> scf.parallel -> OpenMP worksharing loops;
 /// 4. vector transfers to scf, scf/affine/vector/math/arith/index/memref/
-///    func/cf to the LLVM dialect (contractions as outer products),
-///    reconcile-unrealized-casts;
-/// 5. tfm-check-llvm-legal: fails naming any op outside the llvm dialect.
+///    func/cf (and omp operand types) to the LLVM dialect (contractions as
+///    outer products), reconcile-unrealized-casts;
+/// 5. tfm-check-llvm-legal: fails naming any op outside the llvm and omp
+///    dialects.
 void buildTfmToLLVMPipeline(OpPassManager &pm,
                             const TfmToLLVMPipelineOptions &options);
 

@@ -25,6 +25,11 @@
 |* forward calls on one instance are also allowed; tfm_model_destroy must not *|
 |* race with any other call on the same instance.                             *|
 |*                                                                            *|
+|* Multithreading: a forward call runs its parallel loops (attention heads    *|
+|* and query blocks, GEMM blocks) on an OpenMP team of                        *|
+|* tfm_model_set_num_threads threads (default: all cores), set for the        *|
+|* calling thread for the duration of the call only.                          *|
+|*                                                                            *|
 |* Memory: the model reads weights through a memory mapping of the            *|
 |* safetensors file (zero-copy for aligned little-endian F32 tensors; F16 and *|
 |* BF16 are widened to F32 copies at load time). Generated code writes to     *|
@@ -92,6 +97,29 @@ typedef struct tfm_model tfm_model;
  *
  * On success stores a new model in *out; on failure *out is left alone. */
 TFM_API tfm_status tfm_model_create(const char *weights_path, tfm_model **out);
+
+/* The most threads tfm_model_set_num_threads accepts. */
+#define TFM_MAX_THREADS 1024
+
+/* Sets how many threads the forward calls of this instance use: n in
+ * [1, TFM_MAX_THREADS], or 0 for the default, one thread per core available
+ * to the process (or OMP_NUM_THREADS, when that environment variable holds a
+ * positive number). A negative or larger n fails with
+ * TFM_ERROR_INVALID_ARGUMENT and keeps the previous setting.
+ *
+ * The setting belongs to the instance: two instances used from two threads
+ * may run with different counts at the same time. A forward call applies it
+ * to the OpenMP thread count of the calling thread when it starts and
+ * restores the caller's own setting when it returns. Results do not depend
+ * on the thread count: the threads split independent blocks of work, and
+ * every sum is accumulated in the same order whatever the split. A model
+ * compiled without multithreading (the -tfm-lower-to-llvm option
+ * parallelize=false) runs on the calling thread and ignores the setting. */
+TFM_API tfm_status tfm_model_set_num_threads(tfm_model *model, int n);
+
+/* The thread count a forward call of this instance will use, after
+ * resolving 0 to the default, in *n. */
+TFM_API tfm_status tfm_model_get_num_threads(const tfm_model *model, int *n);
 
 /* Releases the model and its weight mappings. NULL is a no-op. */
 TFM_API tfm_status tfm_model_destroy(tfm_model *model);

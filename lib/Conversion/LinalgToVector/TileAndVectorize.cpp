@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -55,6 +56,7 @@ struct Schedule {
   int64_t vl;     // f32 lanes of a vector register
   int64_t mr, nr; // register tile of a contraction
   int64_t kc, nc; // cache tile of a contraction
+  int64_t mc;     // rows of a parallel block of a contraction
   int64_t maxWholeReduction; // elements of a static reduction kept whole
 };
 
@@ -135,6 +137,10 @@ private:
   LogicalResult tileAndPeel(RewriterBase &rw, TilingInterface op,
                             ArrayRef<int64_t> sizes,
                             ArrayRef<int64_t> interchange, StringRef marker);
+  FailureOr<linalg::GenericOp> parallelBlocks(RewriterBase &rw,
+                                              linalg::GenericOp op,
+                                              const GemmDims &g,
+                                              const Schedule &s);
   LogicalResult scheduleContraction(RewriterBase &rw, linalg::GenericOp op,
                                     const Schedule &s);
   LogicalResult kernel(RewriterBase &rw, linalg::GenericOp op,
@@ -162,6 +168,10 @@ Schedule TileAndVectorizePass::schedule() const {
   // The packed B block (KC × NC floats) fills half of L2.
   s.nc = std::max<int64_t>(s.nr, (l2Bytes / 2 / (4 * s.kc)) / s.nr * s.nr);
   s.maxWholeReduction = std::max<int64_t>(s.vl, l1Bytes / 16 / 4);
+  // Eight register tiles of rows per parallel block: enough blocks to
+  // balance a few threads at GPT-sized M, few enough that re-packing B per
+  // block (out_in weights) stays a small fraction of the block's work.
+  s.mc = parallelRows > 0 ? std::max<int64_t>(1, parallelRows) : 8 * s.mr;
   return s;
 }
 
@@ -270,6 +280,46 @@ linalg::GenericOp TileAndVectorizePass::dropUnitLoops(RewriterBase &rw,
   return cast<linalg::GenericOp>(r->resultOp.getOperation());
 }
 
+/// Level 0 (with `parallel`): an scf.forall over the parallel dimensions of
+/// a contraction that no loop encloses: batch (and outer m/n) dimensions by
+/// 1, m by MC, n by NC. Dimensions whose static size fits one block, and
+/// every reduction dimension, are not split. Returns the contraction inside
+/// the forall (or `op` itself when nothing is split).
+FailureOr<linalg::GenericOp>
+TileAndVectorizePass::parallelBlocks(RewriterBase &rw, linalg::GenericOp op,
+                                     const GemmDims &g, const Schedule &s) {
+  if (op->getParentOfType<LoopLikeOpInterface>())
+    return op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  for (unsigned d : g.unit)
+    if (linalg::isParallelIterator(iterators[d]) && ranges[d] != 1)
+      sizes[d] = 1;
+  sizes[g.m] = s.mc;
+  sizes[g.n] = s.nc;
+  for (auto [size, range] : llvm::zip(sizes, ranges))
+    if (!ShapedType::isDynamic(range) && size >= range)
+      size = 0;
+  if (llvm::all_of(sizes, [](int64_t v) { return v == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rw.getContext(), sizes));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rw.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rw, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled)) {
+    InFlightDiagnostic diag =
+        op->emitOpError("could not be split into parallel blocks of [");
+    llvm::interleaveComma(sizes, diag);
+    return diag << "]";
+  }
+  rw.replaceOp(op, tiled->replacements);
+  ++numParallel;
+  return cast<linalg::GenericOp>(tiled->tiledOps.back());
+}
+
 /// Level 1: cache tiles. Unit loops by 1, n by NC, k by KC (m whole).
 LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
                                                         linalg::GenericOp op,
@@ -278,6 +328,15 @@ LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
   if (!g)
     return success();
   ++numContractions;
+  if (parallel) {
+    FailureOr<linalg::GenericOp> block = parallelBlocks(rw, op, *g, s);
+    if (failed(block))
+      return failure();
+    op = *block;
+    g = classifyContraction(op);
+    if (!g)
+      return success();
+  }
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   SmallVector<int64_t> order;
   for (unsigned d : g->unit) {

@@ -1,0 +1,50 @@
+/*===- team_model.c - a stand-in model that reports its OpenMP team -------===*\
+|*                                                                            *|
+|* A decoder (V = 2, one weight "w" of shape [1]) whose forward runs one      *|
+|* OpenMP parallel region, as generated code does, and writes what it saw:    *|
+|* out[b, t, 0] = the team size, out[b, t, 1] = omp_get_max_threads() at     *|
+|* entry. Compiled with -fopenmp, so the runtime's thread-count setting is    *|
+|* observable without timing.                                                *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include <omp.h>
+#include <stdint.h>
+
+typedef struct {
+  int32_t *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+} I32x1;
+typedef struct {
+  int32_t *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} I32x2;
+typedef struct {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} F32x3;
+
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"team\", "
+    "\"architecture\": \"decoder\", \"vocab_size\": 2, \"max_seq_len\": 4, "
+    "\"output\": \"logits\", \"output_dims\": [2], "
+    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"weights\": [{\"name\": \"w\", \"shape\": [1]}]}";
+
+void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
+                          F32x3 *out) {
+  (void)weights;
+  (void)lens;
+  int maxThreads = omp_get_max_threads();
+  int team = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+  }
+  int64_t n = ids->sizes[0] * ids->sizes[1];
+  for (int64_t i = 0; i < n; ++i) {
+    out->aligned[2 * i] = (float)team;
+    out->aligned[2 * i + 1] = (float)maxThreads;
+  }
+}
