@@ -760,8 +760,9 @@ LogicalResult Compilation::runBackend() {
   if (options.writeHeader) {
     std::string headerPath = options.headerPath;
     if (headerPath.empty()) {
-      llvm::SmallString<256> p(llvm::sys::path::parent_path(outputPath));
-      llvm::sys::path::append(p, "model.h");
+      // model.so -> model.h, so that several models can share a folder.
+      llvm::SmallString<256> p(outputPath);
+      llvm::sys::path::replace_extension(p, ".h");
       headerPath = std::string(p);
     }
     if (failed(mlir::tfm::writeModelHeader(manifest, headerPath,

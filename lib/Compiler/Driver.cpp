@@ -72,7 +72,7 @@ struct DriverCLOptions {
   cl::opt<std::string> output{
       "o",
       cl::desc("Output file ('-' for stdout; required for --emit=obj and "
-               "so; --emit=so also writes model.h beside it)"),
+               "so; --emit=so also writes the .h beside it)"),
       cl::value_desc("filename"), cl::init("-"), cl::cat(category)};
   cl::opt<EmitPhase> emit{
       "emit", cl::desc("Run the phases up to this one and write its result"),
@@ -322,7 +322,7 @@ void printPipeline(llvm::raw_ostream &os, const DriverOptions &options,
         : step == "llvm-opt"
             ? "LLVM middle-end (default pipeline, -O3)"
         : step == "codegen" ? "machine code (LLVM TargetMachine)"
-                            : "shared library with the runtime, model.h";
+                            : "shared library with the runtime, C header";
     os << llvm::formatv("{0,4}  {1}  ({2})\n", ++i, step, what);
   }
 }

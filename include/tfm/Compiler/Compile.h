@@ -67,7 +67,7 @@ struct CompileOptions {
   bool fuseElementwise = true;
   /// Linking of EmitPhase::So.
   mlir::tfm::LinkOptions link;
-  /// For EmitPhase::So: the header path (default: model.h beside the
+  /// For EmitPhase::So: the header path (default: the library path with `.h`, beside the
   /// library); `writeHeader = false` skips it.
   std::string headerPath;
   bool writeHeader = true;
