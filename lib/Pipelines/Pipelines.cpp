@@ -59,6 +59,8 @@ void tfm::applyTarget(TfmToLLVMPipelineOptions &options,
   options.vectorRegisters = target.vectorRegisters;
   options.l1Bytes = target.l1Bytes;
   options.l2Bytes = target.l2Bytes;
+  // One hardware thread: single-threaded code, which needs no libomp.
+  options.parallelize = target.threads > 1;
 }
 
 /// Stage 0: the tfm-level transforms every CPU pipeline starts with.
@@ -131,7 +133,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
       bufferization::createBufferLoopHoistingPass());
   bufferization::buildBufferDeallocationPipeline(pm);
 
-  // 3. Loops.
+  // 3. Loops. Strided copies become loops too (no memrefCopy calls).
+  pm.addPass(createExpandMemRefCopyPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

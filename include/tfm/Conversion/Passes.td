@@ -118,6 +118,17 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
       `tfm_embedded_weights` (64-byte aligned) and their count
       `tfm_embedded_weights_size` (i64).
 
+    **Kernel entries.** With the module attribute
+    `tfm.architecture = "kernel"` the entry is a single op or fragment (what
+    `tfm-bench` and tests compile), not a model: its inputs may be any
+    ranked tensors, in any number; it gets the same weights table (possibly
+    unused), `bufferization.writable = false` inputs, out-parameter and
+    `llvm.emit_c_interface`, but no manifest, and no other model attribute
+    is needed. Its C signature is
+    `void _mlir_ciface_<name>(void *const *weights, <input descriptors>...,
+    <output descriptor>)`. A kernel cannot be loaded by the runtime
+    (`tfm_model_create` needs a manifest).
+
     **Input invariant.** `tfm.weight` ops appear only in the entry function,
     each with a static f32 shape, one shape per name; the entry returns one
     ranked tensor. A module without a `tfm.entry` function is left
@@ -134,6 +145,27 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::memref::MemRefDialect",
   ];
+}
+
+def ExpandMemRefCopyPass : Pass<"tfm-expand-memref-copy"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into linalg.copy";
+  let description = [{
+    `memref.copy %a, %b (a or b strided, non-contiguous) => linalg.copy ins(%a) outs(%b)`
+
+    `finalize-memref-to-llvm` copies contiguous buffers (identity layout, or
+    a static row-major shape) with a `memcpy` and every other buffer with a
+    call to `memrefCopy`, a function of MLIR's C runner utilities that a
+    model library does not link (the tiled attention copies dynamically
+    sized key and value blocks out of strided views). This pass rewrites
+    those copies into `linalg.copy`, which `convert-linalg-to-loops` turns
+    into loops, so a generated object needs libc and libm only. Contiguous
+    copies are left alone.
+  }];
+  let statistics = [
+    Statistic<"numExpanded", "expanded-copies",
+              "memref.copy ops rewritten into linalg.copy">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 //===----------------------------------------------------------------------===//

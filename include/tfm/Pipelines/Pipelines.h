@@ -87,7 +87,8 @@ struct TfmToLLVMPipelineOptions
 };
 
 /// Copies what the code generator needs from `target` (vector width and
-/// registers, L1/L2 sizes) into `options`. Drivers call this so that tile
+/// registers, L1/L2 sizes; multithreading when it has more than one
+/// hardware thread) into `options`. Drivers call this so that tile
 /// sizes follow the target they compile for.
 void applyTarget(TfmToLLVMPipelineOptions &options,
                  const TargetDescription &target);

@@ -137,10 +137,11 @@ private:
   LogicalResult tileAndPeel(RewriterBase &rw, TilingInterface op,
                             ArrayRef<int64_t> sizes,
                             ArrayRef<int64_t> interchange, StringRef marker);
-  FailureOr<linalg::GenericOp> parallelBlocks(RewriterBase &rw,
-                                              linalg::GenericOp op,
-                                              const GemmDims &g,
-                                              const Schedule &s);
+  FailureOr<Operation *> forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
+                                     SmallVector<int64_t> sizes);
+  FailureOr<linalg::GenericOp> parallelBatch(RewriterBase &rw,
+                                             linalg::GenericOp op,
+                                             const GemmDims &g);
   LogicalResult scheduleContraction(RewriterBase &rw, linalg::GenericOp op,
                                     const Schedule &s);
   LogicalResult kernel(RewriterBase &rw, linalg::GenericOp op,
@@ -168,10 +169,10 @@ Schedule TileAndVectorizePass::schedule() const {
   // The packed B block (KC × NC floats) fills half of L2.
   s.nc = std::max<int64_t>(s.nr, (l2Bytes / 2 / (4 * s.kc)) / s.nr * s.nr);
   s.maxWholeReduction = std::max<int64_t>(s.vl, l1Bytes / 16 / 4);
-  // Eight register tiles of rows per parallel block: enough blocks to
-  // balance a few threads at GPT-sized M, few enough that re-packing B per
-  // block (out_in weights) stays a small fraction of the block's work.
-  s.mc = parallelRows > 0 ? std::max<int64_t>(1, parallelRows) : 8 * s.mr;
+  // Four register tiles of rows per parallel block: 32 rows on AVX-512, so
+  // a 128-token prompt gives four blocks; each block reads the whole packed
+  // B tile from L2 for 4·MR·KC·NC FMAs.
+  s.mc = parallelRows > 0 ? std::max<int64_t>(1, parallelRows) : 4 * s.mr;
   return s;
 }
 
@@ -280,29 +281,18 @@ linalg::GenericOp TileAndVectorizePass::dropUnitLoops(RewriterBase &rw,
   return cast<linalg::GenericOp>(r->resultOp.getOperation());
 }
 
-/// Level 0 (with `parallel`): an scf.forall over the parallel dimensions of
-/// a contraction that no loop encloses: batch (and outer m/n) dimensions by
-/// 1, m by MC, n by NC. Dimensions whose static size fits one block, and
-/// every reduction dimension, are not split. Returns the contraction inside
-/// the forall (or `op` itself when nothing is split).
-FailureOr<linalg::GenericOp>
-TileAndVectorizePass::parallelBlocks(RewriterBase &rw, linalg::GenericOp op,
-                                     const GemmDims &g, const Schedule &s) {
-  if (op->getParentOfType<LoopLikeOpInterface>())
-    return op;
+/// Tiles `op` with an scf.forall by `sizes` (0: not split; a static loop
+/// that one tile covers is not split either) and returns the op inside it,
+/// or `op` itself when nothing is split.
+FailureOr<Operation *>
+TileAndVectorizePass::forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
+                                   SmallVector<int64_t> sizes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
-  for (unsigned d : g.unit)
-    if (linalg::isParallelIterator(iterators[d]) && ranges[d] != 1)
-      sizes[d] = 1;
-  sizes[g.m] = s.mc;
-  sizes[g.n] = s.nc;
   for (auto [size, range] : llvm::zip(sizes, ranges))
     if (!ShapedType::isDynamic(range) && size >= range)
       size = 0;
   if (llvm::all_of(sizes, [](int64_t v) { return v == 0; }))
-    return op;
+    return op.getOperation();
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rw.getContext(), sizes));
   options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
@@ -317,7 +307,30 @@ TileAndVectorizePass::parallelBlocks(RewriterBase &rw, linalg::GenericOp op,
   }
   rw.replaceOp(op, tiled->replacements);
   ++numParallel;
-  return cast<linalg::GenericOp>(tiled->tiledOps.back());
+  return tiled->tiledOps.back();
+}
+
+/// Level 0 (with `parallel`): the batch dimensions of a contraction that no
+/// loop encloses (dimensions of A, B and the result alike: the heads of
+/// attention's QK^T and PV) become an scf.forall, one iteration per index.
+/// Row blocks come later, inside the cache tiles (see kernel()).
+FailureOr<linalg::GenericOp>
+TileAndVectorizePass::parallelBatch(RewriterBase &rw, linalg::GenericOp op,
+                                    const GemmDims &g) {
+  if (op->getParentOfType<LoopLikeOpInterface>())
+    return op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  for (unsigned d : g.unit)
+    if (linalg::isParallelIterator(iterators[d]) && ranges[d] != 1 &&
+        llvm::all_of(maps, [&](AffineMap m) { return m.isFunctionOfDim(d); }))
+      sizes[d] = 1;
+  FailureOr<Operation *> inner = forallBlocks(rw, op, sizes);
+  if (failed(inner))
+    return failure();
+  return cast<linalg::GenericOp>(*inner);
 }
 
 /// Level 1: cache tiles. Unit loops by 1, n by NC, k by KC (m whole).
@@ -329,7 +342,7 @@ LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
     return success();
   ++numContractions;
   if (parallel) {
-    FailureOr<linalg::GenericOp> block = parallelBlocks(rw, op, *g, s);
+    FailureOr<linalg::GenericOp> block = parallelBatch(rw, op, *g);
     if (failed(block))
       return failure();
     op = *block;
@@ -393,10 +406,34 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
       op.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
     });
     ++numPacked;
+    // With `parallel`, the pack is split across threads too (blocks of
+    // 2·VL rows of k, each writing its own rows of the packed buffer):
+    // left serial, it would bound the speedup of the row blocks below.
+    Operation *pack = t.getOperation();
+    if (parallel && !op->getParentOfType<scf::ForallOp>()) {
+      FailureOr<Operation *> block =
+          forallBlocks(rw, t, SmallVector<int64_t>{2 * s.vl, 0});
+      if (failed(block))
+        return failure();
+      pack = *block;
+    }
     // The pack itself: VL × VL tiles of the (k, n) iteration space.
-    if (failed(tileAndPeel(rw, cast<TilingInterface>(t.getOperation()),
-                           {s.vl, s.vl}, {}, kVectorTile)))
+    if (failed(tileAndPeel(rw, cast<TilingInterface>(pack), {s.vl, s.vl}, {},
+                           kVectorTile)))
       return failure();
+  }
+  // With `parallel`, row blocks of MC split across threads, inside the
+  // cache tile: every block reads the one packed B tile (shared, written
+  // before the loop), so B is packed and brought into cache once, not once
+  // per block. Not inside another forall (batch blocks, the tiled
+  // attention): one level of parallelism.
+  if (parallel && !op->getParentOfType<scf::ForallOp>()) {
+    SmallVector<int64_t> blocks(op.getNumLoops(), 0);
+    blocks[g->m] = s.mc;
+    FailureOr<Operation *> block = forallBlocks(rw, op, blocks);
+    if (failed(block))
+      return failure();
+    op = cast<linalg::GenericOp>(*block);
   }
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   sizes[g->m] = s.mr;

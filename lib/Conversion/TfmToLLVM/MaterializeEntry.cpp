@@ -4,7 +4,9 @@
 // marked `tfm.entry`: tfm.weight ops become loads from a weights table passed
 // as the leading !llvm.ptr argument, the result becomes a destination
 // out-param memref, and the manifest (and optionally the embedded weights)
-// become globals.
+// become globals. A module whose tfm.architecture is "kernel" (a single op
+// or fragment compiled for benchmarks and tests) gets the same ABI without
+// the manifest: any ranked-tensor inputs, no model attributes needed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,8 @@ constexpr StringLiteral kWeightsAttr = "tfm.weights";
 constexpr StringLiteral kManifestGlobal = "tfm_model_manifest";
 constexpr StringLiteral kEmbeddedGlobal = "tfm_embedded_weights";
 constexpr StringLiteral kEmbeddedSizeGlobal = "tfm_embedded_weights_size";
+constexpr StringLiteral kArchitectureAttr = "tfm.architecture";
+constexpr StringLiteral kKernelArchitecture = "kernel";
 
 /// Builds the memref descriptor `{data, data, 0, shape, row-major strides}`
 /// for a contiguous tensor at `data` and casts it to the memref type.
@@ -162,9 +166,12 @@ struct MaterializeEntryPass
     if (bad.wasInterrupted())
       return failure();
 
-    // The manifest needs the model attributes.
+    // The manifest needs the model attributes; a kernel has none.
+    auto arch = module->getAttrOfType<StringAttr>(kArchitectureAttr);
+    bool kernel = arch && arch.getValue() == kKernelArchitecture;
     std::string manifest;
-    if (failed(buildManifest(module, entry, resultType, weights, manifest)))
+    if (!kernel &&
+        failed(buildManifest(module, entry, resultType, weights, manifest)))
       return failure();
 
     // Inputs are the caller's: never write into them.
@@ -228,8 +235,9 @@ struct MaterializeEntryPass
 
     // Globals.
     b.setInsertionPointToEnd(module.getBody());
-    createStringGlobal(b, loc, kManifestGlobal, manifest, /*alignment=*/0,
-                       /*nulTerminate=*/true);
+    if (!kernel)
+      createStringGlobal(b, loc, kManifestGlobal, manifest, /*alignment=*/0,
+                         /*nulTerminate=*/true);
     if (!embedWeights.empty()) {
       auto file = llvm::MemoryBuffer::getFile(embedWeights, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
@@ -282,7 +290,9 @@ struct MaterializeEntryPass
       inputs = {"src", "src_lengths", "tgt", "tgt_lengths"};
     else
       return module.emitError("module attribute 'tfm.architecture' is '")
-             << *arch << "'; expected encoder, decoder or encoder_decoder";
+             << *arch
+             << "'; expected encoder, decoder or encoder_decoder (or kernel, "
+                "for an entry without a manifest)";
     if (entry.getNumArguments() != inputs.size())
       return entry.emitError("architecture '")
              << *arch << "' needs " << inputs.size() << " entry inputs, @"

@@ -103,3 +103,13 @@ module attributes {tfm.model_name = "m", tfm.architecture = "encoder_decoder", t
     return %lengths : tensor<?xi32>
   }
 }
+
+// -----
+
+// Any other architecture still needs a manifest's attributes.
+// expected-error @+1 {{module attribute 'tfm.architecture' is 'kernels'; expected encoder, decoder or encoder_decoder (or kernel, for an entry without a manifest)}}
+module attributes {tfm.model_name = "x", tfm.architecture = "kernels", tfm.vocab_size = 4 : i64, tfm.max_seq_len = 4 : i64, tfm.output = "hidden"} {
+  func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry} {
+    return %a : tensor<4xf32>
+  }
+}
