@@ -13,6 +13,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cstdio>
+
 using namespace mlir;
 using namespace mlir::tfm;
 
@@ -32,6 +34,116 @@ std::string macroName(llvm::StringRef s) {
     out.push_back(llvm::isAlnum(c) ? llvm::toUpper(c) : '_');
   return out;
 }
+
+/// `s` as the contents of a C string literal: quotes, backslashes and '?'
+/// (no trigraph can form) escaped, control bytes and DEL as three-digit
+/// octal escapes (never \x, which would swallow the hex digits after it).
+/// Bytes from 0x80 up stay as they are (UTF-8 text).
+std::string cStringContents(llvm::StringRef s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '?':
+      out += "\\?";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20 || c == 0x7f) {
+        char buf[5];
+        std::snprintf(buf, sizeof(buf), "\\%03o", c);
+        out += buf;
+      } else {
+        out.push_back(static_cast<char>(c));
+      }
+    }
+  }
+  return out;
+}
+
+/// `s` made safe inside a /* */ comment: escaped as in a string literal
+/// (one line, no control bytes), with every "*/" and "/*" broken apart.
+std::string commentText(llvm::StringRef s) {
+  std::string text = cStringContents(s), out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    out.push_back(text[i]);
+    bool closes = text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/';
+    bool opens = text[i] == '/' && i + 1 < text.size() && text[i + 1] == '*';
+    if (closes || opens)
+      out.push_back(' ');
+  }
+  return out;
+}
+
+/// Reads the manifest fields the header needs; a missing field or one of
+/// the wrong type is an error that names it.
+class ManifestReader {
+public:
+  explicit ManifestReader(std::string &error) : error_(error) {
+    error_.clear();
+  }
+
+  bool failed() const { return !error_.empty(); }
+
+  std::string string(const llvm::json::Object &o, llvm::StringRef key,
+                     const llvm::Twine &where) {
+    if (std::optional<llvm::StringRef> v = o.getString(key))
+      return v->str();
+    fail(where, "a string");
+    return "";
+  }
+  int64_t integer(const llvm::json::Object &o, llvm::StringRef key,
+                  const llvm::Twine &where) {
+    if (std::optional<int64_t> v = o.getInteger(key))
+      return *v;
+    fail(where, "an integer");
+    return 0;
+  }
+  const llvm::json::Array *array(const llvm::json::Object &o,
+                                 llvm::StringRef key,
+                                 const llvm::Twine &where) {
+    if (const llvm::json::Array *a = o.getArray(key))
+      return a;
+    fail(where, "an array");
+    return nullptr;
+  }
+  /// "d0, d1, ..." of an array of integers.
+  std::string dims(const llvm::json::Object &o, llvm::StringRef key,
+                   const llvm::Twine &where) {
+    std::string s;
+    const llvm::json::Array *a = array(o, key, where);
+    if (!a)
+      return s;
+    for (const llvm::json::Value &v : *a) {
+      std::optional<int64_t> d = v.getAsInteger();
+      if (!d) {
+        fail(where, "an array of integers");
+        return s;
+      }
+      s += (s.empty() ? "" : ", ") + std::to_string(*d);
+    }
+    return s;
+  }
+
+private:
+  void fail(const llvm::Twine &where, llvm::StringRef what) {
+    if (error_.empty())
+      error_ = ("the model manifest's field '" + where +
+                "' is missing or not " + what)
+                   .str();
+  }
+  std::string &error_;
+};
 
 } // namespace
 
@@ -53,25 +165,41 @@ LogicalResult mlir::tfm::linkSharedLibrary(
             objectPath.str() + "' does not exist";
     return failure();
   }
-  // The runtime's archives must have been built (they are build outputs,
-  // named by absolute path in the generated list).
-  for (llvm::StringRef arg : ::tfm::runtime::kRuntimeLinkArgs) {
-    if (arg.starts_with("-") || !arg.ends_with(".a") ||
-        llvm::sys::fs::exists(arg))
-      continue;
-    error = "cannot link '" + outputPath.str() + "': the runtime archive '" +
-            arg.str() + "' does not exist (build the TfmRuntime target)";
-    return failure();
-  }
-
   std::vector<std::string> args{clangxx, "-shared", "-o", outputPath.str(),
                                 objectPath.str()};
   for (const std::string &a : extraArchives)
     args.push_back(a);
-  for (llvm::StringRef a : ::tfm::runtime::kRuntimeLinkArgs)
-    args.push_back(a.str());
+  if (options.mode == LinkMode::Model) {
+    // The runtime's archives must have been built (they are build outputs,
+    // named by absolute path in the generated list).
+    for (llvm::StringRef arg : ::tfm::runtime::kRuntimeLinkArgs) {
+      if (arg.starts_with("-") || !arg.ends_with(".a") ||
+          llvm::sys::fs::exists(arg))
+        continue;
+      error = "cannot link '" + outputPath.str() + "': the runtime archive '" +
+              arg.str() + "' does not exist (build the TfmRuntime target)";
+      return failure();
+    }
+    for (llvm::StringRef a : ::tfm::runtime::kRuntimeLinkArgs)
+      args.push_back(a.str());
+  } else {
+    // A kernel calls libm (expf, tanhf, ...) and, when multithreaded,
+    // libomp: the same libomp the model link uses, found through an rpath.
+    if (::tfm::runtime::kRuntimeHasOpenMP) {
+      llvm::StringRef omp = ::tfm::runtime::kRuntimeOpenMPLibrary;
+      if (!llvm::sys::fs::exists(omp)) {
+        error = "cannot link '" + outputPath.str() + "': the OpenMP runtime '" +
+                omp.str() + "' found at configure time does not exist";
+        return failure();
+      }
+      args.push_back(omp.str());
+      args.push_back(("-Wl,-rpath," + llvm::sys::path::parent_path(omp)).str());
+    }
+    args.push_back("-lm");
+  }
   // A symbol that nothing defines (a runtime helper that generated code
-  // calls) fails the link here, not the dlopen of the library later.
+  // calls, an OpenMP entry point without libomp) fails the link here, not
+  // the dlopen of the library later.
   args.push_back("-Wl,-z,defs");
 
   llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
@@ -112,6 +240,44 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
     return failure();
   }
 
+  // Every field the header shows, read before anything is written.
+  ManifestReader read(error);
+  std::string name = read.string(*m, "model_name", "model_name");
+  std::string arch = read.string(*m, "architecture", "architecture");
+  int64_t vocab = read.integer(*m, "vocab_size", "vocab_size");
+  int64_t maxSeq = read.integer(*m, "max_seq_len", "max_seq_len");
+  std::string output = read.string(*m, "output", "output");
+  std::string outputDims = read.dims(*m, "output_dims", "output_dims");
+  std::string inputList;
+  if (const llvm::json::Array *inputs = read.array(*m, "inputs", "inputs"))
+    for (auto [i, v] : llvm::enumerate(*inputs)) {
+      std::optional<llvm::StringRef> s = v.getAsString();
+      if (!s) {
+        error = "the model manifest's field 'inputs[" + std::to_string(i) +
+                "]' is not a string";
+        return failure();
+      }
+      inputList += (inputList.empty() ? "" : ", ") + commentText(*s);
+    }
+  std::vector<std::pair<std::string, std::string>> weightLines;
+  const llvm::json::Array *weights = read.array(*m, "weights", "weights");
+  if (weights)
+    for (auto [i, w] : llvm::enumerate(*weights)) {
+      std::string where = "weights[" + std::to_string(i) + "]";
+      const llvm::json::Object *o = w.getAsObject();
+      if (!o) {
+        error = "the model manifest's field '" + where + "' is not an object";
+        return failure();
+      }
+      std::string wname = read.string(*o, "name", where + ".name");
+      std::string shape = read.dims(*o, "shape", where + ".shape");
+      if (read.failed())
+        return failure();
+      weightLines.push_back({wname, shape});
+    }
+  if (read.failed())
+    return failure();
+
   std::error_code ec;
   llvm::ToolOutputFile out(outputPath, ec, llvm::sys::fs::OF_Text);
   if (ec) {
@@ -119,57 +285,26 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
     return failure();
   }
   llvm::raw_ostream &os = out.os();
-  std::string name = m->getString("model_name").value_or("model").str();
   std::string guard = "TFM_MODEL_" + macroName(name) + "_H";
-  auto dims = [](const llvm::json::Array *a) {
-    std::string s;
-    if (!a)
-      return s;
-    for (const llvm::json::Value &v : *a) {
-      if (!s.empty())
-        s += ", ";
-      s += std::to_string(v.getAsInteger().value_or(-1));
-    }
-    return s;
-  };
-  const llvm::json::Array *weights = m->getArray("weights");
-  const llvm::json::Array *inputs = m->getArray("inputs");
-  std::string inputList;
-  if (inputs)
-    for (const llvm::json::Value &v : *inputs)
-      inputList += (inputList.empty() ? "" : ", ") +
-                   v.getAsString().value_or("?").str();
-
-  os << "/* " << llvm::sys::path::filename(outputPath)
-     << ": generated by tfm for model '" << name
+  os << "/* " << commentText(llvm::sys::path::filename(outputPath))
+     << ": generated by tfm for model '" << commentText(name)
      << "'. Do not edit.\n"
      << " *\n"
-     << " * architecture: " << m->getString("architecture").value_or("?")
-     << "\n"
-     << " * vocab_size:   " << m->getInteger("vocab_size").value_or(-1) << "\n"
-     << " * max_seq_len:  " << m->getInteger("max_seq_len").value_or(-1)
-     << "\n"
+     << " * architecture: " << commentText(arch) << "\n"
+     << " * vocab_size:   " << vocab << "\n"
+     << " * max_seq_len:  " << maxSeq << "\n"
      << " * inputs:       " << inputList << "\n"
-     << " * output:       " << m->getString("output").value_or("?")
-     << ", trailing dims [" << dims(m->getArray("output_dims")) << "]\n"
-     << " * weights (" << (weights ? weights->size() : 0)
+     << " * output:       " << commentText(output) << ", trailing dims ["
+     << outputDims << "]\n"
+     << " * weights (" << weightLines.size()
      << " tensors, f32, in weights-table order):\n";
-  if (weights)
-    for (const llvm::json::Value &w : *weights) {
-      const llvm::json::Object *o = w.getAsObject();
-      if (!o)
-        continue;
-      os << " *   " << o->getString("name").value_or("?") << " ["
-         << dims(o->getArray("shape")) << "]\n";
-    }
+  for (const auto &[wname, shape] : weightLines)
+    os << " *   " << commentText(wname) << " [" << shape << "]\n";
   os << " */\n#ifndef " << guard << "\n#define " << guard << "\n\n";
-  os << "#define TFM_MODEL_NAME \"" << name << "\"\n";
-  os << "#define TFM_MODEL_VOCAB_SIZE "
-     << m->getInteger("vocab_size").value_or(-1) << "\n";
-  os << "#define TFM_MODEL_MAX_SEQ_LEN "
-     << m->getInteger("max_seq_len").value_or(-1) << "\n";
-  os << "#define TFM_MODEL_NUM_WEIGHTS " << (weights ? weights->size() : 0)
-     << "\n\n";
+  os << "#define TFM_MODEL_NAME \"" << cStringContents(name) << "\"\n";
+  os << "#define TFM_MODEL_VOCAB_SIZE " << vocab << "\n";
+  os << "#define TFM_MODEL_MAX_SEQ_LEN " << maxSeq << "\n";
+  os << "#define TFM_MODEL_NUM_WEIGHTS " << weightLines.size() << "\n\n";
   os << "/* The C ABI of the library (include/tfm/Runtime/tfm_runtime.h). */\n";
   os << (*abi)->getBuffer() << "\n#endif /* " << guard << " */\n";
   out.keep();

@@ -6,16 +6,17 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <dlfcn.h>
 
@@ -204,13 +205,20 @@ llvm::Expected<void *> Library::symbol(llvm::StringRef name) const {
   return sym;
 }
 
+mlir::tfm::TargetDescription tfm::bench::benchTarget(int64_t threads) {
+  mlir::tfm::TargetDescription target = mlir::tfm::hostTarget();
+  target.threads =
+      std::max<unsigned>(target.threads, static_cast<unsigned>(threads));
+  return target;
+}
+
 llvm::Expected<double>
 tfm::bench::compileKernelLibrary(mlir::ModuleOp module, int64_t threads,
                                  llvm::StringRef objPath,
                                  llvm::StringRef soPath) {
   auto start = std::chrono::steady_clock::now();
   tfm::CompileOptions options;
-  options.target.threads = static_cast<unsigned>(threads);
+  options.target = benchTarget(threads);
   if (failed(tfm::compileModule(module, options, tfm::EmitPhase::Obj,
                                 objPath)))
     return llvm::createStringError(
@@ -220,26 +228,50 @@ tfm::bench::compileKernelLibrary(mlir::ModuleOp module, int64_t threads,
                        std::chrono::steady_clock::now() - start)
                        .count();
 
-  // The kernel object needs nothing but libc and libm: link it alone, so
-  // that `_mlir_ciface_forward` stays visible (model libraries hide it
-  // behind the runtime's export map).
-  std::string clang = TFM_BENCH_LLVM_TOOLS_DIR "/clang";
-  llvm::SmallVector<llvm::StringRef> argv{
-      clang, "-shared", "-o", soPath, objPath, "-Wl,--no-undefined", "-lm"};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, {}, 0, 0,
-                                     &message);
-  if (rc != 0) {
-    std::string cmd;
-    for (llvm::StringRef a : argv)
-      cmd += a.str() + " ";
-    return llvm::createStringError("linking the benchmark kernel failed (" +
-                                   (message.empty() ? "exit status " +
-                                                          std::to_string(rc)
-                                                    : message) +
-                                   "): " + cmd);
-  }
+  // The kernel object links without the runtime (its entry point stays
+  // exported), through the one place that knows how generated code links.
+  mlir::tfm::LinkOptions link;
+  link.mode = mlir::tfm::LinkMode::Kernel;
+  std::string error;
+  if (failed(mlir::tfm::linkSharedLibrary(objPath, soPath, {}, link, error)))
+    return llvm::createStringError("linking the benchmark kernel: " + error);
   return seconds;
+}
+
+llvm::Expected<int64_t> tfm::bench::setKernelThreads(const Library &lib,
+                                                     int64_t threads) {
+  auto set = lib.symbol("omp_set_num_threads");
+  auto get = lib.symbol("omp_get_max_threads");
+  if (!set || !get) {
+    llvm::consumeError(set.takeError());
+    llvm::consumeError(get.takeError());
+    if (threads == 1)
+      return 1;
+    return llvm::createStringError(
+        "--threads " + llvm::Twine(threads) +
+        ": the kernel library does not load libomp (omp_set_num_threads "
+        "not found), so it runs on one thread");
+  }
+  reinterpret_cast<void (*)(int)>(*set)(static_cast<int>(threads));
+  int actual = reinterpret_cast<int (*)()>(*get)();
+  if (actual != threads)
+    return llvm::createStringError(
+        "--threads " + llvm::Twine(threads) + ": libomp runs " +
+        llvm::Twine(actual) + " threads after omp_set_num_threads");
+  return actual;
+}
+
+std::optional<int64_t>
+tfm::bench::checkedElements(llvm::ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return std::nullopt;
+  int64_t bytes;
+  if (llvm::MulOverflow(n, static_cast<int64_t>(sizeof(float)), bytes) ||
+      static_cast<uint64_t>(bytes) > SIZE_MAX / 2)
+    return std::nullopt;
+  return n;
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,6 +11,8 @@
 #ifndef TFM_BENCH_HARNESS_H
 #define TFM_BENCH_HARNESS_H
 
+#include "tfm/Target/TargetDescription.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
@@ -21,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,7 +72,10 @@ private:
 
 /// Options every subcommand understands.
 struct CommonOptions {
-  /// Threads the compiler may use (TargetDescription::threads).
+  /// Threads the compiled code runs with: set at run time (the OpenMP
+  /// thread count of the kernel's libomp, tfm_model_set_num_threads for a
+  /// model). The code itself is compiled for the host, multithreaded when
+  /// the host or this count is above one thread.
   int64_t threads = 1;
   int64_t warmup = 2;
   /// Upper bound on timed calls.
@@ -119,14 +125,26 @@ private:
   std::string path_;
 };
 
-/// Lowers `module` (tfm dialect, one `tfm.entry` function following
-/// docs/architecture.md) with tfm::compileModule to an object file,
-/// and links that object alone into `soPath` with LLVM 22's clang. Returns
-/// the compile time in seconds.
+/// The compile target of a run with `threads` run-time threads: the host,
+/// with at least `threads` hardware threads, so that the generated code is
+/// multithreaded whenever the run asks for more than one thread.
+mlir::tfm::TargetDescription benchTarget(int64_t threads);
+
+/// Lowers `module` (a kernel module: tfm.architecture = "kernel", one
+/// `tfm.entry` function, see -tfm-materialize-entry) with
+/// tfm::compileModule to an object file, and links it into `soPath` with
+/// mlir::tfm::linkSharedLibrary in LinkMode::Kernel (libomp, libm, no
+/// runtime). Returns the compile time in seconds.
 llvm::Expected<double> compileKernelLibrary(mlir::ModuleOp module,
                                             int64_t threads,
                                             llvm::StringRef objPath,
                                             llvm::StringRef soPath);
+
+/// Sets the OpenMP thread count of the calling thread through the libomp
+/// that `lib` loaded (omp_set_num_threads) and returns the count libomp
+/// then reports (omp_get_max_threads). A library without libomp runs on
+/// one thread: 1 when `threads` is 1, an error otherwise.
+llvm::Expected<int64_t> setKernelThreads(const Library &lib, int64_t threads);
 
 /// Per-call times of the timed loop.
 struct Timing {
@@ -170,6 +188,7 @@ struct Report {
   Timing timing;
   Verification verify;
   std::string verifyMethod;
+  /// Run-time threads (as the library reported them back).
   int64_t threads = 1;
   llvm::json::Object extra;
 
@@ -207,6 +226,10 @@ private:
   float *data_;
   size_t n_;
 };
+
+/// The product of `dims`, or std::nullopt when it overflows int64_t or
+/// the byte size of that many floats overflows size_t.
+std::optional<int64_t> checkedElements(llvm::ArrayRef<int64_t> dims);
 
 /// Prints `tfm-bench: error: msg` to stderr.
 void reportError(const llvm::Twine &msg);

@@ -1,11 +1,10 @@
 //===- Kernels.cpp - single-op benchmarks ---------------------------------===//
 //
-// Each op is wrapped in the only entry the lowering contract
-// (docs/architecture.md) knows: a `tfm.entry` @forward of a "decoder" with
-// the two inputs (ids, lengths), which the kernel ignores, and the op's
-// operands as `tfm.weight`s. The generated `_mlir_ciface_forward` then takes
-// a table of operand pointers and writes the op's result into a
-// caller-allocated buffer, exactly as in a compiled model.
+// Each op is wrapped in a kernel module (tfm.architecture = "kernel", see
+// -tfm-materialize-entry): a `tfm.entry` @kernel whose inputs are the op's
+// operands. The generated `_mlir_ciface_kernel` takes the (empty) weights
+// table, one memref descriptor per operand and one for the caller-allocated
+// result, so the op runs on the caller's buffers with no copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +23,7 @@
 
 #include <cmath>
 #include <map>
+#include <utility>
 
 using namespace tfm::bench;
 
@@ -45,7 +45,7 @@ std::string tensorType(const Shape &s, llvm::StringRef elt = "f32") {
   return t + elt.str() + ">";
 }
 
-/// One operand of the op, passed through the weights table.
+/// One operand of the op, an input of the kernel entry.
 struct Operand {
   std::string name;
   Shape shape;
@@ -68,22 +68,41 @@ struct KernelBench {
       verify;
 };
 
-/// Wraps `k.body` into the entry module of docs/architecture.md.
+/// Wraps `k.body` into a kernel module.
 std::string moduleText(const KernelBench &k) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "module attributes {tfm.model_name = \"bench-" << k.bench
-     << "\", tfm.architecture = \"decoder\", tfm.vocab_size = 1 : i64, "
-        "tfm.max_seq_len = 1 : i64, tfm.output = \"hidden\"} {\n"
-     << "  func.func @forward(%ids: tensor<1x1xi32>, %lengths: "
-        "tensor<1xi32>) -> "
-     << tensorType(k.resultShape) << " attributes {tfm.entry} {\n";
-  for (const Operand &o : k.operands)
-    os << "    %" << o.name << " = tfm.weight \"" << o.name
-       << "\" : " << tensorType(o.shape) << "\n";
+  os << "module attributes {tfm.architecture = \"kernel\"} {\n"
+     << "  func.func @kernel(";
+  for (auto [i, o] : llvm::enumerate(k.operands))
+    os << (i ? ", " : "") << "%" << o.name << ": " << tensorType(o.shape);
+  os << ") -> " << tensorType(k.resultShape) << " attributes {tfm.entry} {\n";
   os << k.body;
   os << "    return %result : " << tensorType(k.resultShape) << "\n  }\n}\n";
   return s;
+}
+
+/// Checks that every operand, the result and the FLOP count have sizes
+/// that fit (no int64_t or size_t overflow); the message names the tensor.
+llvm::Error checkSizes(const KernelBench &k) {
+  auto shapeText = [](const Shape &s) {
+    std::string t;
+    for (int64_t d : s)
+      t += (t.empty() ? "" : "x") + std::to_string(d);
+    return t;
+  };
+  for (const Operand &o : k.operands)
+    if (!checkedElements(o.shape))
+      return llvm::createStringError("operand '" + o.name + "' of shape " +
+                                     shapeText(o.shape) +
+                                     " has too many elements");
+  if (!checkedElements(k.resultShape))
+    return llvm::createStringError("the result of shape " +
+                                   shapeText(k.resultShape) +
+                                   " has too many elements");
+  if (!std::isfinite(k.flops) || k.flops > 9.0e18)
+    return llvm::createStringError("the FLOP count overflows");
+  return llvm::Error::success();
 }
 
 /// A memref descriptor {allocated, aligned, offset, sizes[], strides[]} as
@@ -103,9 +122,41 @@ std::vector<int64_t> descriptor(void *data, const Shape &shape) {
   return d;
 }
 
-using EntryFn = void (*)(void **, void *, void *, void *);
+/// Calls `fn(table, args[0], ..., args[N-1])`.
+template <size_t... I>
+void callWith(void *fn, void *table, void *const *args,
+              std::index_sequence<I...>) {
+  using Fn = void (*)(void *, decltype((void)I, (void *)nullptr)...);
+  reinterpret_cast<Fn>(fn)(table, args[I]...);
+}
+
+/// The kernel entry with its descriptor arguments bound.
+std::function<void()> bindEntry(void *fn, void *table,
+                                const std::vector<void *> &args) {
+  const std::vector<void *> a = args;
+  switch (a.size()) {
+#define TFM_BENCH_ARITY(N)                                                     \
+  case N:                                                                      \
+    return [=] { callWith(fn, table, a.data(), std::make_index_sequence<N>{}); };
+    TFM_BENCH_ARITY(2)
+    TFM_BENCH_ARITY(3)
+    TFM_BENCH_ARITY(4)
+    TFM_BENCH_ARITY(5)
+    TFM_BENCH_ARITY(6)
+    TFM_BENCH_ARITY(7)
+    TFM_BENCH_ARITY(8)
+    TFM_BENCH_ARITY(9)
+#undef TFM_BENCH_ARITY
+  default:
+    return nullptr;
+  }
+}
 
 int runKernelBench(KernelBench &k, const CommonOptions &options) {
+  if (llvm::Error e = checkSizes(k)) {
+    reportError(k.bench + ": " + llvm::toString(std::move(e)));
+    return static_cast<int>(ExitCode::Usage);
+  }
   mlir::DialectRegistry registry;
   registerBenchDialects(registry);
   mlir::MLIRContext context(registry);
@@ -136,51 +187,50 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
     reportError(llvm::toString(lib.takeError()));
     return static_cast<int>(ExitCode::Error);
   }
-  auto sym = (*lib)->symbol("_mlir_ciface_forward");
+  auto sym = (*lib)->symbol("_mlir_ciface_kernel");
   if (!sym) {
     reportError(llvm::toString(sym.takeError()));
     return static_cast<int>(ExitCode::Error);
   }
-  auto entry = reinterpret_cast<EntryFn>(*sym);
+  auto threads = setKernelThreads(**lib, options.threads);
+  if (!threads) {
+    reportError(k.bench + ": " + llvm::toString(threads.takeError()));
+    return static_cast<int>(ExitCode::Error);
+  }
+  auto table = (*module)->getAttrOfType<mlir::ArrayAttr>("tfm.weights");
+  if (!table || !table.empty()) {
+    reportError("the lowered kernel module should have an empty "
+                "'tfm.weights' table");
+    return static_cast<int>(ExitCode::Error);
+  }
 
-  // Operands, in the table order the lowering recorded.
+  // Operands, in the entry's argument order, then the result.
   Rng rng(options.seed);
-  std::map<std::string, std::unique_ptr<Buffer>> buffers;
+  std::vector<std::unique_ptr<Buffer>> buffers;
   llvm::StringMap<const Buffer *> byName;
+  std::vector<std::vector<int64_t>> descriptors;
   for (const Operand &o : k.operands) {
     auto buf = std::make_unique<Buffer>(numel(o.shape));
     for (size_t i = 0; i < buf->size(); ++i)
       (*buf)[i] = rng.uniform(o.lo, o.hi);
     byName[o.name] = buf.get();
-    buffers[o.name] = std::move(buf);
+    descriptors.push_back(descriptor(buf->data(), o.shape));
+    buffers.push_back(std::move(buf));
   }
-  auto table = (*module)->getAttrOfType<mlir::ArrayAttr>("tfm.weights");
-  if (!table) {
-    reportError("the lowered module has no 'tfm.weights' table");
-    return static_cast<int>(ExitCode::Error);
-  }
-  std::vector<void *> weights;
-  for (mlir::Attribute a : table) {
-    auto dict = mlir::dyn_cast<mlir::DictionaryAttr>(a);
-    auto name = dict ? dict.getAs<mlir::StringAttr>("name") : nullptr;
-    if (!name || !buffers.count(name.str())) {
-      reportError("the lowered weights table names an unknown operand");
-      return static_cast<int>(ExitCode::Error);
-    }
-    weights.push_back(buffers[name.str()]->data());
-  }
-
-  int32_t ids[1] = {0}, lengths[1] = {1};
-  std::vector<int64_t> idsDesc = descriptor(ids, {1, 1});
-  std::vector<int64_t> lengthsDesc = descriptor(lengths, {1});
   Buffer out(numel(k.resultShape));
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = NAN;
-  std::vector<int64_t> outDesc = descriptor(out.data(), k.resultShape);
-  auto call = [&] {
-    entry(weights.data(), idsDesc.data(), lengthsDesc.data(),
-          outDesc.data());
-  };
+  descriptors.push_back(descriptor(out.data(), k.resultShape));
+  std::vector<void *> args;
+  for (std::vector<int64_t> &d : descriptors)
+    args.push_back(d.data());
+  void *noWeights[1] = {nullptr};
+  std::function<void()> call = bindEntry(*sym, noWeights, args);
+  if (!call) {
+    reportError(k.bench + ": " + std::to_string(args.size()) +
+                " entry arguments are more than tfm-bench can call");
+    return static_cast<int>(ExitCode::Error);
+  }
 
   // Verify once before any timing: a wrong kernel is never reported.
   double firstCall = timeOnce(call);
@@ -202,7 +252,7 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   report.flops = k.flops;
   report.compileSeconds = *compileSeconds;
   report.verifyMethod = k.verifyMethod;
-  report.threads = options.threads;
+  report.threads = *threads;
   report.print(options.json);
   return static_cast<int>(ExitCode::Success);
 }

@@ -37,6 +37,8 @@ struct ModelApi {
   decltype(&tfm_model_forward) forward;
   decltype(&tfm_model_forward_seq2seq) forwardSeq2seq;
   decltype(&tfm_model_output_shape) outputShape;
+  decltype(&tfm_model_set_num_threads) setNumThreads;
+  decltype(&tfm_model_get_num_threads) getNumThreads;
   decltype(&tfm_last_error) lastError;
 };
 
@@ -59,6 +61,10 @@ llvm::Error bind(const Library &lib, ModelApi &api) {
   if (auto e = get("tfm_model_forward_seq2seq", api.forwardSeq2seq))
     return e;
   if (auto e = get("tfm_model_output_shape", api.outputShape))
+    return e;
+  if (auto e = get("tfm_model_set_num_threads", api.setNumThreads))
+    return e;
+  if (auto e = get("tfm_model_get_num_threads", api.getNumThreads))
     return e;
   return get("tfm_last_error", api.lastError);
 }
@@ -100,9 +106,12 @@ llvm::Error writeRandomWeights(const llvm::json::Object &manifest,
   return writer.write(path);
 }
 
-/// Forward FLOPs of the matmuls and attention (projections, attention
-/// scores and mixing with causal/window masks counted by visible keys, FFN,
-/// LM head); norms and elementwise ops are left out.
+/// Forward FLOPs of the matmuls and attention, by the conventions of
+/// docs/performance.md: 2*M*N*K per GEMM (projections, FFN, LM head; bias,
+/// activation, norms and other elementwise work left out) and 4*D per
+/// visible (query, key) pair and head for attention (QK^T and PV), a
+/// causal mask counting (T+1)/2 visible keys per query on average and a
+/// sliding window at most its width.
 double modelFlops(const tfm::ModelConfig &c, int64_t batch, int64_t seq) {
   double d = c.dModel, hq = c.numHeads, hkv = c.numKvHeads, dh = c.headDim;
   double perToken = 0;
@@ -152,6 +161,11 @@ int tfm::bench::runModelBench(Args &args) {
     reportError("model: " + msg);
     return static_cast<int>(ExitCode::Error);
   };
+  if (!checkedElements({batch, seq})) {
+    reportError("model: --batch " + llvm::Twine(batch) + " times --seq " +
+                llvm::Twine(seq) + " overflows");
+    return static_cast<int>(ExitCode::Usage);
+  }
 
   // The tfmc path: frontend, then the lowering to a shared library.
   auto loaded = tfm::loadModel(modelPath, weightsPath);
@@ -172,7 +186,7 @@ int tfm::bench::runModelBench(Args &args) {
     return fail(llvm::toString(dir.takeError()));
   std::string soPath = (*dir)->file("model.so");
   tfm::CompileOptions compile;
-  compile.target.threads = static_cast<unsigned>(options.threads);
+  compile.target = benchTarget(options.threads);
   compile.writeHeader = false;
   auto start = std::chrono::steady_clock::now();
   if (failed(tfm::compileModule(*module, compile, tfm::EmitPhase::So,
@@ -223,6 +237,10 @@ int tfm::bench::runModelBench(Args &args) {
     return fail("tfm_model_create('" + weightsFile + "'): " +
                 api.lastError());
   llvm::scope_exit destroy([&] { api.destroy(model); });
+  int threads = 0;
+  if (api.setNumThreads(model, static_cast<int>(options.threads)) != TFM_OK ||
+      api.getNumThreads(model, &threads) != TFM_OK)
+    return fail(std::string("--threads: ") + api.lastError());
 
   Rng rng(options.seed + 1);
   std::vector<int32_t> ids(batch * seq);
@@ -232,10 +250,14 @@ int tfm::bench::runModelBench(Args &args) {
   int rank = 0;
   if (api.outputShape(model, batch, seq, shape, &rank) != TFM_OK)
     return fail(std::string("tfm_model_output_shape: ") + api.lastError());
-  int64_t outElems = 1;
-  for (int i = 0; i < rank; ++i)
-    outElems *= shape[i];
-  Buffer out(outElems);
+  std::optional<int64_t> outElems =
+      checkedElements(llvm::ArrayRef<int64_t>(shape, rank));
+  if (!outElems) {
+    reportError("model: the output of --batch " + llvm::Twine(batch) +
+                " --seq " + llvm::Twine(seq) + " has too many elements");
+    return static_cast<int>(ExitCode::Usage);
+  }
+  Buffer out(*outElems);
   bool seq2seq = *arch == "encoder_decoder";
   tfm_status status = TFM_OK;
   auto call = [&] {
@@ -293,7 +315,7 @@ int tfm::bench::runModelBench(Args &args) {
   report.compileSeconds = compileSeconds;
   report.verifyMethod = "all outputs finite (compare --save-output with a "
                         "reference for accuracy)";
-  report.threads = options.threads;
+  report.threads = threads;
   report.extra["weights"] =
       weightsFile == (*dir)->file("weights.safetensors") ? "random"
                                                          : weightsFile;

@@ -20,20 +20,25 @@ namespace {
 
 const char *kUsage = R"(usage: tfm-bench SUBCOMMAND [options]
 
-Compiles one op or one model with tfm's production pipeline, checks the
-result once (single ops against a float64 computation on sampled rows), then
-times calls with a steady clock and reports median, min and p90 seconds per
-call and GFLOP/s of the median.
+Compiles one op or one model with tfm's production pipeline for the host
+CPU, checks the result once (single ops against a float64 computation on
+sampled rows), then times calls with a steady clock and reports median, min
+and p90 seconds per call and GFLOP/s of the median. A single op is compiled
+as a kernel entry (its operands are the entry's inputs) and linked with
+libomp; a model is compiled and linked as tfmc does. FLOPs count the
+multiply-adds of the GEMMs and attention only (docs/performance.md).
 
 subcommands:
   attention --batch B --heads H [--kv-heads HKV] --seq T [--kv-seq TK]
             --head-dim D [--causal]
-      one tfm.attention; FLOPs 4*B*H*T*TK*D, halved when causal
+      one tfm.attention; FLOPs 4*B*H*T*TK*D (QK^T and PV), halved when
+      causal
   linear --m M --k K --n N [--no-bias]
-      one tfm.linear x[M,K] W[N,K]^T + b; FLOPs 2*M*K*N
+      one tfm.linear x[M,K] W[N,K]^T + b; FLOPs 2*M*K*N (bias not counted)
   ffn --tokens T --d-model D --hidden F [--activation A] [--no-bias]
       one tfm.ffn (A: relu, gelu, gelu_tanh (default), silu, tanh, swiglu,
-      geglu); FLOPs 2*T*D*F*2 (3 for gated)
+      geglu); FLOPs 2*T*D*F*2 (3 for gated); bias and activation not
+      counted
   model --model MODEL --seq T [--batch B] [--weights PATH]
         [--save-output OUT.npy] [--save-ids IDS.npy]
       a whole model (tfm spec or HF config/folder) compiled as tfmc does and
@@ -43,7 +48,11 @@ subcommands:
       --save-output against a reference)
 
 common options:
-  --threads N      threads the compiler may use (default 1)
+  --threads N      threads the compiled code runs with, set at run time
+                   (omp_set_num_threads of the kernel's libomp, or
+                   tfm_model_set_num_threads; default 1). The code is
+                   multithreaded when the host or N has more than one
+                   thread; the report gives the count actually in effect
   --warmup N       untimed calls before timing, after the checked first
                    call (default 2; none when that call took > --max-time)
   --iters N        at most N timed calls (default 10)
@@ -57,7 +66,8 @@ common options:
   --json           print one JSON line: bench, shape, threads, flops, iters,
                    median_s, min_s, p90_s, gflops, compile_s, verified
 
-exit status: 0 success, 1 error, 2 bad command line, 3 wrong result
+exit status: 0 success, 1 error, 2 bad command line (unknown or bad
+option, sizes whose element counts overflow), 3 wrong result
 )";
 
 } // namespace
