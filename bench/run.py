@@ -15,7 +15,8 @@ Measures, on this machine and in this run:
     safetensors, compiled by the tfmc path) at seq 512 (16 with --quick),
     batch 1: tfm through
     the C ABI against PyTorch eager on the same weights,
-each with 1 thread and with all threads. It prints a table of median times,
+each with 1 thread and with all threads (for tfm: the run-time thread
+count, tfm-bench --threads; the code is compiled multithreaded). It prints a table of median times,
 GFLOP/s and ratios, and writes everything to bench/results/<date>-<host>.json.
 
 Ratios: "tfm/peer" is peer time / tfm time (above 1: tfm is faster);
@@ -147,8 +148,8 @@ def make_cases(quick):
                   "activation": "gelu_tanh", "bias": True,
                   "flops": 2.0 * 512 * 768 * 3072 * 2,
                   "label": "ffn 512x768x3072 gelu_tanh"})
-    # Quick mode: seq 16, so that today's tfm (about 250 s per call at
-    # seq 128 with scalar loops) fits the budget.
+    # Quick mode: seq 16 (the 2026-11-21 baseline's scalar code took about
+    # 250 s per call at seq 128; kept at 16 so that runs stay comparable).
     mseq = 16 if quick else 512
     cases.append({"bench": "model", "seq": mseq, "batch": 1,
                   "flops": gpt2_flops(12, 768, 3072, 50257, mseq, 1),
