@@ -29,7 +29,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tfm_tools_dir, append_path=True)
 
 tool_dirs = [config.tfm_tools_dir, config.llvm_tools_dir]
-tools = ["tfm-opt", "tfmc", "tfm-run", "mlir-translate", "llc", "opt"]
+tools = ["tfm-opt", "tfmc", "tfm-run", "tfm-bench", "mlir-translate", "llc", "opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if shutil.which("ptxas"):
