@@ -34,3 +34,16 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if shutil.which("ptxas"):
     config.available_features.add("ptxas")
+
+# %mlir_runner: runs generated code under LLVM 22's mlir-runner with its
+# runner utility libraries (printMemrefF32) and LLVM's OpenMP runtime for the
+# parallel loops of the default (multithreaded) pipeline. Used by the numeric
+# tests of the lowering (Pipelines/Numerics) and of the tiling
+# (Transforms/Numerics).
+llvm_lib_dir = os.path.normpath(os.path.join(config.llvm_tools_dir, "..", "lib"))
+runner_libs = [os.path.join(llvm_lib_dir, lib) for lib in
+               ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so")]
+config.substitutions.append(
+    ("%mlir_runner",
+     os.path.join(config.llvm_tools_dir, "mlir-runner") +
+     " -e main -entry-point-result=void -shared-libs=" + ",".join(runner_libs)))
