@@ -70,6 +70,17 @@ mlir::tfm::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   }
   llvmModule->setTargetTriple(machine.getTargetTriple());
   llvmModule->setDataLayout(machine.createDataLayout());
+  // Like clang: every definition names its CPU and features, so the .ll is
+  // self-describing when it is compiled again (llc, opt) outside tfmc.
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration())
+      continue;
+    if (!function.hasFnAttribute("target-cpu"))
+      function.addFnAttr("target-cpu", machine.getTargetCPU());
+    if (!function.hasFnAttribute("target-features") &&
+        !machine.getTargetFeatureString().empty())
+      function.addFnAttr("target-features", machine.getTargetFeatureString());
+  }
   return llvmModule;
 }
 
