@@ -102,7 +102,9 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
 
   // 2. Bufferization.
   if (options.fuseElementwise) {
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    // Not upstream's -linalg-fuse-elementwise-ops: that one fuses
+    // producers into contractions, which then run as scalar loops.
+    pm.addPass(createFuseElementwisePass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -144,8 +146,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createLowerVectorOpsPass());
   }
   // Multithreading: every scf.forall (attention's batch x K/V head x query
-  // block loop from -tfm-tile-sram, the row/column blocks of top-level
-  // contractions from -tfm-tile-and-vectorize) becomes an OpenMP
+  // block loop from -tfm-tile-sram; the batch/head loops, row blocks and
+  // packing of contractions from -tfm-tile-and-vectorize) becomes an OpenMP
   // worksharing loop. Their bodies write disjoint blocks of buffers that
   // exist before the loop and allocate their own tiles, so no iteration
   // shares a written buffer; nothing reduces across iterations. The thread

@@ -188,6 +188,30 @@ def CheckLLVMLegalPass : Pass<"tfm-check-llvm-legal", "ModuleOp"> {
 // CPU code generation: linalg on tensors to vector code
 //===----------------------------------------------------------------------===//
 
+def FuseElementwisePass : Pass<"tfm-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, but never into a contraction";
+  let description = [{
+    `elementwise producer (one use) + elementwise consumer => one linalg.generic`,
+    `elementwise producer + contraction => unchanged`
+
+    Upstream's `-linalg-fuse-elementwise-ops` (the same patterns: producer
+    fusion, reshape propagation by expansion, constant folding, with its
+    default rule that the producer has no other use), plus one rule:
+    nothing is fused into an op that `isaContractionOpInterface` accepts.
+    Upstream fuses, for instance, LayerNorm's normalization into the next
+    projection; the result recomputes the normalization (an `rsqrt`
+    included) for every multiply-add, and is no longer a contraction, so
+    `-tfm-tile-and-vectorize` cannot schedule it as a GEMM: it runs as
+    scalar loops. Reductions (softmax sums, norms) still absorb their
+    elementwise producers.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
   let summary = "Tile linalg ops on tensors for registers and caches, then vectorize them";
   let description = [{
@@ -221,15 +245,19 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
        `transfer_write` are hoisted out of the `k` loop, so it lives in
        registers for the whole `KC` panel.
 
-    With `parallel`, a contraction that is not nested in a loop is first
-    tiled by an `scf.forall` over its parallel dimensions: batch dimensions
-    by 1, `m` by `MC` (`parallel-rows`, default `8·MR`) and `n` by `NC`
-    (dimensions whose static size fits one tile are not split); the
-    reduction over `k` stays inside every iteration. Each iteration packs
-    its own `B` blocks (a per-iteration buffer) and writes a disjoint block
-    of the result, so the loop is race free; `-tfm-lower-to-llvm` turns it
-    into an OpenMP worksharing loop. Contractions inside loops (the tiled
-    attention's key loop) are left to the enclosing loop.
+    With `parallel`, a contraction that no loop encloses is split for
+    threads: its outer parallel dimensions of `B` (batch dimensions, outer
+    `n` dimensions such as heads) by an `scf.forall` of one index per
+    iteration; otherwise, inside every cache tile and after `B` is packed,
+    its rows by an `scf.forall` of `MC` rows (`parallel-rows`, default
+    `4·MR`), and the packing itself by an `scf.forall` of `2·VL` rows of
+    `k`. Every iteration writes a disjoint block (of the result or of the
+    packed buffer) and allocates its own temporaries; the packed `B` tile
+    is written before the row blocks and only read by them. The reduction
+    over `k` stays in order inside an iteration, so results do not depend
+    on the number of threads. Nothing is split inside another `scf.forall`
+    (the tiled attention's contractions). `-tfm-lower-to-llvm` turns the
+    foralls into OpenMP worksharing loops.
 
     Every loop whose tile is larger than 1 is **peeled**: the main loop has
     static full tiles, the remainder (dynamic batch × sequence sizes, a
@@ -285,11 +313,12 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     Option<"elementwise", "elementwise", "bool", /*default=*/"true",
            "Tile and vectorize the other linalg ops">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "Split top-level contractions into an scf.forall over blocks of "
-           "batch, rows (m) and columns (n), for multithreading">,
+           "Split top-level contractions into scf.forall loops (batch and "
+           "head dimensions, row blocks in each cache tile, the packing), "
+           "for multithreading">,
     Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
-           "Rows (m) per parallel block of a contraction (0: 8 register "
-           "tiles, 8·MR)">,
+           "Rows (m) per parallel block of a contraction (0: 4 register "
+           "tiles, 4·MR)">,
   ];
   let statistics = [
     Statistic<"numContractions", "contractions",
@@ -297,8 +326,8 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     Statistic<"numPacked", "packed-operands",
               "Contraction operands packed (transposed) per cache tile">,
     Statistic<"numVectorized", "vectorized-ops", "Tiles vectorized">,
-    Statistic<"numParallel", "parallel-contractions",
-              "Contractions split into an scf.forall of blocks">,
+    Statistic<"numParallel", "parallel-loops",
+              "scf.forall loops made for threads (contractions, packing)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -64,14 +64,14 @@ struct TfmToLLVMPipelineOptions
   PassOptions::Option<bool> parallelize{
       *this, "parallelize",
       llvm::cl::desc("Multithread the parallel loops with OpenMP: "
-                     "attention's batch x K/V head x query block loop and "
-                     "the row/column blocks of top-level contractions (the "
-                     "object then needs libomp; thread count: the calling "
-                     "thread's OpenMP setting). Off: single-threaded code"),
+                     "attention's batch x K/V head x query block loop, the "
+                     "batch/head and row blocks of contractions (the object "
+                     "then needs libomp; thread count: the calling thread's "
+                     "OpenMP setting). Off: single-threaded code"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> parallelRows{
       *this, "parallel-rows",
-      llvm::cl::desc("Rows per parallel block of a contraction (0: eight "
+      llvm::cl::desc("Rows per parallel block of a contraction (0: four "
                      "register tiles)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> tileAttention{

@@ -1,0 +1,66 @@
+// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{parallel=1 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152}),canonicalize,cse)' | FileCheck %s
+
+// An out_in GEMM: inside each KC = 192 cache tile of k, the pack of B is
+// split across threads (blocks of 2·VL = 32 rows of k), then the rows
+// (blocks of MC = 4·MR = 32), each block reading the one packed tile; the
+// k loop stays serial.
+// CHECK-LABEL: func.func @out_in
+// CHECK: scf.for %[[K:.*]] = %c0 to %c768 step %c192
+// CHECK:   %[[PACKED:.*]] = scf.forall (%{{.*}}) = (0) to (192) step (32)
+// CHECK:     vector.transfer_read {{.*}}permutation_map
+// CHECK:   scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (32) shared_outs(%{{.*}} = %{{.*}})
+// CHECK:     scf.for %{{.*}} step %c8
+// CHECK:       vector.contract
+// CHECK:     tensor.parallel_insert_slice
+func.func @out_in(%a: tensor<?x768xf32>, %b: tensor<768x768xf32>, %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : tensor<?x768xf32>, tensor<768x768xf32>) outs(%c : tensor<?x768xf32>) -> tensor<?x768xf32>
+  return %r : tensor<?x768xf32>
+}
+
+// -----
+
+// Rows that fit one block (static M = 32 <= MC): no forall.
+// CHECK-LABEL: func.func @one_block
+// CHECK-NOT: scf.forall
+func.func @one_block(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x64xf32>) outs(%c : tensor<32x64xf32>) -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
+
+// -----
+
+// Batched QK^T: the batch dimensions (of A, B and C) are the forall, one
+// (b, h) per iteration; no row blocks inside it (one level of threads).
+// CHECK-LABEL: func.func @batched
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 12) shared_outs
+// CHECK-NOT: scf.forall
+// CHECK: vector.contract
+// CHECK: tensor.parallel_insert_slice
+func.func @batched(%q: tensor<?x12x128x64xf32>, %k: tensor<?x12x128x64xf32>, %s: tensor<?x12x128x128xf32>) -> tensor<?x12x128x128xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, j, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+    ins(%q, %k : tensor<?x12x128x64xf32>, tensor<?x12x128x64xf32>) outs(%s : tensor<?x12x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<?x12x128x128xf32>
+  return %r : tensor<?x12x128x128xf32>
+}
+
+// -----
+
+// A contraction inside a loop (the key loop of the tiled attention) is left
+// to that loop's iteration: no forall.
+// CHECK-LABEL: func.func @in_loop
+// CHECK: scf.for
+// CHECK-NOT: scf.forall
+func.func @in_loop(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %n: index) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c) -> tensor<64x64xf32> {
+    %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+    scf.yield %m : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
