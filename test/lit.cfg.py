@@ -18,6 +18,7 @@ config.test_exec_root = os.path.join(config.tfm_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tfm_src", config.tfm_src_root))
+config.substitutions.append(("%tfm_obj", config.tfm_obj_root))
 config.substitutions.append(("%python", sys.executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
