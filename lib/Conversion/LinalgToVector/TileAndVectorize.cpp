@@ -79,6 +79,11 @@ std::optional<GemmDims> classifyContraction(linalg::LinalgOp op) {
   OpOperand *init = op.getDpsInitOperand(0);
   if (!getElementTypeOrSelf(init->get().getType()).isF32())
     return std::nullopt;
+  // The register kernel is an f32 vector.contract: mixed-precision operands
+  // (an f16 K or V widened inside the contraction) stay loops.
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!getElementTypeOrSelf(input->get().getType()).isF32())
+      return std::nullopt;
   FailureOr<linalg::ContractionDimensions> cd =
       linalg::inferContractionDims(op);
   if (failed(cd) || cd->m.empty() || cd->n.empty() || cd->k.empty())
