@@ -67,7 +67,8 @@ void tfm::applyTarget(TfmToLLVMPipelineOptions &options,
 static void addTfmTransforms(OpPassManager &pm,
                              const tfm::TfmToLLVMPipelineOptions &options) {
   using namespace mlir::tfm;
-  pm.addPass(createFuseAttentionPass());
+  if (options.fuseAttention)
+    pm.addPass(createFuseAttentionPass());
   if (!options.tileAttention)
     return;
   TileSramPassOptions tile;

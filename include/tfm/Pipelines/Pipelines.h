@@ -74,6 +74,12 @@ struct TfmToLLVMPipelineOptions
       llvm::cl::desc("Rows per parallel block of a contraction (0: four "
                      "register tiles)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("Raise unfused scale-softmax-matmul chains into "
+                     "tfm.attention (-tfm-fuse-attention); off: they are "
+                     "lowered op by op, as written"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> tileAttention{
       *this, "tile-attention",
       llvm::cl::desc("Tile tfm.attention into an online-softmax loop nest "
