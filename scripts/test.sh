@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: builds if needed and runs the whole test suite.
 # The output ends with lit's summary and the line "N passed, N failed".
-# A test that lit skips (UNSUPPORTED) fails the run unless it needs
-# something this toolchain cannot have (see ALLOWED_SKIPS): a suite that
-# silently stops running because a runtime archive or library went missing
-# must not look green.
+# A test that lit skips (UNSUPPORTED) fails the run: a suite that silently
+# stops running because a runtime archive or library went missing must not
+# look green.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -23,16 +22,13 @@ ok = {"PASS", "XFAIL"}
 bad = {"FAIL", "XPASS", "TIMEOUT", "UNRESOLVED"}
 p = sum(t["code"] in ok for t in tests)
 f = sum(t["code"] in bad for t in tests)
-# Debian's release LLVM compiles pass statistics out (docs/passes.md).
-ALLOWED_SKIPS = {"Transforms/fuse-attention-statistics.mlir"}
 skipped = [t["name"].split(" :: ", 1)[-1] for t in tests
            if t["code"] in {"UNSUPPORTED", "SKIPPED"}]
-unexpected = [n for n in skipped if n not in ALLOWED_SKIPS]
-for n in unexpected:
+for n in skipped:
     print(f"unexpectedly skipped: {n}")
-f += len(unexpected)
-print(f"{p} passed, {f} failed, {len(skipped) - len(unexpected)} skipped")
-sys.exit(1 if unexpected else 0)
+f += len(skipped)
+print(f"{p} passed, {f} failed, 0 skipped")
+sys.exit(1 if skipped else 0)
 PY
 summary_rc=$?
 [ $rc -ne 0 ] && exit $rc

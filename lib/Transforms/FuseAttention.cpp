@@ -9,6 +9,7 @@
 
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -394,6 +395,8 @@ void rewrite(MatmulOp pv, Chain &chain, RewriterBase &rewriter,
 struct FuseAttentionPass
     : public tfm::impl::FuseAttentionPassBase<FuseAttentionPass> {
   using Base::Base;
+  // The counters are per instance: a copy starts from zero.
+  FuseAttentionPass(const FuseAttentionPass &other) : Base(other) {}
 
   void runOnOperation() override {
     // Collect first: rewriting erases ops the walk would visit.
@@ -410,7 +413,7 @@ struct FuseAttentionPass
         continue;
       Chain chain;
       if (MatchResult failure = matchChain(pv, chain)) {
-        countRejection(failure->reason);
+        ++getRejectionCounter(failure->reason);
         LLVM_DEBUG(llvm::dbgs() << "rejected " << pv << ": "
                                 << failure->message << "\n");
         if (reportRejections)
@@ -420,32 +423,54 @@ struct FuseAttentionPass
         continue;
       }
       rewrite(pv, chain, rewriter, erased);
-      ++numFused;
+      ++fused;
     }
   }
 
-  void countRejection(Reject reason) {
+  PassStatistic &getRejectionCounter(Reject reason) {
     switch (reason) {
     case Reject::SoftmaxAxis:
-      ++numRejectedSoftmaxAxis;
-      return;
+      return rejectedSoftmaxAxis;
     case Reject::OtherUses:
-      ++numRejectedOtherUses;
-      return;
+      return rejectedOtherUses;
     case Reject::Mask:
-      ++numRejectedMask;
-      return;
+      return rejectedMask;
     case Reject::FillValue:
-      ++numRejectedFillValue;
-      return;
+      return rejectedFillValue;
     case Reject::Scale:
-      ++numRejectedScale;
-      return;
+      return rejectedScale;
     case Reject::Structure:
-      ++numRejectedStructure;
-      return;
+      return rejectedStructure;
     }
+    llvm_unreachable("unknown rejection reason");
   }
+
+  // The statistics of Passes.td (same names and descriptions), counted on
+  // every LLVM build: see tfm/Transforms/PassStatistics.h.
+  PassStatistic fused{this, numFused, "fused",
+                      "Attention chains fused into tfm.attention"};
+  PassStatistic rejectedSoftmaxAxis{
+      this, numRejectedSoftmaxAxis, "rejected-softmax-axis",
+      "Candidates rejected: softmax not over the key (last) axis"};
+  PassStatistic rejectedOtherUses{
+      this, numRejectedOtherUses, "rejected-other-uses",
+      "Candidates rejected: an intermediate result has users outside the "
+      "chain"};
+  PassStatistic rejectedMask{
+      this, numRejectedMask, "rejected-mask",
+      "Candidates rejected: a mask or ALiBi bias is not a "
+      "tfm.make_mask/tfm.alibi_bias provably over these scores"};
+  PassStatistic rejectedFillValue{
+      this, numRejectedFillValue, "rejected-fill-value",
+      "Candidates rejected: masked_fill value is neither -inf nor <= -1e4, "
+      "or finite with a bias added after it"};
+  PassStatistic rejectedScale{
+      this, numRejectedScale, "rejected-scale",
+      "Candidates rejected: a scale is not a finite splat constant"};
+  PassStatistic rejectedStructure{
+      this, numRejectedStructure, "rejected-structure",
+      "Candidates rejected: the chain is not matmul, scale, mask/bias, "
+      "softmax, matmul"};
 };
 
 } // namespace
