@@ -20,27 +20,15 @@ using mlir::tfm::WeightLayout;
 
 namespace tfm {
 
-StringRef architectureName(Architecture arch) {
-  switch (arch) {
-  case Architecture::Encoder:
-    return "encoder";
-  case Architecture::Decoder:
-    return "decoder";
-  case Architecture::EncoderDecoder:
-    return "encoder_decoder";
-  }
-  llvm_unreachable("unknown architecture");
-}
-
 StringRef ModelConfig::outputKind() const {
   switch (head) {
   case HeadKind::None:
-    return "hidden";
+    return outputKindName(OutputKind::Hidden);
   case HeadKind::Classifier:
-    return "classes";
+    return outputKindName(OutputKind::Classes);
   case HeadKind::Lm:
   case HeadKind::MaskedLm:
-    return "logits";
+    return outputKindName(OutputKind::Logits);
   }
   llvm_unreachable("unknown head");
 }

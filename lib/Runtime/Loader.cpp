@@ -1,17 +1,16 @@
-//===- Loader.cpp - manifest parsing and weight binding -------------------===//
+//===- Loader.cpp - binding weights to a model's manifest -----------------===//
 //
-// Turns the manifest string and a set of safetensors files into the weight
-// table of the generated code. F16/BF16 widening here is format conversion
-// at load time, not model arithmetic: the generated code always sees f32.
+// Turns a parsed manifest (tfm/Support/Manifest.h) and a set of safetensors
+// files into the weight table of the generated code. F16/BF16 widening here
+// is format conversion at load time, not model arithmetic: the generated
+// code always sees f32.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Runtime/Loader.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -27,23 +26,6 @@ namespace {
 
 Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-/// Reads an array of non-negative integers.
-Expected<std::vector<int64_t>> readDims(const llvm::json::Value *value,
-                                        const llvm::Twine &what) {
-  const llvm::json::Array *array = value ? value->getAsArray() : nullptr;
-  if (!array)
-    return makeError(what + " is not an array of integers");
-  std::vector<int64_t> dims;
-  for (const llvm::json::Value &v : *array) {
-    std::optional<int64_t> d = v.getAsInteger();
-    if (!d || *d < 0)
-      return makeError(what + " has an element that is not a non-negative " +
-                       "integer");
-    dims.push_back(*d);
-  }
-  return dims;
 }
 
 /// IEEE half to float, all classes (normals, subnormals, inf, NaN).
@@ -88,175 +70,12 @@ std::vector<std::string> candidateNames(StringRef name) {
 
 } // namespace
 
-StringRef runtime::architectureName(Architecture arch) {
-  switch (arch) {
-  case Architecture::Encoder:
-    return "encoder";
-  case Architecture::Decoder:
-    return "decoder";
-  case Architecture::EncoderDecoder:
-    return "encoder_decoder";
-  }
-  llvm_unreachable("unknown architecture");
-}
-
-StringRef runtime::outputKindName(OutputKind kind) {
-  switch (kind) {
-  case OutputKind::Logits:
-    return "logits";
-  case OutputKind::Classes:
-    return "classes";
-  case OutputKind::Hidden:
-    return "hidden";
-  }
-  llvm_unreachable("unknown output kind");
-}
-
 std::string runtime::formatShape(llvm::ArrayRef<int64_t> shape) {
   std::string s = "[";
   llvm::raw_string_ostream os(s);
   llvm::interleave(shape, os, ", ");
   os << "]";
   return s;
-}
-
-Expected<Manifest> Manifest::parse(StringRef json, StringRef source) {
-  Expected<llvm::json::Value> value = llvm::json::parse(json);
-  if (!value)
-    return makeError(source + ": invalid JSON: " +
-                     llvm::toString(value.takeError()));
-  const llvm::json::Object *top = value->getAsObject();
-  if (!top)
-    return makeError(source + ": not a JSON object");
-  auto field = [&](StringRef key) -> const llvm::json::Value * {
-    return top->get(key);
-  };
-  auto bad = [&](StringRef key, const llvm::Twine &why) {
-    return makeError(source + ": field '" + key + "' " + why);
-  };
-  auto string = [&](StringRef key) -> Expected<StringRef> {
-    const llvm::json::Value *v = field(key);
-    if (!v)
-      return bad(key, "is missing");
-    std::optional<StringRef> s = v->getAsString();
-    if (!s)
-      return bad(key, "is not a string");
-    return *s;
-  };
-  auto positive = [&](StringRef key) -> Expected<int64_t> {
-    const llvm::json::Value *v = field(key);
-    if (!v)
-      return bad(key, "is missing");
-    std::optional<int64_t> i = v->getAsInteger();
-    if (!i || *i <= 0)
-      return bad(key, "is not a positive integer");
-    return *i;
-  };
-
-  Manifest m;
-  Expected<StringRef> format = string("format");
-  if (!format)
-    return format.takeError();
-  if (*format != "tfm-manifest/1")
-    return bad("format", "is '" + *format + "', expected 'tfm-manifest/1'");
-
-  Expected<StringRef> name = string("model_name");
-  if (!name)
-    return name.takeError();
-  m.modelName = name->str();
-
-  Expected<StringRef> arch = string("architecture");
-  if (!arch)
-    return arch.takeError();
-  if (*arch == "encoder")
-    m.architecture = Architecture::Encoder;
-  else if (*arch == "decoder")
-    m.architecture = Architecture::Decoder;
-  else if (*arch == "encoder_decoder")
-    m.architecture = Architecture::EncoderDecoder;
-  else
-    return bad("architecture", "is '" + *arch +
-                                   "', expected encoder, decoder or "
-                                   "encoder_decoder");
-
-  Expected<int64_t> vocab = positive("vocab_size");
-  if (!vocab)
-    return vocab.takeError();
-  m.vocabSize = *vocab;
-  if (m.vocabSize > INT32_MAX)
-    return bad("vocab_size", "does not fit int32 token ids");
-  Expected<int64_t> maxSeq = positive("max_seq_len");
-  if (!maxSeq)
-    return maxSeq.takeError();
-  m.maxSeqLen = *maxSeq;
-
-  Expected<StringRef> output = string("output");
-  if (!output)
-    return output.takeError();
-  if (*output == "logits")
-    m.output = OutputKind::Logits;
-  else if (*output == "classes")
-    m.output = OutputKind::Classes;
-  else if (*output == "hidden")
-    m.output = OutputKind::Hidden;
-  else
-    return bad("output",
-               "is '" + *output + "', expected logits, classes or hidden");
-
-  Expected<std::vector<int64_t>> dims =
-      readDims(field("output_dims"), source + ": field 'output_dims'");
-  if (!dims)
-    return dims.takeError();
-  if (dims->size() != 1 || (*dims)[0] <= 0)
-    return bad("output_dims", "must hold exactly one positive dimension");
-  m.outputDim = (*dims)[0];
-  if (m.output == OutputKind::Logits && m.outputDim != m.vocabSize)
-    return bad("output_dims", "is [" + llvm::Twine(m.outputDim) +
-                                  "] but logits need vocab_size (" +
-                                  llvm::Twine(m.vocabSize) + ")");
-  if (m.output == OutputKind::Classes &&
-      m.architecture == Architecture::EncoderDecoder)
-    return bad("output", "'classes' is not supported for encoder_decoder");
-
-  const llvm::json::Array *inputs =
-      field("inputs") ? field("inputs")->getAsArray() : nullptr;
-  if (!inputs)
-    return bad("inputs", "is missing or not an array");
-  for (const llvm::json::Value &v : *inputs) {
-    std::optional<StringRef> s = v.getAsString();
-    if (!s)
-      return bad("inputs", "has an element that is not a string");
-    m.inputs.push_back(s->str());
-  }
-  std::vector<std::string> expected =
-      m.architecture == Architecture::EncoderDecoder
-          ? std::vector<std::string>{"src", "src_lengths", "tgt", "tgt_lengths"}
-          : std::vector<std::string>{"ids", "lengths"};
-  if (m.inputs != expected)
-    return bad("inputs", "does not match the architecture '" + *arch + "'");
-
-  const llvm::json::Array *weights =
-      field("weights") ? field("weights")->getAsArray() : nullptr;
-  if (!weights)
-    return bad("weights", "is missing or not an array");
-  llvm::StringSet<> seen;
-  for (auto [i, v] : llvm::enumerate(*weights)) {
-    std::string where = (source + ": weights[" + llvm::Twine(i) + "]").str();
-    const llvm::json::Object *w = v.getAsObject();
-    if (!w)
-      return makeError(where + " is not an object");
-    std::optional<StringRef> wname = w->getString("name");
-    if (!wname || wname->empty())
-      return makeError(where + ": field 'name' is missing or not a string");
-    Expected<std::vector<int64_t>> shape =
-        readDims(w->get("shape"), where + " ('" + *wname + "'): field 'shape'");
-    if (!shape)
-      return shape.takeError();
-    if (!seen.insert(*wname).second)
-      return makeError(where + ": weight '" + *wname + "' is listed twice");
-    m.weights.push_back(WeightSpec{wname->str(), std::move(*shape)});
-  }
-  return m;
 }
 
 Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
@@ -268,7 +87,7 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
   StringRef source = files->files().size() == 1
                          ? files->files().front()->path()
                          : StringRef("the weights folder");
-  for (const WeightSpec &spec : manifest.weights) {
+  for (const ManifestWeight &spec : manifest.weights) {
     std::optional<WeightSet::Entry> entry;
     for (const std::string &candidate : candidateNames(spec.name))
       if ((entry = files->find(candidate)))

@@ -2,11 +2,11 @@
 
 #include "tfm/Target/SharedLibrary.h"
 #include "tfm/Runtime/RuntimeLink.h"
+#include "tfm/Support/Manifest.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -84,66 +84,6 @@ std::string commentText(llvm::StringRef s) {
   }
   return out;
 }
-
-/// Reads the manifest fields the header needs; a missing field or one of
-/// the wrong type is an error that names it.
-class ManifestReader {
-public:
-  explicit ManifestReader(std::string &error) : error_(error) {
-    error_.clear();
-  }
-
-  bool failed() const { return !error_.empty(); }
-
-  std::string string(const llvm::json::Object &o, llvm::StringRef key,
-                     const llvm::Twine &where) {
-    if (std::optional<llvm::StringRef> v = o.getString(key))
-      return v->str();
-    fail(where, "a string");
-    return "";
-  }
-  int64_t integer(const llvm::json::Object &o, llvm::StringRef key,
-                  const llvm::Twine &where) {
-    if (std::optional<int64_t> v = o.getInteger(key))
-      return *v;
-    fail(where, "an integer");
-    return 0;
-  }
-  const llvm::json::Array *array(const llvm::json::Object &o,
-                                 llvm::StringRef key,
-                                 const llvm::Twine &where) {
-    if (const llvm::json::Array *a = o.getArray(key))
-      return a;
-    fail(where, "an array");
-    return nullptr;
-  }
-  /// "d0, d1, ..." of an array of integers.
-  std::string dims(const llvm::json::Object &o, llvm::StringRef key,
-                   const llvm::Twine &where) {
-    std::string s;
-    const llvm::json::Array *a = array(o, key, where);
-    if (!a)
-      return s;
-    for (const llvm::json::Value &v : *a) {
-      std::optional<int64_t> d = v.getAsInteger();
-      if (!d) {
-        fail(where, "an array of integers");
-        return s;
-      }
-      s += (s.empty() ? "" : ", ") + std::to_string(*d);
-    }
-    return s;
-  }
-
-private:
-  void fail(const llvm::Twine &where, llvm::StringRef what) {
-    if (error_.empty())
-      error_ = ("the model manifest's field '" + where +
-                "' is missing or not " + what)
-                   .str();
-  }
-  std::string &error_;
-};
 
 } // namespace
 
@@ -223,15 +163,11 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
                                           llvm::StringRef outputPath,
                                           llvm::StringRef runtimeHeader,
                                           std::string &error) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(manifestJson);
-  if (!parsed) {
-    error = "the model manifest is not valid JSON: " +
-            llvm::toString(parsed.takeError());
-    return failure();
-  }
-  const llvm::json::Object *m = parsed->getAsObject();
-  if (!m) {
-    error = "the model manifest is not a JSON object";
+  // The same validation the runtime applies when the library loads.
+  llvm::Expected<::tfm::Manifest> manifest =
+      ::tfm::Manifest::parse(manifestJson, "the model manifest");
+  if (!manifest) {
+    error = llvm::toString(manifest.takeError());
     return failure();
   }
   std::string headerPath =
@@ -244,43 +180,10 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
     return failure();
   }
 
-  // Every field the header shows, read before anything is written.
-  ManifestReader read(error);
-  std::string name = read.string(*m, "model_name", "model_name");
-  std::string arch = read.string(*m, "architecture", "architecture");
-  int64_t vocab = read.integer(*m, "vocab_size", "vocab_size");
-  int64_t maxSeq = read.integer(*m, "max_seq_len", "max_seq_len");
-  std::string output = read.string(*m, "output", "output");
-  std::string outputDims = read.dims(*m, "output_dims", "output_dims");
+  const ::tfm::Manifest &m = *manifest;
   std::string inputList;
-  if (const llvm::json::Array *inputs = read.array(*m, "inputs", "inputs"))
-    for (auto [i, v] : llvm::enumerate(*inputs)) {
-      std::optional<llvm::StringRef> s = v.getAsString();
-      if (!s) {
-        error = "the model manifest's field 'inputs[" + std::to_string(i) +
-                "]' is not a string";
-        return failure();
-      }
-      inputList += (inputList.empty() ? "" : ", ") + commentText(*s);
-    }
-  std::vector<std::pair<std::string, std::string>> weightLines;
-  const llvm::json::Array *weights = read.array(*m, "weights", "weights");
-  if (weights)
-    for (auto [i, w] : llvm::enumerate(*weights)) {
-      std::string where = "weights[" + std::to_string(i) + "]";
-      const llvm::json::Object *o = w.getAsObject();
-      if (!o) {
-        error = "the model manifest's field '" + where + "' is not an object";
-        return failure();
-      }
-      std::string wname = read.string(*o, "name", where + ".name");
-      std::string shape = read.dims(*o, "shape", where + ".shape");
-      if (read.failed())
-        return failure();
-      weightLines.push_back({wname, shape});
-    }
-  if (read.failed())
-    return failure();
+  for (llvm::StringRef input : ::tfm::entryInputs(m.architecture))
+    inputList += (inputList.empty() ? "" : ", ") + input.str();
 
   std::error_code ec;
   llvm::ToolOutputFile out(outputPath, ec, llvm::sys::fs::OF_Text);
@@ -289,26 +192,29 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
     return failure();
   }
   llvm::raw_ostream &os = out.os();
-  std::string guard = "TFM_MODEL_" + macroName(name) + "_H";
+  std::string guard = "TFM_MODEL_" + macroName(m.modelName) + "_H";
   os << "/* " << commentText(llvm::sys::path::filename(outputPath))
-     << ": generated by tfm for model '" << commentText(name)
+     << ": generated by tfm for model '" << commentText(m.modelName)
      << "'. Do not edit.\n"
      << " *\n"
-     << " * architecture: " << commentText(arch) << "\n"
-     << " * vocab_size:   " << vocab << "\n"
-     << " * max_seq_len:  " << maxSeq << "\n"
+     << " * architecture: " << ::tfm::architectureName(m.architecture) << "\n"
+     << " * vocab_size:   " << m.vocabSize << "\n"
+     << " * max_seq_len:  " << m.maxSeqLen << "\n"
      << " * inputs:       " << inputList << "\n"
-     << " * output:       " << commentText(output) << ", trailing dims ["
-     << outputDims << "]\n"
-     << " * weights (" << weightLines.size()
+     << " * output:       " << ::tfm::outputKindName(m.output)
+     << ", trailing dims [" << m.outputDim << "]\n"
+     << " * weights (" << m.weights.size()
      << " tensors, f32, in weights-table order):\n";
-  for (const auto &[wname, shape] : weightLines)
-    os << " *   " << commentText(wname) << " [" << shape << "]\n";
+  for (const ::tfm::ManifestWeight &w : m.weights) {
+    os << " *   " << commentText(w.name) << " [";
+    llvm::interleaveComma(w.shape, os);
+    os << "]\n";
+  }
   os << " */\n#ifndef " << guard << "\n#define " << guard << "\n\n";
-  os << "#define TFM_MODEL_NAME \"" << cStringContents(name) << "\"\n";
-  os << "#define TFM_MODEL_VOCAB_SIZE " << vocab << "\n";
-  os << "#define TFM_MODEL_MAX_SEQ_LEN " << maxSeq << "\n";
-  os << "#define TFM_MODEL_NUM_WEIGHTS " << weightLines.size() << "\n\n";
+  os << "#define TFM_MODEL_NAME \"" << cStringContents(m.modelName) << "\"\n";
+  os << "#define TFM_MODEL_VOCAB_SIZE " << m.vocabSize << "\n";
+  os << "#define TFM_MODEL_MAX_SEQ_LEN " << m.maxSeqLen << "\n";
+  os << "#define TFM_MODEL_NUM_WEIGHTS " << m.weights.size() << "\n\n";
   os << "/* The C ABI of the library (include/tfm/Runtime/tfm_runtime.h). */\n";
   os << (*abi)->getBuffer() << "\n#endif /* " << guard << " */\n";
   out.keep();

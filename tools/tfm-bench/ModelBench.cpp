@@ -13,6 +13,7 @@
 #include "tfm/Compiler/Driver.h"
 #include "tfm/Frontend/Frontend.h"
 #include "tfm/Runtime/tfm_runtime.h"
+#include "tfm/Support/Manifest.h"
 #include "tfm/Support/Npy.h"
 #include "tfm/Support/SafeTensors.h"
 
@@ -72,36 +73,22 @@ llvm::Error bind(const Library &lib, ModelApi &api) {
 /// Writes random weights for every tensor of the manifest: norm-like
 /// vectors (rank 1, named *weight) near 1, everything else small and
 /// centered like a fresh initialization.
-llvm::Error writeRandomWeights(const llvm::json::Object &manifest,
+llvm::Error writeRandomWeights(const tfm::Manifest &manifest,
                                llvm::StringRef path, uint64_t seed) {
-  const llvm::json::Array *weights = manifest.getArray("weights");
-  if (!weights)
-    return llvm::createStringError("the model manifest has no 'weights'");
   Rng rng(seed);
   tfm::SafeTensorsWriter writer;
-  for (const llvm::json::Value &w : *weights) {
-    const llvm::json::Object *o = w.getAsObject();
-    std::optional<llvm::StringRef> name = o ? o->getString("name") : std::nullopt;
-    const llvm::json::Array *shapeJson = o ? o->getArray("shape") : nullptr;
-    if (!name || !shapeJson)
-      return llvm::createStringError(
-          "a manifest weight lacks 'name' or 'shape'");
-    std::vector<int64_t> shape;
-    int64_t n = 1;
-    for (const llvm::json::Value &d : *shapeJson) {
-      std::optional<int64_t> v = d.getAsInteger();
-      if (!v || *v < 0)
-        return llvm::createStringError("manifest weight '" + *name +
-                                       "' has a bad shape");
-      shape.push_back(*v);
-      n *= *v;
-    }
-    std::vector<float> values(n);
-    bool normScale = shape.size() == 1 && name->ends_with("weight");
+  for (const tfm::ManifestWeight &w : manifest.weights) {
+    std::optional<int64_t> n = checkedElements(w.shape);
+    if (!n)
+      return llvm::createStringError("manifest weight '" + w.name +
+                                     "' has too many elements");
+    std::vector<float> values(*n);
+    bool normScale =
+        w.shape.size() == 1 && llvm::StringRef(w.name).ends_with("weight");
     for (float &v : values)
       v = normScale ? 1.0f + rng.uniform(-0.05f, 0.05f)
                     : rng.uniform(-0.035f, 0.035f);
-    writer.addF32(*name, shape, values);
+    writer.addF32(w.name, w.shape, values);
   }
   return writer.write(path);
 }
@@ -205,23 +192,13 @@ int tfm::bench::runModelBench(Args &args) {
   const char *manifestText = nullptr;
   if (api.libraryInfo(&manifestText) != TFM_OK || !manifestText)
     return fail(std::string("tfm_library_info failed: ") + api.lastError());
-  auto manifestValue = llvm::json::parse(manifestText);
-  if (!manifestValue)
-    return fail("the library's manifest is not JSON: " +
-                llvm::toString(manifestValue.takeError()));
-  const llvm::json::Object *manifest = manifestValue->getAsObject();
-  std::optional<int64_t> vocab =
-      manifest ? manifest->getInteger("vocab_size") : std::nullopt;
-  std::optional<int64_t> maxSeq =
-      manifest ? manifest->getInteger("max_seq_len") : std::nullopt;
-  std::optional<llvm::StringRef> arch =
-      manifest ? manifest->getString("architecture") : std::nullopt;
-  if (!vocab || !maxSeq || !arch)
-    return fail("the library's manifest lacks vocab_size, max_seq_len or "
-                "architecture");
-  if (seq > *maxSeq)
+  llvm::Expected<tfm::Manifest> manifest =
+      tfm::Manifest::parse(manifestText, soPath + ": tfm_library_info");
+  if (!manifest)
+    return fail(llvm::toString(manifest.takeError()));
+  if (seq > manifest->maxSeqLen)
     return fail("--seq " + llvm::Twine(seq) + " exceeds the model's "
-                "max_seq_len " + llvm::Twine(*maxSeq));
+                "max_seq_len " + llvm::Twine(manifest->maxSeqLen));
 
   // --weights, else the model's own (an HF folder), else random ones.
   std::string weightsFile =
@@ -245,7 +222,8 @@ int tfm::bench::runModelBench(Args &args) {
   Rng rng(options.seed + 1);
   std::vector<int32_t> ids(batch * seq);
   for (int32_t &id : ids)
-    id = static_cast<int32_t>(rng.next() % static_cast<uint64_t>(*vocab));
+    id = static_cast<int32_t>(rng.next() %
+                              static_cast<uint64_t>(manifest->vocabSize));
   int64_t shape[3];
   int rank = 0;
   if (api.outputShape(model, batch, seq, shape, &rank) != TFM_OK)
@@ -258,7 +236,7 @@ int tfm::bench::runModelBench(Args &args) {
     return static_cast<int>(ExitCode::Usage);
   }
   Buffer out(*outElems);
-  bool seq2seq = *arch == "encoder_decoder";
+  bool seq2seq = manifest->architecture == tfm::Architecture::EncoderDecoder;
   tfm_status status = TFM_OK;
   auto call = [&] {
     status = seq2seq ? api.forwardSeq2seq(model, ids.data(), batch, seq,

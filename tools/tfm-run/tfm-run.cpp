@@ -162,8 +162,8 @@ int runCheckWeights() {
   if (!text)
     return error(InputError, manifestPath + ": cannot open: " +
                                  text.getError().message());
-  llvm::Expected<runtime::Manifest> manifest =
-      runtime::Manifest::parse((*text)->getBuffer(), manifestPath);
+  llvm::Expected<Manifest> manifest =
+      Manifest::parse((*text)->getBuffer(), manifestPath);
   if (!manifest)
     return error(InputError, llvm::toString(manifest.takeError()));
   llvm::Expected<WeightSet> set = WeightSet::open(checkWeights);
@@ -295,14 +295,14 @@ void printSummary(StringRef output, llvm::ArrayRef<float> values,
 /// Extracts `"key": "value"` from the manifest for presentation; the runtime
 /// has already validated it.
 std::string manifestString(StringRef json, StringRef key) {
-  llvm::Expected<runtime::Manifest> m = runtime::Manifest::parse(json, "");
+  llvm::Expected<Manifest> m = Manifest::parse(json, "");
   if (!m) {
     llvm::consumeError(m.takeError());
     return "";
   }
   if (key == "output")
-    return runtime::outputKindName(m->output).str();
-  return runtime::architectureName(m->architecture).str();
+    return outputKindName(m->output).str();
+  return architectureName(m->architecture).str();
 }
 
 int runModel() {

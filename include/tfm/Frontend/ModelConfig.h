@@ -12,6 +12,7 @@
 #define TFM_FRONTEND_MODELCONFIG_H
 
 #include "tfm/IR/TfmOps.h"
+#include "tfm/Support/Manifest.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -33,7 +34,6 @@ enum class WeightScheme {
   Llama, ///< Hugging Face LLaMA, Mistral, Qwen2
 };
 
-enum class Architecture { Encoder, Decoder, EncoderDecoder };
 enum class NormKind { LayerNorm, RmsNorm };
 enum class PositionKind { None, Sinusoidal, Learned, Rope, Alibi };
 enum class HeadKind {
@@ -42,8 +42,6 @@ enum class HeadKind {
   Classifier, ///< classes [B, C]
   MaskedLm,   ///< BERT masked-LM head (dense, act, norm, tied decoder + bias)
 };
-
-llvm::StringRef architectureName(Architecture arch);
 
 struct NormConfig {
   NormKind kind = NormKind::LayerNorm;

@@ -1,11 +1,9 @@
-//===- Loader.h - manifest parsing and weight binding -----------*- C++ -*-===//
+//===- Loader.h - binding weights to a model's manifest ---------*- C++ -*-===//
 //
 // The C++ half of the runtime that the C ABI (tfm_runtime.h) is built on and
 // that tools reuse: `tfm-run --check-weights` runs exactly the checks that
 // tfm_model_create runs, without a compiled model.
 //
-//  * Manifest: the `tfm_model_manifest` JSON every compiled model carries
-//    (docs/architecture.md, "The manifest"), parsed and validated.
 //  * bindWeights: finds every manifest weight in a WeightSet, checks its
 //    shape and dtype, and produces the table of f32 pointers that the
 //    generated `_mlir_ciface_forward` takes as its first argument.
@@ -17,6 +15,7 @@
 #ifndef TFM_RUNTIME_LOADER_H
 #define TFM_RUNTIME_LOADER_H
 
+#include "tfm/Support/Manifest.h"
 #include "tfm/Support/SafeTensors.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -29,34 +28,6 @@
 
 namespace tfm {
 namespace runtime {
-
-enum class Architecture { Encoder, Decoder, EncoderDecoder };
-enum class OutputKind { Logits, Classes, Hidden };
-
-llvm::StringRef architectureName(Architecture arch);
-llvm::StringRef outputKindName(OutputKind kind);
-
-struct WeightSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-};
-
-struct Manifest {
-  std::string modelName;
-  Architecture architecture = Architecture::Decoder;
-  int64_t vocabSize = 0;
-  int64_t maxSeqLen = 0;
-  OutputKind output = OutputKind::Logits;
-  /// The static trailing output dimension: V, C or D.
-  int64_t outputDim = 0;
-  std::vector<std::string> inputs;
-  /// In the order of the weight table.
-  std::vector<WeightSpec> weights;
-
-  /// Parses and validates a manifest; `source` names it in messages.
-  static llvm::Expected<Manifest> parse(llvm::StringRef json,
-                                        llvm::StringRef source);
-};
 
 /// The weights of one model instance: the mapped files and the buffers that
 /// hold converted (widened or realigned) tensors, plus the pointer table.

@@ -62,10 +62,9 @@ LogicalResult linkSharedLibrary(llvm::StringRef objectPath,
 /// by the runtime's C ABI (tfm::runtime::kRuntimeHeader, copied so the
 /// header stands alone). `runtimeHeader` overrides that header's path.
 /// The model name is written as an escaped C string literal
-/// (TFM_MODEL_NAME) and, sanitised, into comments; a manifest field the
-/// header needs (model_name, architecture, vocab_size, max_seq_len, inputs,
-/// output, output_dims, weights with name and shape) that is missing or of
-/// the wrong type is an error naming the field.
+/// (TFM_MODEL_NAME) and, sanitised, into comments. The manifest is read by
+/// tfm::Manifest::parse, the check the runtime applies when the library
+/// loads: an invalid one is an error naming the field.
 LogicalResult writeModelHeader(llvm::StringRef manifestJson,
                                llvm::StringRef outputPath,
                                llvm::StringRef runtimeHeader,

@@ -12,6 +12,7 @@
 
 #include "tfm/Conversion/Passes.h"
 #include "tfm/IR/TfmOps.h"
+#include "tfm/Support/Manifest.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,7 +20,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #define DEBUG_TYPE "tfm-materialize-entry"
@@ -89,7 +89,7 @@ void createStringGlobal(OpBuilder &b, Location loc, StringRef name,
 }
 
 struct MaterializeEntryPass
-    : tfm::impl::MaterializeEntryPassBase<MaterializeEntryPass> {
+    : mlir::tfm::impl::MaterializeEntryPassBase<MaterializeEntryPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -255,7 +255,8 @@ struct MaterializeEntryPass
     return success();
   }
 
-  /// The manifest JSON of docs/architecture.md ("The manifest").
+  /// The manifest (tfm/Support/Manifest.h; docs/architecture.md, "The
+  /// manifest") of this entry, as JSON.
   LogicalResult
   buildManifest(ModuleOp module, func::FuncOp entry, RankedTensorType result,
                 const llvm::MapVector<StringRef, RankedTensorType> &weights,
@@ -275,7 +276,7 @@ struct MaterializeEntryPass
       return a.getInt();
     };
     FailureOr<StringRef> name = str("tfm.model_name");
-    FailureOr<StringRef> arch = str("tfm.architecture");
+    FailureOr<StringRef> arch = str(kArchitectureAttr);
     FailureOr<int64_t> vocab = num("tfm.vocab_size");
     FailureOr<int64_t> maxSeq = num("tfm.max_seq_len");
     FailureOr<StringRef> output = str("tfm.output");
@@ -283,58 +284,48 @@ struct MaterializeEntryPass
         failed(output))
       return failure();
 
-    SmallVector<StringRef> inputs;
-    if (*arch == "encoder" || *arch == "decoder")
-      inputs = {"ids", "lengths"};
-    else if (*arch == "encoder_decoder")
-      inputs = {"src", "src_lengths", "tgt", "tgt_lengths"};
-    else
-      return module.emitError("module attribute 'tfm.architecture' is '")
-             << *arch
-             << "'; expected encoder, decoder or encoder_decoder (or kernel, "
-                "for an entry without a manifest)";
-    if (entry.getNumArguments() != inputs.size())
+    ::tfm::Manifest manifest;
+    manifest.modelName = name->str();
+    manifest.vocabSize = *vocab;
+    manifest.maxSeqLen = *maxSeq;
+    std::optional<::tfm::Architecture> architecture =
+        ::tfm::parseArchitecture(*arch);
+    if (!architecture)
+      return module.emitError("module attribute '")
+             << kArchitectureAttr << "' is '" << *arch
+             << "'; expected encoder, decoder or encoder_decoder (or "
+             << kKernelArchitecture << ", for an entry without a manifest)";
+    manifest.architecture = *architecture;
+    size_t numInputs = ::tfm::entryInputs(*architecture).size();
+    if (entry.getNumArguments() != numInputs)
       return entry.emitError("architecture '")
-             << *arch << "' needs " << inputs.size() << " entry inputs, @"
+             << *arch << "' needs " << numInputs << " entry inputs, @"
              << entry.getSymName() << " takes " << entry.getNumArguments();
+    std::optional<::tfm::OutputKind> kind = ::tfm::parseOutputKind(*output);
+    if (!kind)
+      return module.emitError("module attribute 'tfm.output' is '")
+             << *output << "'; expected logits, classes or hidden";
+    manifest.output = *kind;
 
-    // Static trailing dimensions of the result.
-    SmallVector<int64_t> dims;
-    for (int64_t d : llvm::reverse(result.getShape())) {
-      if (ShapedType::isDynamic(d))
-        break;
-      dims.push_back(d);
-    }
-    std::reverse(dims.begin(), dims.end());
+    // The one static trailing dimension of the result (V, C or D).
+    ArrayRef<int64_t> shape = result.getShape();
+    size_t dynamicPrefix = 0;
+    while (dynamicPrefix < shape.size() &&
+           ShapedType::isDynamic(shape[dynamicPrefix]))
+      ++dynamicPrefix;
+    if (shape.size() - dynamicPrefix != 1 ||
+        llvm::any_of(shape.drop_front(dynamicPrefix), ShapedType::isDynamic))
+      return entry.emitError("entry result ")
+             << result
+             << " must have dynamic leading dimensions and one static "
+                "trailing dimension (the manifest's output_dims)";
+    manifest.outputDim = shape.back();
 
-    llvm::raw_string_ostream os(out);
-    llvm::json::OStream j(os);
-    j.object([&] {
-      j.attribute("format", "tfm-manifest/1");
-      j.attribute("model_name", *name);
-      j.attribute("architecture", *arch);
-      j.attribute("vocab_size", *vocab);
-      j.attribute("max_seq_len", *maxSeq);
-      j.attribute("output", *output);
-      j.attributeArray("output_dims", [&] {
-        for (int64_t d : dims)
-          j.value(d);
-      });
-      j.attributeArray("inputs", [&] {
-        for (StringRef i : inputs)
-          j.value(i);
-      });
-      j.attributeArray("weights", [&] {
-        for (auto &[wname, type] : weights)
-          j.object([&] {
-            j.attribute("name", wname);
-            j.attributeArray("shape", [&] {
-              for (int64_t d : type.getShape())
-                j.value(d);
-            });
-          });
-      });
-    });
+    for (auto &[wname, type] : weights)
+      manifest.weights.push_back(
+          {wname.str(), std::vector<int64_t>(type.getShape().begin(),
+                                             type.getShape().end())});
+    out = manifest.toJSON();
     return success();
   }
 };

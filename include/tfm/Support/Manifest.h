@@ -1,0 +1,191 @@
+//===- Manifest.h - the model manifest: format, parser, writer --*- C++ -*-===//
+//
+// Every compiled model carries `const char tfm_model_manifest[]`, a compact
+// JSON object (docs/architecture.md, "The manifest"):
+//
+//   {"format":"tfm-manifest/1","model_name":"tiny-gpt",
+//    "architecture":"decoder","vocab_size":64,"max_seq_len":32,
+//    "output":"logits","output_dims":[64],"inputs":["ids","lengths"],
+//    "weights":[{"name":"embed.tokens","shape":[64,32]},...]}
+//
+// This header is the one description of that format: the field names, the
+// spellings of the architecture and output kinds, the struct both sides
+// fill, the writer (Manifest::toJSON, used by -tfm-materialize-entry) and the
+// validating parser (Manifest::parse, used by the runtime loader, the model
+// header writer and tfm-bench).
+//
+// The writer and the enum spellings are inline: the compiler's conversion
+// library writes manifests without linking TfmSupport, the archive that
+// goes into every model library. The parser lives in Manifest.cpp.
+// Depends on LLVMSupport only (the runtime is linked with a static copy).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_SUPPORT_MANIFEST_H
+#define TFM_SUPPORT_MANIFEST_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfm {
+
+/// What a model is: the `tfm.architecture` module attribute and the
+/// manifest's "architecture" field. It fixes the entry's inputs.
+enum class Architecture { Encoder, Decoder, EncoderDecoder };
+
+/// What the entry returns: [B, T, V] logits, [B, C] class logits or
+/// [B, T, D] hidden states (`tfm.output`, the manifest's "output").
+enum class OutputKind { Logits, Classes, Hidden };
+
+/// "encoder", "decoder", "encoder_decoder".
+inline llvm::StringRef architectureName(Architecture arch) {
+  switch (arch) {
+  case Architecture::Encoder:
+    return "encoder";
+  case Architecture::Decoder:
+    return "decoder";
+  case Architecture::EncoderDecoder:
+    return "encoder_decoder";
+  }
+  llvm_unreachable("unknown architecture");
+}
+
+/// The inverse of architectureName; nullopt for any other string.
+inline std::optional<Architecture> parseArchitecture(llvm::StringRef name) {
+  for (Architecture a : {Architecture::Encoder, Architecture::Decoder,
+                         Architecture::EncoderDecoder})
+    if (name == architectureName(a))
+      return a;
+  return std::nullopt;
+}
+
+/// "logits", "classes", "hidden".
+inline llvm::StringRef outputKindName(OutputKind kind) {
+  switch (kind) {
+  case OutputKind::Logits:
+    return "logits";
+  case OutputKind::Classes:
+    return "classes";
+  case OutputKind::Hidden:
+    return "hidden";
+  }
+  llvm_unreachable("unknown output kind");
+}
+
+/// The inverse of outputKindName; nullopt for any other string.
+inline std::optional<OutputKind> parseOutputKind(llvm::StringRef name) {
+  for (OutputKind k :
+       {OutputKind::Logits, OutputKind::Classes, OutputKind::Hidden})
+    if (name == outputKindName(k))
+      return k;
+  return std::nullopt;
+}
+
+/// The entry's inputs, in argument order: ids, lengths or src, src_lengths,
+/// tgt, tgt_lengths.
+inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch) {
+  static constexpr llvm::StringLiteral kSingle[] = {"ids", "lengths"};
+  static constexpr llvm::StringLiteral kSeq2Seq[] = {"src", "src_lengths",
+                                                     "tgt", "tgt_lengths"};
+  if (arch == Architecture::EncoderDecoder)
+    return kSeq2Seq;
+  return kSingle;
+}
+
+/// One slot of the weights table.
+struct ManifestWeight {
+  /// The exact tensor name to look up in the weights file: the name of the
+  /// `tfm.weight` op, which the frontend resolved against the checkpoint
+  /// when it was given (HF prefixes, tied heads). The runtime looks up this
+  /// name and no other.
+  std::string name;
+  /// The shape as stored in the file (e.g. [in, out] for GPT-2's Conv1D):
+  /// the runtime never transposes, the generated code reads this layout.
+  std::vector<int64_t> shape;
+};
+
+struct Manifest {
+  /// The "format" field of every manifest this header reads and writes.
+  static constexpr llvm::StringLiteral kFormatVersion = "tfm-manifest/1";
+
+  /// The JSON field names, in the order toJSON writes them.
+  struct Field {
+    static constexpr llvm::StringLiteral kFormat = "format";
+    static constexpr llvm::StringLiteral kModelName = "model_name";
+    static constexpr llvm::StringLiteral kArchitecture = "architecture";
+    static constexpr llvm::StringLiteral kVocabSize = "vocab_size";
+    static constexpr llvm::StringLiteral kMaxSeqLen = "max_seq_len";
+    static constexpr llvm::StringLiteral kOutput = "output";
+    static constexpr llvm::StringLiteral kOutputDims = "output_dims";
+    static constexpr llvm::StringLiteral kInputs = "inputs";
+    static constexpr llvm::StringLiteral kWeights = "weights";
+    /// Fields of each element of "weights".
+    static constexpr llvm::StringLiteral kWeightName = "name";
+    static constexpr llvm::StringLiteral kWeightShape = "shape";
+  };
+
+  std::string modelName;
+  Architecture architecture = Architecture::Decoder;
+  int64_t vocabSize = 0;
+  int64_t maxSeqLen = 0;
+  OutputKind output = OutputKind::Logits;
+  /// The static trailing output dimension: V, C or D ("output_dims": [d]).
+  int64_t outputDim = 0;
+  /// In the order of the weight table.
+  std::vector<ManifestWeight> weights;
+
+  /// Parses and validates a manifest. Every error starts with `origin` (the
+  /// file or symbol the text came from) and names the field at fault:
+  /// missing or mistyped fields, an unknown format, architecture or output
+  /// kind, output_dims that are not one positive dimension (equal to
+  /// vocab_size for logits), inputs that do not match the architecture,
+  /// weights without a name or with a negative dimension, a name listed
+  /// twice.
+  static llvm::Expected<Manifest> parse(llvm::StringRef json,
+                                        llvm::StringRef origin);
+
+  /// The compact JSON text, fields in the order of Field (what the compiler
+  /// embeds; parse reads it back).
+  std::string toJSON() const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::json::OStream j(os);
+    j.object([&] {
+      j.attribute(Field::kFormat, kFormatVersion);
+      j.attribute(Field::kModelName, modelName);
+      j.attribute(Field::kArchitecture, architectureName(architecture));
+      j.attribute(Field::kVocabSize, vocabSize);
+      j.attribute(Field::kMaxSeqLen, maxSeqLen);
+      j.attribute(Field::kOutput, outputKindName(output));
+      j.attributeArray(Field::kOutputDims, [&] { j.value(outputDim); });
+      j.attributeArray(Field::kInputs, [&] {
+        for (llvm::StringRef input : entryInputs(architecture))
+          j.value(input);
+      });
+      j.attributeArray(Field::kWeights, [&] {
+        for (const ManifestWeight &w : weights)
+          j.object([&] {
+            j.attribute(Field::kWeightName, w.name);
+            j.attributeArray(Field::kWeightShape, [&] {
+              for (int64_t d : w.shape)
+                j.value(d);
+            });
+          });
+      });
+    });
+    return text;
+  }
+};
+
+} // namespace tfm
+
+#endif // TFM_SUPPORT_MANIFEST_H

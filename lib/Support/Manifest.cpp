@@ -1,0 +1,203 @@
+//===- Manifest.cpp - the validating manifest parser ----------------------===//
+//
+// Reads the JSON that Manifest::toJSON writes and checks every field the
+// runtime relies on before it trusts the model library. Messages start with
+// the origin and name the field.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Support/Manifest.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+
+using namespace tfm;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+namespace json = llvm::json;
+
+namespace {
+
+Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Reads an array of non-negative integers; `what` names it in messages.
+Expected<std::vector<int64_t>> readDims(const json::Value *value,
+                                        const Twine &what) {
+  const json::Array *array = value ? value->getAsArray() : nullptr;
+  if (!array)
+    return makeError(what + " is missing or not an array of integers");
+  std::vector<int64_t> dims;
+  for (const json::Value &v : *array) {
+    std::optional<int64_t> d = v.getAsInteger();
+    if (!d || *d < 0)
+      return makeError(what +
+                       " has an element that is not a non-negative integer");
+    dims.push_back(*d);
+  }
+  return dims;
+}
+
+/// One manifest object being read; every error names `origin` and the field.
+class Reader {
+public:
+  Reader(const json::Object &top, StringRef origin)
+      : top(top), origin(origin) {}
+
+  Error bad(StringRef field, const Twine &why) const {
+    return makeError(origin + ": field '" + field + "' " + why);
+  }
+
+  Expected<StringRef> string(StringRef field) const {
+    const json::Value *v = top.get(field);
+    if (!v)
+      return bad(field, "is missing");
+    std::optional<StringRef> s = v->getAsString();
+    if (!s)
+      return bad(field, "is not a string");
+    return *s;
+  }
+
+  Expected<int64_t> positive(StringRef field) const {
+    const json::Value *v = top.get(field);
+    if (!v)
+      return bad(field, "is missing");
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i <= 0)
+      return bad(field, "is not a positive integer");
+    return *i;
+  }
+
+  Expected<const json::Array *> array(StringRef field) const {
+    const json::Value *v = top.get(field);
+    const json::Array *a = v ? v->getAsArray() : nullptr;
+    if (!a)
+      return bad(field, "is missing or not an array");
+    return a;
+  }
+
+  Expected<std::vector<int64_t>> dims(StringRef field) const {
+    return readDims(top.get(field), origin + ": field '" + field + "'");
+  }
+
+private:
+  const json::Object &top;
+  StringRef origin;
+};
+
+} // namespace
+
+Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
+  Expected<json::Value> value = json::parse(text);
+  if (!value)
+    return makeError(origin + ": invalid JSON: " +
+                     llvm::toString(value.takeError()));
+  const json::Object *top = value->getAsObject();
+  if (!top)
+    return makeError(origin + ": not a JSON object");
+  Reader read(*top, origin);
+  Manifest m;
+
+  Expected<StringRef> format = read.string(Field::kFormat);
+  if (!format)
+    return format.takeError();
+  if (*format != kFormatVersion)
+    return read.bad(Field::kFormat, "is '" + *format + "', expected '" +
+                                        kFormatVersion + "'");
+
+  Expected<StringRef> name = read.string(Field::kModelName);
+  if (!name)
+    return name.takeError();
+  m.modelName = name->str();
+
+  Expected<StringRef> arch = read.string(Field::kArchitecture);
+  if (!arch)
+    return arch.takeError();
+  std::optional<Architecture> architecture = parseArchitecture(*arch);
+  if (!architecture)
+    return read.bad(Field::kArchitecture,
+                    "is '" + *arch +
+                        "', expected encoder, decoder or encoder_decoder");
+  m.architecture = *architecture;
+
+  Expected<int64_t> vocab = read.positive(Field::kVocabSize);
+  if (!vocab)
+    return vocab.takeError();
+  m.vocabSize = *vocab;
+  if (m.vocabSize > INT32_MAX)
+    return read.bad(Field::kVocabSize, "does not fit int32 token ids");
+  Expected<int64_t> maxSeq = read.positive(Field::kMaxSeqLen);
+  if (!maxSeq)
+    return maxSeq.takeError();
+  m.maxSeqLen = *maxSeq;
+
+  Expected<StringRef> output = read.string(Field::kOutput);
+  if (!output)
+    return output.takeError();
+  std::optional<OutputKind> kind = parseOutputKind(*output);
+  if (!kind)
+    return read.bad(Field::kOutput,
+                    "is '" + *output + "', expected logits, classes or hidden");
+  m.output = *kind;
+
+  Expected<std::vector<int64_t>> dims = read.dims(Field::kOutputDims);
+  if (!dims)
+    return dims.takeError();
+  if (dims->size() != 1 || (*dims)[0] <= 0)
+    return read.bad(Field::kOutputDims,
+                    "must hold exactly one positive dimension");
+  m.outputDim = (*dims)[0];
+  if (m.output == OutputKind::Logits && m.outputDim != m.vocabSize)
+    return read.bad(Field::kOutputDims,
+                    "is [" + Twine(m.outputDim) +
+                        "] but logits need vocab_size (" + Twine(m.vocabSize) +
+                        ")");
+  if (m.output == OutputKind::Classes &&
+      m.architecture == Architecture::EncoderDecoder)
+    return read.bad(Field::kOutput,
+                    "'classes' is not supported for encoder_decoder");
+
+  Expected<const json::Array *> inputs = read.array(Field::kInputs);
+  if (!inputs)
+    return inputs.takeError();
+  std::vector<StringRef> inputNames;
+  for (const json::Value &v : **inputs) {
+    std::optional<StringRef> s = v.getAsString();
+    if (!s)
+      return read.bad(Field::kInputs, "has an element that is not a string");
+    inputNames.push_back(*s);
+  }
+  if (!llvm::equal(inputNames, entryInputs(m.architecture)))
+    return read.bad(Field::kInputs,
+                    "does not match the architecture '" + *arch + "'");
+
+  Expected<const json::Array *> weights = read.array(Field::kWeights);
+  if (!weights)
+    return weights.takeError();
+  llvm::StringSet<> seen;
+  for (auto [i, v] : llvm::enumerate(**weights)) {
+    std::string where =
+        (origin + ": " + Field::kWeights + "[" + Twine(i) + "]").str();
+    const json::Object *w = v.getAsObject();
+    if (!w)
+      return makeError(where + " is not an object");
+    std::optional<StringRef> wname = w->getString(Field::kWeightName);
+    if (!wname || wname->empty())
+      return makeError(where + ": field '" + Field::kWeightName +
+                       "' is missing or not a non-empty string");
+    Expected<std::vector<int64_t>> shape =
+        readDims(w->get(Field::kWeightShape),
+                 where + " ('" + *wname + "'): field '" + Field::kWeightShape +
+                     "'");
+    if (!shape)
+      return shape.takeError();
+    if (!seen.insert(*wname).second)
+      return makeError(where + ": weight '" + *wname + "' is listed twice");
+    m.weights.push_back(ManifestWeight{wname->str(), std::move(*shape)});
+  }
+  return m;
+}
