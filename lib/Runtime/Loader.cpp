@@ -55,17 +55,18 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
-/// The candidates for a manifest name: itself, then with each known prefix
-/// removed (if present) or added (if not).
-std::vector<std::string> candidateNames(StringRef name) {
-  static constexpr StringRef kPrefixes[] = {"model.", "transformer.", "bert."};
-  std::vector<std::string> names{name.str()};
-  for (StringRef prefix : kPrefixes)
-    if (name.starts_with(prefix))
-      names.push_back(name.drop_front(prefix.size()).str());
-  for (StringRef prefix : kPrefixes)
-    names.push_back((prefix + name).str());
-  return names;
+/// A tensor of `files` whose name is `name` with a leading component path
+/// added or removed ("model.x" for "x" or the reverse), if any. Only for
+/// the message of a missing weight: such a tensor is never bound.
+std::optional<StringRef> nameWithOtherPrefix(const WeightSet &files,
+                                             StringRef name) {
+  for (StringRef other : files.names())
+    if ((other.size() > name.size() && other.ends_with(name) &&
+         other[other.size() - name.size() - 1] == '.') ||
+        (name.size() > other.size() && name.ends_with(other) &&
+         name[name.size() - other.size() - 1] == '.'))
+      return other;
+  return std::nullopt;
 }
 
 } // namespace
@@ -88,19 +89,26 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
                          ? files->files().front()->path()
                          : StringRef("the weights folder");
   for (const ManifestWeight &spec : manifest.weights) {
-    std::optional<WeightSet::Entry> entry;
-    for (const std::string &candidate : candidateNames(spec.name))
-      if ((entry = files->find(candidate)))
-        break;
-    if (!entry)
-      return makeError(source + ": missing weight '" + spec.name +
-                       "' (expected shape " + formatShape(spec.shape) +
-                       ", F32, F16 or BF16)");
+    // Exactly the name the compiler recorded: a checkpoint's prefix is
+    // resolved at compile time (tfmc --weights), never guessed here.
+    std::optional<WeightSet::Entry> entry = files->find(spec.name);
+    if (!entry) {
+      std::string message =
+          (source + ": missing weight '" + spec.name + "' (expected shape " +
+           formatShape(spec.shape) + ", F32, F16 or BF16; names tried: '" +
+           spec.name + "', as recorded in the model's manifest)")
+              .str();
+      if (std::optional<StringRef> other =
+              nameWithOtherPrefix(*files, spec.name))
+        message += ". The file has '" + other->str() +
+                   "', which differs by a prefix: tensor names are fixed "
+                   "when the model is compiled (tfmc --weights FILE takes a "
+                   "Hugging Face checkpoint's own prefix)";
+      return makeError(message);
+    }
     const TensorInfo &t = *entry->tensor;
     StringRef file = entry->file->path();
-    std::string found =
-        t.name == spec.name ? "'" + t.name + "'"
-                            : "'" + t.name + "' (for '" + spec.name + "')";
+    std::string found = "'" + t.name + "'";
     if (t.shape != spec.shape)
       return makeError(file + ": weight " + found + ": expected shape " +
                        formatShape(spec.shape) + ", found " +
@@ -151,7 +159,6 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
       bound.owned.push_back(std::move(buffer));
       ++bound.converted;
     }
-    bound.fileNames.push_back(t.name);
   }
   bound.files = std::move(files);
   return bound;

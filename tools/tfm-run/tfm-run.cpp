@@ -173,10 +173,6 @@ int runCheckWeights() {
       *manifest, std::make_unique<WeightSet>(std::move(*set)));
   if (!bound)
     return error(LoadError, llvm::toString(bound.takeError()));
-  for (auto [spec, name] : llvm::zip(manifest->weights, bound->fileNames))
-    if (spec.name != name)
-      llvm::outs() << "weight '" << spec.name << "' found as '" << name
-                   << "'\n";
   llvm::outs() << "ok: " << manifest->weights.size() << " weights of model '"
                << manifest->modelName << "' bound (" << bound->zeroCopy
                << " zero-copy, " << bound->converted << " converted)\n";

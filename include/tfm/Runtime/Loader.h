@@ -4,9 +4,10 @@
 // that tools reuse: `tfm-run --check-weights` runs exactly the checks that
 // tfm_model_create runs, without a compiled model.
 //
-//  * bindWeights: finds every manifest weight in a WeightSet, checks its
-//    shape and dtype, and produces the table of f32 pointers that the
-//    generated `_mlir_ciface_forward` takes as its first argument.
+//  * bindWeights: finds every manifest weight in a WeightSet by its exact
+//    name, checks its shape and dtype, and produces the table of f32
+//    pointers that the generated `_mlir_ciface_forward` takes as its first
+//    argument.
 //
 // Depends on TfmSupport and LLVMSupport only.
 //
@@ -36,9 +37,6 @@ struct BoundWeights {
   std::vector<std::unique_ptr<float[]>> owned;
   /// One pointer per manifest weight, in manifest order.
   std::vector<const void *> table;
-  /// The tensor name found in the file for each manifest weight (differs
-  /// from the manifest's when a prefix was added or removed).
-  std::vector<std::string> fileNames;
   unsigned zeroCopy = 0;
   unsigned converted = 0;
 };
@@ -46,8 +44,10 @@ struct BoundWeights {
 /// Why binding failed: lets the C ABI pick a status code.
 enum class BindFailure { Weights, OutOfMemory };
 
-/// Binds `files` to `manifest`. On failure returns an error whose message
-/// names the tensor (and expected vs found shape or dtype); `failure` (if
+/// Binds `files` to `manifest`: every manifest weight is looked up under
+/// exactly its manifest name (no prefix is added or removed). On failure
+/// returns an error whose message names the weights file, the tensor and
+/// the name tried (and expected vs found shape or dtype); `failure` (if
 /// given) says which class of error it was.
 llvm::Expected<BoundWeights> bindWeights(const Manifest &manifest,
                                          std::unique_ptr<WeightSet> files,
