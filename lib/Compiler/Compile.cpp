@@ -110,11 +110,12 @@ void buildCompilerPipeline(OpPassManager &pm,
                                 EmitPhase phase) {
   if (phase == EmitPhase::Tfm)
     return;
+  mlir::tfm::TfmToLLVMPipelineOptions pipeline;
+  pipeline.fuseAttention = options.fuseAttention;
   if (phase == EmitPhase::Linalg) {
-    mlir::tfm::buildTfmToLinalgPipeline(pm);
+    mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
     return;
   }
-  mlir::tfm::TfmToLLVMPipelineOptions pipeline;
   mlir::tfm::applyTarget(pipeline, options.target);
   pipeline.embedWeights = options.embedWeights;
   pipeline.fuseElementwise = options.fuseElementwise;

@@ -12,6 +12,7 @@
 #include "tfm/Compiler/Report.h"
 #include "tfm/Frontend/Frontend.h"
 #include "tfm/Target/LLVMEmitter.h"
+#include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -21,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -90,10 +92,11 @@ struct DriverCLOptions {
                      "shared library and C header (default)")),
       cl::cat(category)};
   cl::opt<bool> noFuse{"no-fuse",
-                       cl::desc("Emit attention unfused (transpose, matmul, "
-                                "scale, make_mask, masked_fill, softmax, "
-                                "matmul) instead of tfm.attention; the "
-                                "pipeline fuses it again"),
+                       cl::desc("Unfused attention end to end: the frontend "
+                                "emits transpose, matmul, scale, make_mask, "
+                                "masked_fill, softmax, matmul instead of "
+                                "tfm.attention, and the pipeline lowers them "
+                                "op by op (no -tfm-fuse-attention)"),
                        cl::init(false), cl::cat(category)};
   cl::opt<std::string> weights{
       "weights",
@@ -344,13 +347,28 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
 
   CompileOptions compileOptions;
   compileOptions.target = *target;
+  compileOptions.fuseAttention = !options.noFuse;
   compileOptions.passPipeline = options.passPipeline;
   compileOptions.stopAfter = options.stopAfter;
   compileOptions.dumpIRDir = options.dumpIRDir;
   compileOptions.progress =
       !options.quiet && llvm::sys::Process::StandardErrIsDisplayed();
-  compileOptions.configurePassManager = [](PassManager &pm) {
+  // tfm's pass statistics: one report for the whole compile, summed over
+  // the steps (each step is a pass manager of its own), printed whether the
+  // compile succeeds or not, as MLIR prints its own.
+  std::optional<mlir::tfm::PassStatisticsCollector> statistics;
+  bool passesRan = false;
+  if (options.passStatistics)
+    statistics.emplace();
+  llvm::scope_exit printStatistics([&] {
+    if (statistics && passesRan)
+      statistics->print(llvm::errs(), *options.passStatistics);
+  });
+  compileOptions.configurePassManager = [&](PassManager &pm) {
     (void)applyPassManagerCLOptions(pm);
+    if (statistics)
+      statistics->attach(pm);
+    passesRan = true;
   };
   compileOptions.timing = &root;
 
@@ -420,6 +438,8 @@ int tfmcMain(int argc, char **argv) {
     return static_cast<int>(ExitCode::Usage);
 
   DriverOptions options = getDriverOptionsFromCL();
+  // -mlir-pass-statistics where MLIR's own statistics are compiled out.
+  options.passStatistics = mlir::tfm::takeOverPassStatisticsOption();
   if (options.inputPath.empty() && !options.listPipeline) {
     reportError("no model given (usage: tfmc MODEL [--emit=PHASE] [-o "
                 "FILE]; see --help)");

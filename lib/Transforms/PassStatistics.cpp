@@ -38,8 +38,9 @@ namespace {
 class Registry {
 public:
   static Registry &get() {
-    static Registry registry;
-    return registry;
+    // Never destroyed: a pass may outlive static destruction.
+    static Registry *registry = new Registry;
+    return *registry;
   }
 
   void add(const Pass *owner, PassStatistic *stat) {

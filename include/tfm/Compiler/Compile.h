@@ -65,6 +65,10 @@ struct CompileOptions {
   std::string embedWeights;
   /// Fuse elementwise linalg ops before bufferization.
   bool fuseElementwise = true;
+  /// Raise unfused attention chains into tfm.attention
+  /// (-tfm-fuse-attention). Off: every chain is lowered op by op, as the
+  /// frontend wrote it (tfmc --no-fuse).
+  bool fuseAttention = true;
   /// Linking of EmitPhase::So.
   mlir::tfm::LinkOptions link;
   /// For EmitPhase::So: the header path (default: the library path with `.h`, beside the

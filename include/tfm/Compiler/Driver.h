@@ -25,6 +25,7 @@
 namespace mlir {
 class MLIRContext;
 class TimingScope;
+enum class PassDisplayMode; // mlir/Pass/PassManager.h
 } // namespace mlir
 
 namespace tfm {
@@ -38,7 +39,9 @@ struct DriverOptions {
   /// `-` is stdout (not for --emit=obj or so).
   std::string outputPath = "-";
   EmitPhase emit = EmitPhase::So;
-  /// Emit unfused attention (the pipeline's -tfm-fuse-attention fuses it).
+  /// Unfused attention end to end: the frontend emits the unfused chain
+  /// and the pipeline runs without -tfm-fuse-attention, so the chain is
+  /// lowered op by op.
   bool noFuse = false;
   /// A safetensors file or folder to check the model against.
   std::string weightsPath;
@@ -60,6 +63,10 @@ struct DriverOptions {
   int64_t reportSeq = 0;
   /// No progress output.
   bool quiet = false;
+  /// Print the counters of tfm's passes in this layout at the end, for an
+  /// LLVM whose own pass statistics are compiled out (tfmcMain sets it from
+  /// -mlir-pass-statistics; see tfm/Transforms/PassStatistics.h).
+  std::optional<mlir::PassDisplayMode> passStatistics;
 };
 
 /// Exit codes of tfmc.
