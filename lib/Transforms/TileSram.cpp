@@ -13,6 +13,11 @@
 // (accumulator, running max and sum, scratch) are updated in place, so
 // one-shot bufferization allocates them once per query block.
 //
+// Scores are kept in log2 units: Q is scaled once per query block by
+// scale * log2(e), bias and ALiBi terms are multiplied by log2(e), and the
+// softmax uses exp2 (cheaper than exp: no ln 2 range reduction), so
+// exp2(s' - m') = exp(s - m) with s' = s * log2(e).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tfm/IR/TfmDialect.h"
@@ -50,6 +55,9 @@ using utils::IteratorType;
 /// Marks a tfm.attention that the cost model keeps untiled (short key
 /// sequences): this pass leaves it alone, convert-tfm-to-linalg lowers it.
 constexpr llvm::StringLiteral kUntiledAttr = "tfm.untiled";
+
+/// log2(e): scores are scaled by it so that the softmax can use exp2.
+constexpr double kLog2E = 1.4426950408889634;
 
 //===----------------------------------------------------------------------===//
 // Tile choice
@@ -297,7 +305,9 @@ Value AttentionTiler::build(OpBuilder &b) {
   SmallVector<OpFoldResult> qTileSizes{idxAttr(b, g), blk.bq, idxAttr(b, d)};
   Value qDst =
       tensor::ExtractSliceOp::create(b, loc, qBuf, zeros3, qTileSizes, ones3);
-  float scale = static_cast<float>(op.getScale().convertToDouble());
+  // The softmax scale times log2(e), folded into Q: scores in log2 units.
+  float scale =
+      static_cast<float>(op.getScale().convertToDouble() * kLog2E);
   AffineMap id3 = b.getMultiDimIdentityMap(3);
   Value qScaled =
       generic(b, loc, ValueRange{qSlice}, qDst, {id3, id3},
@@ -557,8 +567,29 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
         SmallVector<IteratorType>(3, IteratorType::parallel),
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           Value x = args.back();
-          if (biasIdx >= 0)
-            x = arith::AddFOp::create(nb, l, x, toF32(nb, l, args[biasIdx]));
+          // Bias and ALiBi in log2 units, like the scores. A finite bias
+          // that overflows there (|bias| > FLT_MAX / log2(e), e.g. a
+          // "finfo.min" padding mask) stays finite (-FLT_MAX, or FLT_MAX),
+          // so a row masked that way keeps its uniform weights as without
+          // the scaling; an infinite bias stays infinite.
+          if (biasIdx >= 0) {
+            Value bv = toF32(nb, l, args[biasIdx]);
+            Value scaled =
+                arith::MulFOp::create(nb, l, bv, cstF32(nb, l, kLog2E));
+            Value inf = cstF32(nb, l, INFINITY);
+            Value overflow = arith::AndIOp::create(
+                nb, l,
+                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                      math::AbsFOp::create(nb, l, scaled),
+                                      inf),
+                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::ONE,
+                                      math::AbsFOp::create(nb, l, bv), inf));
+            Value clamped = math::CopySignOp::create(
+                nb, l, cstF32(nb, l, FLT_MAX), scaled);
+            x = arith::AddFOp::create(
+                nb, l, x,
+                arith::SelectOp::create(nb, l, overflow, clamped, scaled));
+          }
           if (slopeIdx < 0 && !masked)
             return x;
           Value i = addI(nb, l, blk.q0, linalg::IndexOp::create(nb, l, 1));
@@ -568,9 +599,10 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
           if (slopeIdx >= 0) {
             Value di = arith::IndexCastOp::create(nb, l, nb.getI64Type(), dist);
             Value df = arith::SIToFPOp::create(nb, l, nb.getF32Type(), di);
-            Value pen =
-                arith::MulFOp::create(nb, l, toF32(nb, l, args[slopeIdx]),
-                                      math::AbsFOp::create(nb, l, df));
+            Value slope = arith::MulFOp::create(
+                nb, l, toF32(nb, l, args[slopeIdx]), cstF32(nb, l, kLog2E));
+            Value pen = arith::MulFOp::create(nb, l, slope,
+                                              math::AbsFOp::create(nb, l, df));
             x = arith::SubFOp::create(nb, l, x, pen);
           }
           if (!masked)
@@ -597,14 +629,16 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   // Online softmax, every step in place on a loop-carried tensor (no
   // copies: a copy of the running max would be folded away by later tensor
   // canonicalizations and break in-place bufferization).
-  // bm = rowmax(S); mnew = max(m, bm); alpha = exp(m - mnew); m = mnew.
+  // bm = rowmax(S); mnew = max(m, bm); alpha = exp2(m - mnew); m = mnew.
+  // The row max ignores NaN (maxnumf: one instruction, no NaN blend); a NaN
+  // score still reaches the output through exp2 and the row sum.
   AffineMap row = map2({e0});
   AffineMap id1 = b.getMultiDimIdentityMap(1);
   SmallVector<IteratorType> par1{IteratorType::parallel};
   Value bm = fill(b, loc, cstF32(b, loc, -INFINITY), st.blockMax);
   bm = generic(b, loc, ValueRange{s}, bm, {id2, row}, rowRed,
                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                 return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+                 return arith::MaxNumFOp::create(nb, l, a[0], a[1]);
                });
   auto update = linalg::GenericOp::create(
       b, loc, TypeRange{st.mx.getType(), st.alpha.getType()}, ValueRange{bm},
@@ -612,15 +646,15 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
       [](OpBuilder &nb, Location l, ValueRange a) {
         // a = (block max, old running max, alpha)
         Value mnew = arith::MaximumFOp::create(nb, l, a[1], a[0]);
-        Value alpha = math::ExpOp::create(
+        Value alpha = math::Exp2Op::create(
             nb, l, arith::SubFOp::create(nb, l, a[1], mnew));
         linalg::YieldOp::create(nb, l, ValueRange{mnew, alpha});
       });
   Value mx = update.getResult(0), alpha = update.getResult(1);
-  // P = exp(S - mnew): masked scores are -inf and mnew >= -FLT_MAX, so 0.
+  // P = exp2(S - mnew): masked scores are -inf and mnew >= -FLT_MAX, so 0.
   s = generic(b, loc, ValueRange{mx}, s, {row, id2}, par2,
               [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                return math::ExpOp::create(
+                return math::Exp2Op::create(
                     nb, l, arith::SubFOp::create(nb, l, a[1], a[0]));
               });
   // l = l * alpha + rowsum(P)

@@ -32,8 +32,11 @@
 // CHECK: %[[OFF:.*]] = arith.subi %[[TK]], %[[TQ]]
 // CHECK: %[[QS:.*]] = tensor.extract_slice %[[Q]][%[[BI]], %[[H0]], %[[Q0]], %c0] [1, 4, %[[BQ]], 64] [1, 1, 1, 1] : tensor<?x8x?x64xf32> to tensor<4x?x64xf32>
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x16x64xf32>)
+// Q is scaled by scale * log2(e) = 0.125 * 1.4427: scores in log2 units,
+// for exp2.
 // CHECK: linalg.generic {{.*}} ins(%[[QS]] : tensor<4x?x64xf32>)
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[QSCALE:.*]] = arith.constant 0.180336878 : f32
+// CHECK: arith.mulf %{{.*}}, %[[QSCALE]] : f32
 // CHECK: %[[QT:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<4x16x64xf32> into tensor<64x64xf32>
 // Key bounds: len = clamp(key_lengths[b], 0, Tk); the visible keys end at
 // d = clamp(q0 + off + bq, 0, len); every row sees keys < q0 + off + 1.
@@ -59,15 +62,16 @@
 // CHECK: %[[S:.*]] = linalg.matmul indexing_maps = [#[[$MQ]], #[[$MK]], #[[$MS]]] ins(%[[QT]], %[[KB]] : tensor<64x64xf32>, tensor<32x64xf32>) outs(%[[S0]] : tensor<64x32xf32>)
 // CHECK-NOT: arith.cmpi
 // CHECK: linalg.fill ins(%cst{{.*}} : f32) outs(%{{.*}} : tensor<64xf32>)
+// The row max ignores NaN (maxnumf, one instruction); exp2 throughout.
 // CHECK: %[[BM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[S]] : tensor<64x32xf32>)
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf
 // CHECK: %[[UPD:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[BM]] : tensor<64xf32>)
 // CHECK: arith.maximumf
 // CHECK: arith.subf
-// CHECK: math.exp
+// CHECK: math.exp2
 // CHECK: linalg.yield
 // CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[UPD]]#0 : tensor<64xf32>) outs(%[[S]] : tensor<64x32xf32>)
-// CHECK: math.exp
+// CHECK: math.exp2
 // CHECK: linalg.generic {{.*}} ins(%[[UPD]]#1 : tensor<64xf32>)
 // CHECK: arith.mulf
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<64x32xf32>)
@@ -216,10 +220,18 @@ func.func @padding_only(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: 
 // CHECK: scf.for %[[K0:.*]] = %c0 to %{{.*}} step %c32
 // CHECK: %[[BS:.*]] = tensor.extract_slice %[[BIAS]][%[[BI]], %[[H0]], %[[Q0]], %[[K0]]] [1, 2, %[[BQ]], 32] [1, 1, 1, 1] : tensor<?x2x?x?xf32> to tensor<2x?x32xf32>
 // CHECK: %[[BT:.*]] = tensor.insert_slice %[[BS]] into %{{.*}}[0, 0, 0] [2, %[[BQ]], 32] [1, 1, 1] : tensor<2x?x32xf32> into tensor<2x64x32xf32>
+// Both in log2 units (times log2(e)), like the scores; a finite bias whose
+// product overflows is clamped to -+FLT_MAX, not -+inf.
 // CHECK: linalg.generic {{.*}} ins(%[[BT]], %[[SLOPES]] : tensor<2x64x32xf32>, tensor<2xf32>)
-// CHECK: arith.addf
+// CHECK: ^bb0(%[[BV:.*]]: f32, %[[SV:.*]]: f32, %[[SC:.*]]: f32):
+// CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[BL:.*]] = arith.mulf %[[BV]], %[[LOG2E]] : f32
+// CHECK: %[[CL:.*]] = math.copysign %{{.*}}, %[[BL]] : f32
+// CHECK: %[[BSEL:.*]] = arith.select %{{.*}}, %[[CL]], %[[BL]] : f32
+// CHECK: arith.addf %[[SC]], %[[BSEL]] : f32
+// CHECK: %[[SLOG:.*]] = arith.mulf %[[SV]], %[[LOG2E]] : f32
 // CHECK: math.absf
-// CHECK: arith.mulf
+// CHECK: arith.mulf %[[SLOG]]
 // CHECK: arith.subf
 // CHECK-NOT: arith.select
 // CHECK: linalg.yield

@@ -266,7 +266,10 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     masks are needed.
 
     **Other linalg ops** (elementwise, reductions, transposes, fills,
-    broadcasts) with a static innermost loop: every other loop is tiled by
+    broadcasts; with `elementwise`, or whatever `elementwise` says when the
+    op is statically shaped and inside a tiled attention's key loop, an
+    `scf.for` marked `tfm.key_blocks`: the online softmax on the score
+    tile) with a static innermost loop: every other loop is tiled by
     1, the innermost by `2·VL` or `VL` when that divides it, or left whole
     when it is at most `2·VL` or a reduction of at most `l1-bytes / 16`
     bytes; then unit dimensions are dropped and the tile vectorized
@@ -351,6 +354,14 @@ def ApproximateMathPass : Pass<"tfm-approximate-math"> {
     (`populateMathPolynomialApproximationPatterns`, the same ones as
     Eigen/XNNPACK; errors of a few ulp) to f32 math ops, scalar and vector,
     so they stay in vector registers. f64 ops are left alone.
+
+    `math.exp2` (f32; the tiled attention's softmax, whose scores are in
+    log2 units) gets a shorter expansion of tfm's own, about 14 vector
+    instructions: clamp to [-127, 128], `k = roundeven(min(t, 127))`, a
+    degree-6 polynomial of `t - k` fitted on [-0.5, 1], times `2^k` built
+    from the exponent bits. Relative error at most 1.4e-7; `t <= -127`
+    gives exactly 0 (a masked score's `-inf` stays a zero weight),
+    `t >= 128` gives `+inf`, NaN stays NaN.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -372,7 +383,11 @@ def LowerVectorOpsPass : Pass<"tfm-lower-vector-ops"> {
     would leave vector ops behind. Contractions become outer products (one
     broadcast FMA per row of the register tile), multi-reductions along the
     innermost dimension become `vector.reduction` (reassociated by
-    `convert-vector-to-llvm`), transposes 16×16 shuffles.
+    `convert-vector-to-llvm`), transposes 16×16 shuffles. f32 min/max
+    reductions (`maxnumf`, `maximumf`, ...) of a power-of-two length become
+    a tree of vector min/max ops over halves: LLVM expands its min/max
+    reduction intrinsics without `nnan` one lane at a time on x86 (32
+    scalar max-and-NaN-blend steps for a row of 32 scores).
 
     The pattern set holds no `vector.shape_cast` lowering and no
     canonicalization: together they do not terminate.

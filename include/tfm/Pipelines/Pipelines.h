@@ -103,7 +103,7 @@ void applyTarget(TfmToLLVMPipelineOptions &options,
 /// runs them all; a driver that must stop after linalg runs only the first.
 ///
 /// 0. tfm-fuse-attention (raises unfused chains), tfm-tile-sram (attention
-///    as an online-softmax loop nest; budget = L2 / 16, see docs/passes.md);
+///    as an online-softmax loop nest; budget = L2 / 8, see docs/performance.md);
 /// 1. convert-tfm-to-linalg, tfm-materialize-entry (weights table,
 ///    out-param, manifest), canonicalize, cse;
 /// 2. elementwise fusion on tensors (optional), tfm-tile-and-vectorize

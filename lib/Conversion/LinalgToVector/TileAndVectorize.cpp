@@ -54,6 +54,25 @@ constexpr llvm::StringLiteral kPeel = "tfm.peel";
 /// (see kernel()); tiling clones it onto the tiles.
 constexpr llvm::StringLiteral kParallelRows = "tfm.parallel_rows";
 
+/// The key loops of a tiled attention (-tfm-tile-sram).
+constexpr llvm::StringLiteral kKeyBlocks = "tfm.key_blocks";
+
+/// Whether `op` is a statically shaped op inside the key loop of a tiled
+/// attention: the online softmax's row max, exp2, row sum and rescaling on
+/// the [G*Br, Bc] score tile. They are vectorized whatever `elementwise`
+/// says (their loops are static, so the compile-time cost that keeps
+/// `elementwise` off does not apply), and they run once per key block: left
+/// to LLVM's loop vectorizer they were 256-bit vectors, and the row max
+/// gathered down columns.
+bool isStaticInKeyLoop(linalg::LinalgOp op) {
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return false;
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (p->hasAttr(kKeyBlocks))
+      return true;
+  return false;
+}
+
 /// The tile sizes of one target, derived from the pass options.
 struct Schedule {
   int64_t vl;     // f32 lanes of a vector register
@@ -559,7 +578,7 @@ void TileAndVectorizePass::runOnOperation() {
     if (generic && classifyContraction(op)) {
       if (contractions)
         gemms.push_back(generic);
-    } else if (elementwise) {
+    } else if (elementwise || isStaticInKeyLoop(op)) {
       others.push_back(op);
     }
   });

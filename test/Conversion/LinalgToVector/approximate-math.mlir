@@ -33,3 +33,33 @@ func.func @untouched(%x: f64, %y: f32) -> (f64, f32) {
   %s = math.sin %y : f32
   return %e, %s : f64, f32
 }
+
+// f32 exp2 (the tiled attention's softmax) gets its own short expansion:
+// clamp to [-127, 128], k = roundeven(min(t, 127)), a degree-6 polynomial
+// of t - k (6 FMAs), times 2^k built from k's bits. Accuracy and edge
+// cases: exp2-numerics.mlir.
+// CHECK-LABEL: func.func @exp2_vector
+// CHECK-NOT:     math.exp2
+// CHECK:         arith.cmpf olt
+// CHECK:         arith.cmpf ogt
+// CHECK:         math.roundeven {{.*}} : vector<16xf32>
+// CHECK-COUNT-6: math.fma {{.*}} : vector<16xf32>
+// CHECK:         arith.fptosi {{.*}} : vector<16xf32> to vector<16xi32>
+// CHECK:         arith.shli
+// CHECK:         arith.bitcast {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK:         arith.mulf
+// CHECK-NOT:     math.exp2
+// CHECK:         return
+func.func @exp2_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %e = math.exp2 %x : vector<16xf32>
+  return %e : vector<16xf32>
+}
+
+// CHECK-LABEL: func.func @exp2_scalar_f64
+// CHECK:         math.roundeven {{.*}} : f32
+// CHECK:         math.exp2 {{.*}} : f64
+func.func @exp2_scalar_f64(%x: f32, %y: f64) -> (f32, f64) {
+  %e = math.exp2 %x : f32
+  %f = math.exp2 %y : f64
+  return %e, %f : f32, f64
+}

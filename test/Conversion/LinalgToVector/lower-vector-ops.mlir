@@ -15,14 +15,42 @@ func.func @kernel(%a: vector<8x1xf32>, %b: vector<1x32xf32>, %acc: vector<8x32xf
   return %r : vector<8x32xf32>
 }
 
-// A row reduction becomes vector.reduction, which convert-vector-to-llvm
-// lowers to a (reassociated) LLVM reduction intrinsic.
+// A row reduction becomes vector.reduction; an f32 min/max one then a tree
+// of vector max ops over halves (LLVM would expand its fmax reduction
+// intrinsic lane by lane on x86), the accumulator combined last.
 // CHECK-LABEL: func.func @row_max
-// CHECK:         vector.reduction <maxnumf>
 // CHECK-NOT:     vector.multi_reduction
+// CHECK-NOT:     vector.reduction
+// CHECK:         %[[LO:.*]] = vector.extract_strided_slice %[[X:.*]] {offsets = [0], sizes = [32], strides = [1]} : vector<64xf32> to vector<32xf32>
+// CHECK:         %[[HI:.*]] = vector.extract_strided_slice %[[X]] {offsets = [32], sizes = [32], strides = [1]} : vector<64xf32> to vector<32xf32>
+// CHECK:         arith.maxnumf %[[LO]], %[[HI]] : vector<32xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<16xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<8xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<4xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<2xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<1xf32>
+// CHECK:         %[[E:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
+// CHECK:         %[[R:.*]] = arith.maxnumf %[[E]], %{{.*}} : f32
+// CHECK:         return %[[R]]
 func.func @row_max(%x: vector<64xf32>, %init: f32) -> f32 {
   %r = vector.multi_reduction <maxnumf>, %x, %init [0] : vector<64xf32> to f32
   return %r : f32
+}
+
+// NaN-propagating maximumf and minimumf the same way; a length that is no
+// power of two and an add reduction stay vector.reduction (LLVM reassociates
+// the add into a tree itself).
+// CHECK-LABEL: func.func @other_reductions
+// CHECK:         arith.maximumf {{.*}} : vector<8xf32>
+// CHECK:         arith.minimumf {{.*}} : vector<8xf32>
+// CHECK:         vector.reduction <maxnumf>, %{{.*}} : vector<12xf32> into f32
+// CHECK:         vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+func.func @other_reductions(%x: vector<16xf32>, %y: vector<12xf32>) -> (f32, f32, f32, f32) {
+  %a = vector.reduction <maximumf>, %x : vector<16xf32> into f32
+  %b = vector.reduction <minimumf>, %x : vector<16xf32> into f32
+  %c = vector.reduction <maxnumf>, %y : vector<12xf32> into f32
+  %d = vector.reduction <add>, %x : vector<16xf32> into f32
+  return %a, %b, %c, %d : f32, f32, f32, f32
 }
 
 // The 16x16 transpose of a packed B block becomes shuffles.
