@@ -186,9 +186,8 @@ public:
       entry = parent->addChild(pass->getName(), /*pipeline=*/false);
       // Pass managers nest through an adaptor pass, whose name MLIR's
       // report never shows; it stays out unless it runs a pipeline.
-      entry->isIdleAdaptor =
-          pass->getArgument().empty() &&
-          pass->getName().ends_with("OpToOpPassAdaptor");
+      entry->isIdleAdaptor = pass->getArgument().empty() &&
+                             pass->getName().ends_with("OpToOpPassAdaptor");
       for (const Registry::Reading &r : now)
         entry->stats.push_back({r.name, r.description, 0});
     }
@@ -242,10 +241,10 @@ void printEntry(llvm::raw_ostream &os, unsigned indent, StringRef name,
   if (stats.empty())
     return;
   SmallVector<Registry::Reading, 8> sorted(stats.begin(), stats.end());
-  llvm::sort(sorted, [](const Registry::Reading &a,
-                        const Registry::Reading &b) {
-    return StringRef(a.name) < StringRef(b.name);
-  });
+  llvm::sort(sorted,
+             [](const Registry::Reading &a, const Registry::Reading &b) {
+               return StringRef(a.name) < StringRef(b.name);
+             });
   size_t nameWidth = 0, valueWidth = 0;
   for (const Registry::Reading &s : sorted) {
     nameWidth = std::max(nameWidth, StringRef(s.name).size());
@@ -260,8 +259,7 @@ void printEntry(llvm::raw_ostream &os, unsigned indent, StringRef name,
   }
 }
 
-void printPipeline(llvm::raw_ostream &os, unsigned indent,
-                   const Entry &entry) {
+void printPipeline(llvm::raw_ostream &os, unsigned indent, const Entry &entry) {
   if (entry.isAdaptor()) {
     // An adaptor over several anchors is MLIR's "Pipeline Collection".
     if (entry.children.size() > 1) {
@@ -389,8 +387,7 @@ private:
 
 } // namespace
 
-void mlir::tfm::addPassStatisticsReport(PassManager &pm,
-                                        PassDisplayMode mode) {
+void mlir::tfm::addPassStatisticsReport(PassManager &pm, PassDisplayMode mode) {
   auto report = std::make_unique<OwnedReport>(mode);
   report->collector.attach(pm);
   pm.addInstrumentation(std::move(report));

@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
       argc, argv, "tfm optimizer driver\n", registry);
   std::optional<mlir::PassDisplayMode> statistics =
       mlir::tfm::takeOverPassStatisticsOption();
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
   if (statistics) {
     // The command line's pipeline, then tfm's report on it.
     mlir::MlirOptMainConfig commandLine = config;
