@@ -38,7 +38,8 @@
 // CHECK-NEXT: (S) 1 rejected-softmax-axis - Candidates rejected: softmax not over the key (last) axis
 // CHECK-NEXT: (S) 1 rejected-structure    - Candidates rejected: the chain is not matmul, scale, mask/bias, softmax, matmul
 // NESTED-NEXT: {{^  }}CSE
-// CHECK-NOT: (S)
+// PIPELINE-NOT: (S)
+// LIST-NOT: (S)
 
 // Two instances of the pass: the list sums them (the second finds nothing
 // left to fuse and rejects the same six candidates again).
