@@ -133,8 +133,10 @@ def main():
       "building block. The first layer's attention, after its Q, K and V "
       "projections and head splits:\n")
     w(block("mlir", excerpt(files[index[0][2]], r"tfm\.attention", 3, 2)))
-    w("With `--no-fuse` the frontend writes attention as the chain that "
-      "`-tfm-fuse-attention` raises back into one `tfm.attention`:\n")
+    w("With `--no-fuse` the frontend writes attention as the unfused chain "
+      "below and the pipeline lowers it op by op; without `--no-fuse`, "
+      "`-tfm-fuse-attention` would raise this chain back into one "
+      "`tfm.attention`:\n")
     w(block("mlir", excerpt(unfused, r"tfm\.transpose", 0, 6)))
 
     w("## 3. The pipeline\n")
