@@ -239,7 +239,7 @@ llvm::Expected<std::vector<int32_t>> readLengths(StringRef path,
   return array->toInt32(path);
 }
 
-void printSummary(StringRef output, llvm::ArrayRef<float> values,
+void printSummary(OutputKind output, llvm::ArrayRef<float> values,
                   llvm::ArrayRef<int64_t> shape,
                   llvm::ArrayRef<int32_t> lengths) {
   auto softmax = [](llvm::ArrayRef<float> logits) {
@@ -252,7 +252,7 @@ void printSummary(StringRef output, llvm::ArrayRef<float> values,
       v /= sum;
     return p;
   };
-  if (output == "classes") {
+  if (output == OutputKind::Classes) {
     int64_t classes = shape[1];
     for (int64_t b = 0; b < shape[0]; ++b) {
       std::vector<double> p = softmax(values.slice(b * classes, classes));
@@ -263,8 +263,9 @@ void printSummary(StringRef output, llvm::ArrayRef<float> values,
     }
     return;
   }
-  if (output != "logits") {
-    llvm::outs() << "output '" << output << "' " << runtime::formatShape(shape)
+  if (output != OutputKind::Logits) {
+    llvm::outs() << "output '" << outputKindName(output) << "' "
+                 << runtime::formatShape(shape)
                  << " computed; pass --out to save it\n";
     return;
   }
@@ -286,19 +287,6 @@ void printSummary(StringRef output, llvm::ArrayRef<float> values,
       llvm::outs() << "  token " << order[i] << "  "
                    << llvm::format("%.6f", p[order[i]]) << "\n";
   }
-}
-
-/// Extracts `"key": "value"` from the manifest for presentation; the runtime
-/// has already validated it.
-std::string manifestString(StringRef json, StringRef key) {
-  llvm::Expected<Manifest> m = Manifest::parse(json, "");
-  if (!m) {
-    llvm::consumeError(m.takeError());
-    return "";
-  }
-  if (key == "output")
-    return outputKindName(m->output).str();
-  return architectureName(m->architecture).str();
 }
 
 int runModel() {
@@ -387,11 +375,17 @@ int runModel() {
                  &model) != TFM_OK)
     return error(LoadError, api.lastError());
   llvm::scope_exit destroy([&] { api.destroy(model); });
+  // tfm_model_create has validated the manifest (and reported a bad one
+  // in its own words); parsed again here for the inputs and the summary.
+  llvm::Expected<Manifest> parsed =
+      Manifest::parse(manifest, modelPath + ": tfm_library_info");
+  if (!parsed)
+    return error(LoadError, llvm::toString(parsed.takeError()));
   if (numThreads.getNumOccurrences() &&
       api.setNumThreads(model, numThreads) != TFM_OK)
     return error(InputError, "--threads: " + llvm::Twine(api.lastError()));
 
-  bool seq2seq = manifestString(manifest, "architecture") == "encoder_decoder";
+  bool seq2seq = parsed->architecture == Architecture::EncoderDecoder;
   if (seq2seq && decoderTokensPath.empty())
     return error(InputError, "'" + modelPath + "' is an encoder-decoder " +
                                  "model: pass --decoder-tokens");
@@ -429,7 +423,7 @@ int runModel() {
       return error(OutputError, llvm::toString(std::move(e)));
     return Success;
   }
-  printSummary(manifestString(manifest, "output"), out, outShape,
+  printSummary(parsed->output, out, outShape,
                seq2seq ? decoderLengths : lengths);
   return Success;
 }
