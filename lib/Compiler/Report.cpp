@@ -74,14 +74,27 @@ double operandAndResultBytes(Operation *op, const Shapes &shapes) {
   return bytes;
 }
 
-/// A GEMM-like kernel: [M, K] x [K, N].
-void gemm(KernelCost &k, int64_t batch, int64_t m, int64_t kk, int64_t n) {
+/// A GEMM-like kernel: [M, K] x [K, N], `batch` times.
+void gemm(KernelCost &k, int64_t batch, int64_t m, int64_t kk, int64_t n,
+          bool bias) {
   if (batch != 1)
     k.dims.push_back({"batch", batch});
   k.dims.push_back({"M", m});
   k.dims.push_back({"K", kk});
   k.dims.push_back({"N", n});
-  k.flops = 2.0 * batch * m * kk * n;
+  k.flops = flops::gemm(batch, m, kk, n, bias);
+}
+
+flops::Mask flopsMask(mt::MaskKind kind) {
+  switch (kind) {
+  case mt::MaskKind::none:
+    return flops::Mask::None;
+  case mt::MaskKind::causal:
+    return flops::Mask::Causal;
+  case mt::MaskKind::sliding_window:
+    return flops::Mask::SlidingWindow;
+  }
+  llvm_unreachable("unknown mask kind");
 }
 
 std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
@@ -104,9 +117,9 @@ std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
     k.detail = "mask " + mt::stringifyMaskKind(attn.getMask()).str();
     if (auto window = attn.getWindow())
       k.detail += " " + std::to_string(*window);
-    double pairs = double(b) * hq * tq * tk;
-    // Q.K^T and P.V, plus scale, max, exp and sum per score.
-    k.flops = pairs * (2.0 * d + 2.0 * dv + 4.0);
+    k.flops = flops::attention(b, hq, tq, tk, d, dv,
+                               flopsMask(attn.getMask()),
+                               attn.getWindow().value_or(0));
     k.bytes = operandAndResultBytes(op, shapes);
     // Untiled: one head's Q, K, V, scores and output.
     k.footprintBytes = f32 * (tq * d + tk * d + tk * dv + tq * tk + tq * dv);
@@ -116,9 +129,8 @@ std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
     auto x = shapes.of(linear.getInput()), y = shapes.of(linear.getResult());
     if (x.empty() || y.empty())
       return std::nullopt;
-    gemm(k, 1, rows(x), x.back(), y.back());
-    if (linear.getBias())
-      k.flops += double(rows(x)) * y.back();
+    gemm(k, 1, rows(x), x.back(), y.back(),
+         static_cast<bool>(linear.getBias()));
     k.bytes = operandAndResultBytes(op, shapes);
     k.footprintBytes = static_cast<int64_t>(k.bytes);
     return k;
@@ -130,7 +142,7 @@ std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
     int64_t batch = 1;
     for (int64_t d : llvm::ArrayRef<int64_t>(a).drop_back(2))
       batch *= d;
-    gemm(k, batch, a[a.size() - 2], a.back(), c.back());
+    gemm(k, batch, a[a.size() - 2], a.back(), c.back(), /*bias=*/false);
     if (matmul.getTransposeRhs())
       k.detail = "transpose_rhs";
     k.bytes = operandAndResultBytes(op, shapes);
@@ -147,8 +159,7 @@ std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
     bool gated = static_cast<bool>(ffn.getGateWeight());
     k.dims = {{"M", m}, {"D", dModel}, {"F", f}};
     k.detail = mt::stringifyActivation(ffn.getActivation()).str();
-    // up (and gate) [M,D]x[D,F], down [M,F]x[F,D], the activation.
-    k.flops = 2.0 * m * dModel * f * (gated ? 3 : 2) + double(m) * f;
+    k.flops = flops::ffn(m, dModel, f, gated);
     k.bytes = operandAndResultBytes(op, shapes);
     // Operands, result and the [M, F] hidden activations.
     k.footprintBytes =
@@ -159,7 +170,7 @@ std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
     auto x = shapes.of(head.getInput()), y = shapes.of(head.getResult());
     if (x.empty() || y.empty())
       return std::nullopt;
-    gemm(k, 1, rows(x), x.back(), y.back());
+    gemm(k, 1, rows(x), x.back(), y.back(), /*bias=*/false);
     if (head.getTied())
       k.detail = "tied";
     k.bytes = operandAndResultBytes(op, shapes);
@@ -302,7 +313,7 @@ KernelReport KernelCollector::report() const {
   for (KernelCost &k : r.kernels) {
     if (k.budgetBytes == 0)
       k.budgetBytes = target.l2Bytes;
-    double compute = r.peakFlops > 0 ? k.flops / r.peakFlops : 0;
+    double compute = r.peakFlops > 0 ? k.flops.opWork / r.peakFlops : 0;
     double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
     k.seconds = std::max(compute, memory);
     k.computeBound = compute >= memory;
@@ -319,13 +330,16 @@ void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
                       r.peakFlops / 1e9, r.bandwidth / 1e9,
                       formatBytes(r.target.l1Bytes),
                       formatBytes(r.target.l2Bytes));
+  constexpr int kColumns = 10;
   struct Row {
-    std::string cells[9];
+    std::string cells[kColumns];
   };
   std::vector<Row> rows;
   rows.push_back({{"#", "kernel", "where", "shape", "MFLOP", "min bytes",
-                   "tiles", "footprint / budget", "roofline"}});
-  double flops = 0, bytes = 0, seconds = 0;
+                   "tiles", "footprint / budget", "roofline",
+                   "mul-add MFLOP"}});
+  flops::Flops total;
+  double bytes = 0, seconds = 0;
   for (auto [i, k] : llvm::enumerate(r.kernels)) {
     std::string shape = joinDims(k.dims, " ");
     if (!k.detail.empty())
@@ -333,39 +347,48 @@ void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
     std::string fit = k.footprintBytes <= k.budgetBytes ? "fits" : "exceeds";
     rows.push_back(
         {{std::to_string(i + 1), k.op, k.location, shape,
-          llvm::formatv("{0:F3}", k.flops / 1e6).str(), formatBytes(k.bytes),
+          llvm::formatv("{0:F3}", k.flops.opWork / 1e6).str(),
+          formatBytes(k.bytes),
           k.tiles.empty() ? "untiled" : joinDims(k.tiles, " "),
           formatBytes(k.footprintBytes) + " / " +
               formatBytes(k.budgetBytes) + " (" + fit + ")",
           formatSeconds(k.seconds) +
-              (k.computeBound ? " compute" : " memory")}});
-    flops += k.flops;
+              (k.computeBound ? " compute" : " memory"),
+          llvm::formatv("{0:F3}", k.flops.multiplyAdds / 1e6).str()}});
+    total += k.flops;
     bytes += k.bytes;
     seconds += k.seconds;
   }
-  size_t width[9] = {};
+  size_t width[kColumns] = {};
   for (const Row &row : rows)
-    for (int c = 0; c < 9; ++c)
+    for (int c = 0; c < kColumns; ++c)
       width[c] = std::max(width[c], row.cells[c].size());
   for (const Row &row : rows) {
     std::string line;
-    for (int c = 0; c < 9; ++c) {
+    for (int c = 0; c < kColumns; ++c) {
       std::string cell = row.cells[c];
-      if (c < 8)
+      if (c < kColumns - 1)
         cell.resize(width[c], ' ');
-      line += cell + (c < 8 ? "  " : "");
+      line += cell + (c < kColumns - 1 ? "  " : "");
     }
     os << llvm::StringRef(line).rtrim() << "\n";
   }
   os << llvm::formatv("total: {0} kernels, {1:F3} MFLOP, {2} moved at "
-                      "least, roofline {3}\n",
-                      r.kernels.size(), flops / 1e6, formatBytes(bytes),
-                      formatSeconds(seconds));
+                      "least, roofline {3}; {4:F3} mul-add MFLOP\n",
+                      r.kernels.size(), total.opWork / 1e6,
+                      formatBytes(bytes), formatSeconds(seconds),
+                      total.multiplyAdds / 1e6);
+  // The two conventions of tfm/Support/Flops.h.
+  os << "MFLOP:         all arithmetic of each op (every attention score, "
+        "softmax, bias, activation); the roofline uses it\n"
+     << "mul-add MFLOP: 2 per multiply-add of GEMMs and attention, over the "
+        "scores a mask leaves visible (tfm-bench's GFLOP/s)\n";
 }
 
 void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
   llvm::json::Array kernels;
-  double flops = 0, bytes = 0, seconds = 0;
+  flops::Flops total;
+  double bytes = 0, seconds = 0;
   for (const KernelCost &k : r.kernels) {
     llvm::json::Object dims, tiles;
     for (auto &[name, value] : k.dims)
@@ -376,7 +399,8 @@ void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
         {"op", k.op},
         {"location", k.location},
         {"dims", std::move(dims)},
-        {"flops", k.flops},
+        {"flops", k.flops.opWork},
+        {"mul_add_flops", k.flops.multiplyAdds},
         {"min_bytes", k.bytes},
         {"footprint_bytes", k.footprintBytes},
         {"budget_bytes", k.budgetBytes},
@@ -389,7 +413,7 @@ void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
     o["tiles"] = k.tiles.empty() ? llvm::json::Value(nullptr)
                                  : llvm::json::Value(std::move(tiles));
     kernels.push_back(std::move(o));
-    flops += k.flops;
+    total += k.flops;
     bytes += k.bytes;
     seconds += k.seconds;
   }
@@ -407,7 +431,8 @@ void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
                           {"peak_flops", r.peakFlops},
                           {"memory_bandwidth", r.bandwidth}}},
       {"kernels", std::move(kernels)},
-      {"total", llvm::json::Object{{"flops", flops},
+      {"total", llvm::json::Object{{"flops", total.opWork},
+                                   {"mul_add_flops", total.multiplyAdds},
                                    {"min_bytes", bytes},
                                    {"roofline_seconds", seconds}}},
   };

@@ -10,6 +10,8 @@
 
 #include "Kernels.h"
 
+#include "tfm/Support/Flops.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -328,8 +330,11 @@ int tfm::bench::runAttentionBench(Args &args) {
                                {"kv_heads", hkv}, {"seq", t},
                                {"kv_seq", tk},    {"head_dim", d},
                                {"causal", causal}};
-  // QK^T and PV: 2 * 2 * Tq * Tk * D per head; causal counts half.
-  k.flops = 4.0 * b * h * t * tk * d * (causal ? 0.5 : 1.0);
+  // QK^T and PV over the visible (query, key) pairs.
+  k.flops = tfm::flops::attention(b, h, t, tk, d, d,
+                                  causal ? tfm::flops::Mask::Causal
+                                         : tfm::flops::Mask::None)
+                .multiplyAdds;
   Shape qShape{b, h, t, d}, kvShape{b, hkv, tk, d};
   k.operands = {{"q", qShape, -1, 1}, {"k", kvShape, -1, 1},
                 {"v", kvShape, -1, 1}};
@@ -398,7 +403,7 @@ int tfm::bench::runLinearBench(Args &args) {
   KernelBench k;
   k.bench = "linear";
   k.shape = llvm::json::Object{{"m", m}, {"k", kdim}, {"n", n}, {"bias", bias}};
-  k.flops = 2.0 * m * kdim * n;
+  k.flops = tfm::flops::gemm(1, m, kdim, n, bias).multiplyAdds;
   float w = 1.0f / std::sqrt(static_cast<float>(kdim));
   k.operands = {{"x", {m, kdim}, -1, 1}, {"w", {n, kdim}, -w, w}};
   if (bias)
@@ -458,7 +463,7 @@ int tfm::bench::runFfnBench(Args &args) {
                                {"hidden", hidden},
                                {"activation", act},
                                {"bias", bias}};
-  k.flops = 2.0 * tokens * dm * hidden * (gated ? 3 : 2);
+  k.flops = tfm::flops::ffn(tokens, dm, hidden, gated).multiplyAdds;
   float wu = 1.0f / std::sqrt(static_cast<float>(dm));
   float wd = 1.0f / std::sqrt(static_cast<float>(hidden));
   Shape up{hidden, dm}, down{dm, hidden};

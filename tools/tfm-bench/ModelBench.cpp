@@ -13,6 +13,7 @@
 #include "tfm/Compiler/Driver.h"
 #include "tfm/Frontend/Frontend.h"
 #include "tfm/Runtime/tfm_runtime.h"
+#include "tfm/Support/Flops.h"
 #include "tfm/Support/Manifest.h"
 #include "tfm/Support/Npy.h"
 #include "tfm/Support/SafeTensors.h"
@@ -93,32 +94,34 @@ llvm::Error writeRandomWeights(const tfm::Manifest &manifest,
   return writer.write(path);
 }
 
-/// Forward FLOPs of the matmuls and attention, by the conventions of
-/// docs/performance.md: 2*M*N*K per GEMM (projections, FFN, LM head; bias,
-/// activation, norms and other elementwise work left out) and 4*D per
-/// visible (query, key) pair and head for attention (QK^T and PV), a
-/// causal mask counting (T+1)/2 visible keys per query on average and a
-/// sliding window at most its width.
+/// Forward FLOPs of the GEMMs and attentions in the multiply-add convention
+/// (tfm/Support/Flops.h): projections, FFN and LM head, attention over the
+/// (query, key) pairs each layer's mask leaves visible; norms, embeddings,
+/// bias, activation and softmax not counted.
 double modelFlops(const tfm::ModelConfig &c, int64_t batch, int64_t seq) {
-  double d = c.dModel, hq = c.numHeads, hkv = c.numKvHeads, dh = c.headDim;
-  double perToken = 0;
-  auto visible = [&](const tfm::LayerConfig &l) {
-    double t = seq;
-    if (l.mask == mlir::tfm::MaskKind::causal)
-      return (t + 1) / 2;
-    if (l.mask == mlir::tfm::MaskKind::sliding_window)
-      return std::min((t + 1) / 2, static_cast<double>(l.window));
-    return t;
+  namespace flops = tfm::flops;
+  int64_t tokens = batch * seq, d = c.dModel, dh = c.headDim;
+  int64_t qDim = c.numHeads * dh, kvDim = c.numKvHeads * dh;
+  flops::Flops total;
+  auto attention = [&](flops::Mask mask, int64_t window) {
+    total += flops::gemm(1, tokens, d, qDim, false);
+    total += flops::gemm(2, tokens, d, kvDim, false);
+    total += flops::attention(batch, c.numHeads, seq, seq, dh, dh, mask,
+                              window);
+    total += flops::gemm(1, tokens, qDim, d, false);
   };
   auto layer = [&](const tfm::LayerConfig &l, bool cross) {
-    double proj = 2 * d * (hq * dh + 2 * hkv * dh) + 2 * hq * dh * d;
-    double attn = 4 * hq * dh * visible(l);
+    flops::Mask mask = flops::Mask::None;
+    if (l.mask == mlir::tfm::MaskKind::causal)
+      mask = flops::Mask::Causal;
+    else if (l.mask == mlir::tfm::MaskKind::sliding_window)
+      mask = flops::Mask::SlidingWindow;
+    attention(mask, l.window);
+    if (cross)
+      attention(flops::Mask::None, 0);
     bool gated = l.activation == mlir::tfm::Activation::swiglu ||
                  l.activation == mlir::tfm::Activation::geglu;
-    double ffn = 2 * d * l.ffnHidden * (gated ? 3 : 2);
-    perToken += proj + attn + ffn;
-    if (cross)
-      perToken += proj + 4 * hq * dh * seq;
+    total += flops::ffn(tokens, d, l.ffnHidden, gated);
   };
   bool encDec = c.arch == tfm::Architecture::EncoderDecoder;
   for (const tfm::LayerConfig &l : c.encoderLayers)
@@ -126,8 +129,8 @@ double modelFlops(const tfm::ModelConfig &c, int64_t batch, int64_t seq) {
   for (const tfm::LayerConfig &l : c.decoderLayers)
     layer(l, encDec);
   if (c.head == tfm::HeadKind::Lm || c.head == tfm::HeadKind::MaskedLm)
-    perToken += 2 * d * c.vocabSize;
-  return perToken * batch * seq;
+    total += flops::gemm(1, tokens, d, c.vocabSize, false);
+  return total.multiplyAdds;
 }
 
 } // namespace

@@ -26,13 +26,15 @@ sampled rows), then times calls with a steady clock and reports median, min
 and p90 seconds per call and GFLOP/s of the median. A single op is compiled
 as a kernel entry (its operands are the entry's inputs) and linked with
 libomp; a model is compiled and linked as tfmc does. FLOPs count the
-multiply-adds of the GEMMs and attention only (docs/performance.md).
+multiply-adds of the GEMMs and attention only, 2 each (the mul-add
+convention of tfm/Support/Flops.h; docs/performance.md).
 
 subcommands:
   attention --batch B --heads H [--kv-heads HKV] --seq T [--kv-seq TK]
             --head-dim D [--causal]
-      one tfm.attention; FLOPs 4*B*H*T*TK*D (QK^T and PV), halved when
-      causal
+      one tfm.attention; FLOPs 4*B*H*D per visible (query, key) pair
+      (QK^T and PV): T*TK pairs, or with --causal those with key
+      j <= i + TK - T (T*(T+1)/2 when TK = T)
   linear --m M --k K --n N [--no-bias]
       one tfm.linear x[M,K] W[N,K]^T + b; FLOPs 2*M*K*N (bias not counted)
   ffn --tokens T --d-model D --hidden F [--activation A] [--no-bias]

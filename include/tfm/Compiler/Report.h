@@ -12,6 +12,7 @@
 #ifndef TFM_COMPILER_REPORT_H
 #define TFM_COMPILER_REPORT_H
 
+#include "tfm/Support/Flops.h"
 #include "tfm/Target/TargetDescription.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -35,8 +36,10 @@ struct KernelCost {
   std::vector<std::pair<std::string, int64_t>> dims;
   /// Extra facts: the attention mask, the FFN activation.
   std::string detail;
-  /// 2 per multiply-add; see docs/user-guide.md for what is counted.
-  double flops = 0;
+  /// Both FLOP conventions (tfm/Support/Flops.h): `opWork` (the report's
+  /// "MFLOP" column and the roofline) and `multiplyAdds` (the "mul-add
+  /// MFLOP" column, tfm-bench's convention).
+  flops::Flops flops;
   /// Every operand read once and the result written once.
   double bytes = 0;
   /// The tiles from a `tfm.tile` attribute ({"block_q", 64}, ...); empty:
