@@ -27,8 +27,11 @@ over tfm's rate measured earlier in this run on the same kind of op) stays
 under --budget seconds per call; other sizes are listed as skipped with the
 estimate. Every tfm-bench call also runs under a hard timeout.
 
-Peers run in worker processes (bench/peers.py), one per thread count, so
-that each library's thread pool is sized before it starts. Run it with the
+Peers run in worker processes (bench/peers.py), so that each library's
+thread pool is sized before it starts: by default one worker per case, run
+right after that case's tfm run (tfm and its peers then see the same load
+on a shared machine; every result records the load average), or one per
+thread count after all tfm cases with --batch-peers. Run it with the
 virtual environment of bench/requirements.txt (bench/.venv); run.py switches
 to bench/.venv/bin/python by itself when that exists.
 """
@@ -121,7 +124,7 @@ def gpt2_flops(layers, d, ffn, vocab, seq, batch):
     return per_token * seq * batch
 
 
-def make_cases(quick):
+def make_cases(quick, model_seq=None):
     cases = []
     if quick:
         att = [(64, 12, 512), (64, 12, 2048), (128, 8, 512), (128, 8, 2048)]
@@ -150,7 +153,7 @@ def make_cases(quick):
                   "label": "ffn 512x768x3072 gelu_tanh"})
     # Quick mode: seq 16 (the 2026-11-21 baseline's scalar code took about
     # 250 s per call at seq 128; kept at 16 so that runs stay comparable).
-    mseq = 16 if quick else 512
+    mseq = model_seq or (16 if quick else 512)
     cases.append({"bench": "model", "seq": mseq, "batch": 1,
                   "flops": gpt2_flops(12, 768, 3072, 50257, mseq, 1),
                   "label": f"GPT-2 small seq {mseq}",
@@ -291,6 +294,16 @@ def main():
     ap.add_argument("--only", default=None,
                     help="comma-separated benches to run (attention, linear, ffn, model)")
     ap.add_argument("--out", default=None, help="JSON output path")
+    ap.add_argument("--model-seq", type=int, default=None,
+                    help="sequence length of the GPT-2 row (default 16 with "
+                         "--quick, else 512, the target's)")
+    ap.add_argument("--batch-peers", action="store_true",
+                    help="run all peers of a thread count in one worker after "
+                         "all tfm cases (faster: one PyTorch import per "
+                         "thread count) instead of each case's peers right "
+                         "after its tfm run; on a shared machine whose load "
+                         "drifts, interleaving keeps tfm and its peers under "
+                         "the same conditions")
     args = ap.parse_args()
 
     quick = args.quick
@@ -324,7 +337,7 @@ def main():
     report["peak"] = measure_peak(work, 0.5 if quick else 1.0)
     print(f"peak: {json.dumps(report['peak'])}", flush=True)
 
-    cases = make_cases(quick)
+    cases = make_cases(quick, args.model_seq)
     if args.only:
         keep = set(args.only.split(","))
         cases = [c for c in cases if c["bench"] in keep]
@@ -348,7 +361,7 @@ def main():
     report["peer_versions"] = {}
     rate = {}  # tfm GFLOP/s measured so far, per bench kind (slowest seen)
     for thr in threads_list:
-        tfm_res = []
+        tfm_res, peer_res = [], []
         thr_cases = [c for c in cases
                      if not c.get("only_threads") or thr in c["only_threads"]]
         for c in thr_cases:
@@ -374,14 +387,23 @@ def main():
                 if "gflops" in res and res["gflops"] > 0:
                     rate[c["bench"]] = (min(rate[c["bench"]], res["gflops"])
                                         if c["bench"] in rate else res["gflops"])
+            res["loadavg"] = os.getloadavg()
             tfm_res.append(res)
-        print(f"[peers t={thr}] {len(thr_cases)} cases ...", flush=True)
-        peers, versions = run_peers(thr_cases, thr, timing, 3600)
-        report["peer_versions"].update(versions)
+            if not args.batch_peers:
+                print(f"[peers t={thr}] {c['label']} ...", flush=True)
+                p, versions = run_peers([c], thr, timing, 3600)
+                report["peer_versions"].update(versions)
+                peer_res.extend(p)
+        if args.batch_peers:
+            print(f"[peers t={thr}] {len(thr_cases)} cases ...", flush=True)
+            peer_res, versions = run_peers(thr_cases, thr, timing, 3600)
+            report["peer_versions"].update(versions)
+        peers = peer_res
         for c, tr, pr in zip(thr_cases, tfm_res, peers):
             report["results"].append({"case": c, "threads": thr, "tfm": tr, "peers": pr})
 
     report["elapsed_s"] = (datetime.datetime.now() - started).total_seconds()
+    report["loadavg_at_end"] = os.getloadavg()
     print()
     print_table(report)
     out = args.out or os.path.join(
