@@ -8,7 +8,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -114,10 +113,7 @@ TargetDescription mlir::tfm::hostTarget() {
   t.threads = std::max(
       1u, llvm::heavyweight_hardware_concurrency().compute_thread_count());
   t.vectorBits = vectorBitsForFeatures(t.triple, t.features);
-  llvm::Triple triple(t.triple);
-  // x86: 32 zmm registers with AVX-512, 16 xmm/ymm otherwise; AArch64: 32.
-  t.vectorRegisters =
-      (triple.isX86() && t.vectorBits < 512) ? 16u : 32u;
+  t.vectorRegisters = vectorRegistersFor(t.triple, t.vectorBits);
   // Two FMA pipes per core is the common case on current x86 and AArch64
   // server cores (Intel since Haswell, Zen 5, Neoverse); override the peak
   // with TFM_PEAK_GFLOPS where that is wrong (Zen 4 issues one 512-bit FMA).

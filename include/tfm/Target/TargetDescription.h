@@ -34,8 +34,8 @@ struct TargetDescription {
   unsigned threads = 1;
   /// Widest native float vector register, in bits (128, 256 or 512).
   unsigned vectorBits = 128;
-  /// Architectural vector registers (x86: 32 with AVX-512, else 16;
-  /// AArch64: 32).
+  /// Architectural vector registers: vectorRegistersFor(triple,
+  /// vectorBits).
   unsigned vectorRegisters = 16;
   /// Fused multiply-add units per core (each retires one vectorBits-wide
   /// FMA per cycle).
@@ -78,6 +78,23 @@ inline unsigned vectorBitsForFeatures(const std::string &triple,
   }
   // AArch64 NEON and everything else: 128-bit vectors.
   return 128;
+}
+
+/// The architectural vector registers a register tile may use: x86 has 32
+/// (zmm0-31) with AVX-512 (`vectorBits` 512) and 16 (xmm/ymm 0-15)
+/// without; AArch64 has 32 (v0-v31, NEON and SVE alike); any other
+/// architecture is assumed to have 16, which only makes register tiles
+/// smaller than they could be, never spill. The one statement of this rule:
+/// hostTarget, tfmc's cross-compilation target and the pass pipelines'
+/// host default all call it. Inline, like vectorBitsForFeatures.
+inline unsigned vectorRegistersFor(const std::string &triple,
+                                   unsigned vectorBits) {
+  llvm::Triple t(triple);
+  if (t.isX86())
+    return vectorBits >= 512 ? 32 : 16;
+  if (t.isAArch64())
+    return 32;
+  return 16;
 }
 
 } // namespace mlir::tfm
