@@ -1,23 +1,27 @@
 """Compares a float32 .npy written by tfm-run with expected values.
 
   check_npy.py FILE SHAPE V0,V1,...   (SHAPE like 2x3x6; '*' repeats: 6*-1000)
+
+Reads with test/Integration/reference/tfm_ref.py; also checks that tfm-run
+pads the header so the data starts on a 64-byte boundary.
 """
-import ast
+import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "Integration", "reference"))
+import tfm_ref  # noqa: E402
+
 path, shape, values = sys.argv[1:]
-data = open(path, "rb").read()
-assert data[:6] == b"\x93NUMPY", "bad magic"
-hlen = struct.unpack("<H", data[8:10])[0]
-header = ast.literal_eval(data[10 : 10 + hlen].decode())
+got_shape, got, descr = tfm_ref.read_npy(path)
 want_shape = tuple(int(d) for d in shape.split("x"))
-assert header["descr"] == "<f4", header
-assert header["fortran_order"] is False, header
-assert header["shape"] == want_shape, (header["shape"], want_shape)
-assert (10 + hlen) % 64 == 0, "header not padded to 64 bytes"
-body = data[10 + hlen :]
-got = struct.unpack("<%df" % (len(body) // 4), body)
+assert descr == "<f4", descr
+assert got_shape == want_shape, (got_shape, want_shape)
+with open(path, "rb") as f:
+    prefix = f.read(10)
+assert (10 + struct.unpack("<H", prefix[8:10])[0]) % 64 == 0, \
+    "header not padded to 64 bytes"
 want = []
 for item in values.split(","):
     if "*" in item:

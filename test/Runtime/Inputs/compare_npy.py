@@ -2,20 +2,22 @@
 
   compare_npy.py shape FILE D0xD1x...     shape matches, every value finite
   compare_npy.py prefix A B BATCH POS     A[b, :POS] == B[b, :POS] bit for bit
+
+Reads with test/Integration/reference/tfm_ref.py.
 """
-import ast
 import math
-import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "Integration", "reference"))
+import tfm_ref  # noqa: E402
 
 
 def load(path):
-    data = open(path, "rb").read()
-    assert data[:6] == b"\x93NUMPY", path
-    hlen = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10 : 10 + hlen].decode())
-    body = data[10 + hlen :]
-    return header["shape"], struct.unpack("<%df" % (len(body) // 4), body)
+    shape, values, descr = tfm_ref.read_npy(path)
+    assert descr == "<f4", (path, descr)
+    return shape, values
 
 
 mode = sys.argv[1]

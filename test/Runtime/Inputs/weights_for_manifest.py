@@ -8,10 +8,15 @@ and rounded to values that F16 and BF16 represent exactly, so the same
 weights written as F32, F16 or BF16 must give bit-identical model outputs.
 --prefix prepends P to every name (Hugging Face style); --drop leaves a
 tensor out; --transpose writes a 2-D tensor with its dimensions swapped.
+Written with test/Integration/reference/tfm_ref.py.
 """
 import json
-import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "Integration", "reference"))
+import tfm_ref  # noqa: E402
 
 args = sys.argv[1:]
 opts = {"--dtype": "F32", "--prefix": "", "--drop": None, "--transpose": None}
@@ -33,7 +38,7 @@ def next_value():
     return ((state >> 8) % 64 - 32) / 64.0
 
 
-header, data = {}, b""
+tensors = []
 for w in manifest["weights"]:
     name, shape = w["name"], list(w["shape"])
     count = 1
@@ -46,22 +51,5 @@ for w in manifest["weights"]:
         continue
     if name == opts["--transpose"]:
         shape = shape[::-1]
-    dtype = opts["--dtype"]
-    if dtype == "F32":
-        blob = struct.pack("<%df" % count, *values)
-    elif dtype == "F16":
-        blob = struct.pack("<%de" % count, *values)
-    else:
-        blob = b"".join(
-            struct.pack("<H", struct.unpack("<I", struct.pack("<f", v))[0] >> 16)
-            for v in values)
-    header[opts["--prefix"] + name] = {
-        "dtype": dtype, "shape": shape,
-        "data_offsets": [len(data), len(data) + len(blob)]}
-    data += blob
-text = json.dumps(header).encode()
-text += b" " * ((8 - len(text) % 8) % 8)
-with open(out, "wb") as f:
-    f.write(struct.pack("<Q", len(text)))
-    f.write(text)
-    f.write(data)
+    tensors.append((opts["--prefix"] + name, shape, values))
+tfm_ref.write_safetensors(out, tensors, opts["--dtype"])

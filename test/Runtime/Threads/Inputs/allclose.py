@@ -1,20 +1,15 @@
 """allclose.py A B TOL: two float32 .npy files of one shape agree within TOL
-(absolute + relative to |B|); prints the largest difference."""
-import ast
-import struct
+(absolute + relative to |B|); prints the largest difference. Reads with
+test/Integration/reference/tfm_ref.py."""
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "Integration", "reference"))
+import tfm_ref  # noqa: E402
 
-def load(path):
-    data = open(path, "rb").read()
-    assert data[:6] == b"\x93NUMPY", path
-    hlen = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + hlen].decode())
-    body = data[10 + hlen:]
-    return header["shape"], struct.unpack("<%df" % (len(body) // 4), body)
-
-
-(sa, a), (sb, b) = load(sys.argv[1]), load(sys.argv[2])
+(sa, a, _), (sb, b, _) = (tfm_ref.read_npy(sys.argv[1]),
+                          tfm_ref.read_npy(sys.argv[2]))
 tol = float(sys.argv[3])
 if sa != sb:
     sys.exit("shapes differ: %s vs %s" % (sa, sb))
