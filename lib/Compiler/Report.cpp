@@ -335,6 +335,12 @@ void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
     std::string cells[kColumns];
   };
   std::vector<Row> rows;
+  // The two conventions of tfm/Support/Flops.h: "MFLOP" is all the
+  // arithmetic of each op (every attention score, softmax, bias,
+  // activation), what the roofline uses; "mul-add MFLOP" counts 2 per
+  // multiply-add of the GEMMs and attention over the scores a mask leaves
+  // visible, tfm-bench's convention. The total line ends with the latter
+  // so that the report's last line stays the total.
   rows.push_back({{"#", "kernel", "where", "shape", "MFLOP", "min bytes",
                    "tiles", "footprint / budget", "roofline",
                    "mul-add MFLOP"}});
@@ -378,11 +384,7 @@ void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
                       r.kernels.size(), total.opWork / 1e6,
                       formatBytes(bytes), formatSeconds(seconds),
                       total.multiplyAdds / 1e6);
-  // The two conventions of tfm/Support/Flops.h.
-  os << "MFLOP:         all arithmetic of each op (every attention score, "
-        "softmax, bias, activation); the roofline uses it\n"
-     << "mul-add MFLOP: 2 per multiply-add of GEMMs and attention, over the "
-        "scores a mask leaves visible (tfm-bench's GFLOP/s)\n";
+
 }
 
 void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
