@@ -29,6 +29,16 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tfm_tools_dir, append_path=True)
 
+# Sanitizer builds (-DTFM_ENABLE_SANITIZERS=ON, docs/sanitizers.md): leaks are
+# checked and UBSan prints stacks. The caller's ASAN_OPTIONS/UBSAN_OPTIONS
+# (lit passes them through) come last so that they win: log_path=... then
+# collects every report, including those of steps run under `not`.
+if str(config.tfm_sanitizers).upper() in ("ON", "1", "TRUE", "YES"):
+    for name, ours in (("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1"),
+                       ("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")):
+        theirs = os.environ.get(name, "")
+        config.environment[name] = ours + (":" + theirs if theirs else "")
+
 tool_dirs = [config.tfm_tools_dir, config.llvm_tools_dir]
 tools = ["tfm-opt", "tfmc", "tfm-run", "tfm-bench", "mlir-translate", "llc", "opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -298,9 +298,8 @@ resolveTarget(const DriverOptions &options, std::string &error) {
       features += (features.empty() ? "+" : ",+") + std::string(kv.Key);
   target.features = features;
   target.vectorBits = mlir::tfm::vectorBitsForFeatures(triple, features);
-  // x86: 32 vector registers with AVX-512, else 16; AArch64 and others: 32.
   target.vectorRegisters =
-      llvm::Triple(triple).isX86() && target.vectorBits < 512 ? 16 : 32;
+      mlir::tfm::vectorRegistersFor(triple, target.vectorBits);
   target.peakFlopsPerCore = mlir::tfm::derivedPeakFlopsPerCore(target);
   // The host's documented default: 10 GB/s per hardware thread.
   target.memoryBandwidth = 10e9 * target.threads;

@@ -308,10 +308,7 @@ Expected<ModelConfig> SpecParser::parse(StringRef text) {
   }
   if (auto arch = root.getEnum("architecture", true,
                                {"encoder", "decoder", "encoder_decoder"}))
-    config.arch = StringSwitch<Architecture>(*arch)
-                      .Case("encoder", Architecture::Encoder)
-                      .Case("decoder", Architecture::Decoder)
-                      .Default(Architecture::EncoderDecoder);
+    config.arch = *parseArchitecture(*arch); // getEnum checked the spelling
   if (errors.failed())
     return errors.takeError();
 
