@@ -8,6 +8,7 @@
 
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Conversion/Passes.h"
+#include "tfm/Target/TargetDescription.h"
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -84,10 +85,19 @@ static void addTfmTransforms(OpPassManager &pm,
   pm.addPass(createTileSramPass(tile));
 }
 
+/// Stage 1: tfm -> linalg on tensors. Elementwise arith on tensors (an
+/// unfused attention chain's scale written as arith.mulf, say, which stays
+/// when fusion is off) becomes linalg.generic too: bufferization and the
+/// vectorizer only take linalg.
+static void addTfmToLinalg(OpPassManager &pm) {
+  pm.addPass(mlir::tfm::createConvertTfmToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+}
+
 void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
                                    const TfmToLLVMPipelineOptions &options) {
   addTfmTransforms(pm, options);
-  pm.addPass(createConvertTfmToLinalgPass());
+  addTfmToLinalg(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -97,7 +107,7 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   // 0. tfm -> tfm: fusion, attention tiling.
   addTfmTransforms(pm, options);
   // 1. tfm -> linalg on tensors, entry ABI.
-  pm.addPass(createConvertTfmToLinalgPass());
+  addTfmToLinalg(pm);
   MaterializeEntryPassOptions entryOptions;
   entryOptions.embedWeights = options.embedWeights;
   pm.addPass(createMaterializeEntryPass(entryOptions));
@@ -117,8 +127,10 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     tile.vectorBits = options.vectorBits ? unsigned(options.vectorBits)
                                          : hostVectorBits();
     tile.vectorRegisters =
-        options.vectorRegisters ? unsigned(options.vectorRegisters)
-                                : (tile.vectorBits >= 512 ? 32u : 16u);
+        options.vectorRegisters
+            ? unsigned(options.vectorRegisters)
+            : vectorRegistersFor(llvm::sys::getProcessTriple(),
+                                 tile.vectorBits);
     tile.l1Bytes = options.l1Bytes;
     tile.l2Bytes = options.l2Bytes;
     tile.elementwise = options.vectorizeElementwise;

@@ -110,20 +110,20 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     one key block at a time live in a `[G*Br, Bc]` tile (`G = Hq / Hkv`
     query heads of one K/V head share it), and the softmax is computed
     online with a running row max `m`, a running row sum `l` and an f32
-    accumulator `acc` that are rescaled by `exp(m_old - m_new)` per key
-    block; the output is `acc / l` (0 where `l = 0`, a row that sees no key).
+    accumulator `acc` that are rescaled by `exp2(m_old - m_new)` per key
+    block (scores are kept in log2 units, so every exponential is an `exp2`); the output is `acc / l` (0 where `l = 0`, a row that sees no key).
 
     ```
     scf.forall (%b, %n, %qb) in (B, Hkv, ceil(Tq / Br)) shared_outs(%out) {
-      Qs  = scale * Q[b, n*G : n*G+G, qb*Br : +Br, :]        (f32, zero padded, [G*Br, D])
+      Qs  = scale*log2(e) * Q[b, n*G : n*G+G, qb*Br : +Br, :] (f32, zero padded, [G*Br, D])
       a, h, ub, d = key bounds of this query block               (see below)
       scf.for %k0 = a to h step Bc   (masked: window head)
       scf.for %k0 = h to ub step Bc  (unmasked: whole blocks every row sees)
       scf.for %k0 = ub to d step Bc  (masked: causal diagonal, remainder)
         S    = Qs . K[b, n, k0 : k0+Bc, :]^T                     linalg.matmul
-        S    = S + bias - slope*|i+off-j|, masked -> -inf         linalg.generic
-        mnew = max(m, rowmax(S)); S = exp(S - mnew)
-        alpha = exp(m - mnew); l = l*alpha + rowsum(S); acc = acc*alpha + S . V[b, n, k0 : k0+Bc, :]
+        S    = S + log2(e)*(bias - slope*|i+off-j|), masked -> -inf  linalg.generic
+        mnew = max(m, rowmax(S)); S = exp2(S - mnew)
+        alpha = exp2(m - mnew); l = l*alpha + rowsum(S); acc = acc*alpha + S . V[b, n, k0 : k0+Bc, :]
         m = mnew
       out[b, n*G : n*G+G, qb*Br : +Br, :] = l > 0 ? acc / l : 0
     } {tfm.tile = {block_q = Br, block_k = Bc, group = G, footprint_bytes, budget_bytes}}
@@ -144,7 +144,9 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     their (possibly short) K/V block into zeroed `[Bc, D]` buffers and apply
     the full visibility rule; unmasked blocks read K/V in place. Masked
     scores are `-inf` and the running max starts at the finite `-FLT_MAX`,
-    so `exp(-inf - -inf)` never happens and fully masked rows give 0.
+    so `exp2(-inf - -inf)` never happens and fully masked rows give 0.
+    The row max uses `maxnumf` (it ignores a NaN score); a NaN score still
+    propagates through `exp2` and the row sum into its row's output.
 
     Tile choice: `Bc` is a multiple of the f32 lanes of `vector-bits`, both
     are at most `max-block-q` / `max-block-k` (and the static `Tq` / `Tk`).

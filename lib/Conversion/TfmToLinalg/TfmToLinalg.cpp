@@ -91,11 +91,6 @@ Value selectOrZero(OpBuilder &b, Location loc, Value c, Value x) {
   return arith::SelectOp::create(b, loc, c, x, cstF32(b, loc, 0.0));
 }
 
-Value isNegInf(OpBuilder &b, Location loc, Value x) {
-  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
-                               cstF32(b, loc, -INFINITY));
-}
-
 //===----------------------------------------------------------------------===//
 // Tensor helpers
 //===----------------------------------------------------------------------===//
