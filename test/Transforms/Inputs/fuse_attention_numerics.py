@@ -33,11 +33,13 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "Integration", "reference"))
 import tfm_ref as R  # noqa: E402
+# The hashed inputs (the IR computes the same formula) are the tile-sram
+# numerics generator's.
+from gen_tile_sram_numerics import MOD, gen, hashed  # noqa: E402
 
 # Row-relative tolerance (as tfm_ref.py check, tighter: these are single ops).
 RTOL = 2.0e-5
 ATOL = 1.0e-6
-MOD = 509
 NEG_INF = "0xFFF0000000000000"
 
 # Fields: B, Hq, Hkv, Tq, Tk, D, Dv; mask (none, causal, sliding_window) and
@@ -101,24 +103,6 @@ CASES = [
 
 def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
-
-
-def hashed(lin, seed):
-    """The input value at linear index `lin` (same formula as the IR)."""
-    return ((lin * 7919 + seed * 104729) % MOD - 254) / 128.0
-
-
-def gen(shape, seed):
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape[i + 1]
-
-    def rec(dim, base):
-        if dim == len(shape):
-            return hashed(base, seed)
-        return [rec(dim + 1, base + i * strides[dim]) for i in range(shape[dim])]
-
-    return rec(0, 0)
 
 
 def shapes(c):
