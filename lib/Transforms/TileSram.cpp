@@ -22,6 +22,7 @@
 
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -690,6 +691,8 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
 
 struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
   using Base::Base;
+  // The counters are per instance: a copy starts from zero.
+  TileSramPass(const TileSramPass &other) : Base(other) {}
 
   void runOnOperation() override {
     Operation *root = getOperation();
@@ -740,7 +743,7 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
       if (maxUntiled > 0 && !ShapedType::isDynamic(tk) && tk <= maxUntiled) {
         // Short enough to stay untiled, statically.
         op->setAttr(kUntiledAttr, UnitAttr::get(&getContext()));
-        ++numKeptUntiled;
+        ++keptUntiled;
         continue;
       }
       rw.setInsertionPoint(op);
@@ -764,7 +767,7 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
       } else {
         rw.replaceOp(op, tiler.build(rw));
       }
-      ++numTiled;
+      ++tiled;
     }
     if (failedAny)
       signalPassFailure();
@@ -804,6 +807,13 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
     s.staticTk = k.getDimSize(2);
     return s;
   }
+
+  // The statistics of Passes.td (same names and descriptions), counted on
+  // every LLVM build: see tfm/Transforms/PassStatistics.h.
+  PassStatistic tiled{this, numTiled, "tiled", "tfm.attention ops tiled"};
+  PassStatistic keptUntiled{
+      this, numKeptUntiled, "kept-untiled",
+      "tfm.attention ops left untiled (static Tk <= untiled-max-keys)"};
 };
 
 } // namespace

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Conversion/Passes.h"
+#include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -144,6 +145,10 @@ std::optional<GemmDims> classifyContraction(linalg::LinalgOp op) {
 struct TileAndVectorizePass
     : tfm::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using Base::Base;
+  // The counters are per instance: a copy starts from zero (and shares the
+  // canonicalization patterns, as the implicit copy did).
+  TileAndVectorizePass(const TileAndVectorizePass &other)
+      : Base(other), canonicalization(other.canonicalization) {}
 
   LogicalResult initialize(MLIRContext *ctx) override {
     RewritePatternSet patterns(ctx);
@@ -182,6 +187,21 @@ private:
   linalg::GenericOp dropUnitLoops(RewriterBase &rw, linalg::GenericOp op);
 
   FrozenRewritePatternSet canonicalization;
+
+  // The statistics of Passes.td (same names and descriptions), counted on
+  // every LLVM build: see tfm/Transforms/PassStatistics.h. (`contractions`
+  // is also the name of an option, hence the member names.)
+  tfm::PassStatistic contractionsTiled{
+      this, numContractions, "contractions",
+      "Contractions tiled for registers and caches"};
+  tfm::PassStatistic packedOperands{
+      this, numPacked, "packed-operands",
+      "Contraction operands packed (transposed) per cache tile"};
+  tfm::PassStatistic vectorizedOps{this, numVectorized, "vectorized-ops",
+                                   "Tiles vectorized"};
+  tfm::PassStatistic parallelLoops{
+      this, numParallel, "parallel-loops",
+      "scf.forall loops made for threads (contractions, packing)"};
 };
 
 Schedule TileAndVectorizePass::schedule() const {
@@ -333,7 +353,7 @@ TileAndVectorizePass::forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
     return diag << "]";
   }
   rw.replaceOp(op, tiled->replacements);
-  ++numParallel;
+  ++parallelLoops;
   return tiled->tiledOps.back();
 }
 
@@ -370,7 +390,7 @@ LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
   std::optional<GemmDims> g = classifyContraction(op);
   if (!g)
     return success();
-  ++numContractions;
+  ++contractionsTiled;
   if (parallel && !op->getParentOfType<LoopLikeOpInterface>()) {
     FailureOr<linalg::GenericOp> block = parallelBatch(rw, op, *g);
     if (failed(block))
@@ -439,7 +459,7 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
       b->set(t->getResult(0));
       op.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
     });
-    ++numPacked;
+    ++packedOperands;
     // With `parallel`, the pack is split across threads too (blocks of
     // 2·VL rows of k, each writing its own rows of the packed buffer):
     // left serial, it would bound the speedup of the row blocks below.
@@ -647,7 +667,7 @@ void TileAndVectorizePass::runOnOperation() {
       rw.replaceOp(op, v->replacements);
     else
       rw.eraseOp(op);
-    ++numVectorized;
+    ++vectorizedOps;
   }
   (void)canonicalize();
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Conversion/Passes.h"
+#include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -36,6 +37,9 @@ bool isContiguous(Type type) {
 struct ExpandMemRefCopyPass
     : tfm::impl::ExpandMemRefCopyPassBase<ExpandMemRefCopyPass> {
   using Base::Base;
+  // The counters are per instance: a copy starts from zero.
+  ExpandMemRefCopyPass(const ExpandMemRefCopyPass &other) : Base(other) {}
+
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation()->walk([&](memref::CopyOp copy) {
@@ -48,9 +52,14 @@ struct ExpandMemRefCopyPass
       rw.setInsertionPoint(copy);
       rw.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                             copy.getTarget());
-      ++numExpanded;
+      ++expanded;
     }
   }
+
+  // The statistic of Passes.td (same name and description), counted on
+  // every LLVM build: see tfm/Transforms/PassStatistics.h.
+  tfm::PassStatistic expanded{this, numExpanded, "expanded-copies",
+                              "memref.copy ops rewritten into linalg.copy"};
 };
 
 } // namespace
