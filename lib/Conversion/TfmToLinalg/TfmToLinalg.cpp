@@ -20,6 +20,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cassert>
 #include <cmath>
 
 #define DEBUG_TYPE "convert-tfm-to-linalg"
@@ -287,18 +288,24 @@ FailureOr<Value> linearF32(OpBuilder &b, Location loc, Operation *op, Value x,
   MLIRContext *ctx = b.getContext();
   RankedTensorType xType = rankedType(x);
   RankedTensorType wType = rankedType(weight);
-  if (wType.getRank() != 2 || !wType.hasStaticShape())
+  // The verifiers guarantee a rank-2 weight, an input of rank >= 1 and a
+  // rank-1 bias whose sizes agree with the weight wherever both are static;
+  // the lowering needs those sizes static.
+  assert(wType.getRank() == 2 && xType.getRank() >= 1 &&
+         "verified projection: rank-2 weight, input of rank >= 1");
+  if (!wType.hasStaticShape())
     return op->emitOpError("expects a static 2-D weight, got ") << wType;
   bool outIn = layout == WeightLayout::out_in;
   int64_t in = outIn ? wType.getDimSize(1) : wType.getDimSize(0);
   int64_t out = outIn ? wType.getDimSize(0) : wType.getDimSize(1);
-  if (xType.getRank() < 1 || xType.getShape().back() != in)
-    return op->emitOpError("input ")
-           << xType << " does not end in the weight's input size " << in;
+  if (xType.getShape().back() != in)
+    return op->emitOpError("lowering needs a static input feature size (")
+           << in << ", the weight's input size), got " << xType;
   if (bias) {
     RankedTensorType bType = rankedType(bias);
-    if (bType.getRank() != 1 || bType.getDimSize(0) != out)
-      return op->emitOpError("bias ") << bType << " is not [" << out << "]";
+    if (bType.getDimSize(0) != out)
+      return op->emitOpError("lowering needs a static bias size (")
+             << out << ", the weight's output size), got " << bType;
   }
 
   unsigned rank = xType.getRank();
@@ -390,16 +397,6 @@ Value alibiDistance(OpBuilder &b, Location loc, Value i, Value j, Value off) {
   return math::AbsFOp::create(b, loc, d);
 }
 
-LogicalResult checkWindow(Operation *op, MaskKind kind,
-                          std::optional<uint64_t> window) {
-  if (kind != MaskKind::sliding_window)
-    return success();
-  if (!window || static_cast<int64_t>(*window) < 1)
-    return op->emitOpError(
-        "mask sliding_window needs a positive 'window' attribute");
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -426,8 +423,9 @@ struct EmbeddingLowering : TfmLowering<EmbeddingOp> {
     Location loc = op.getLoc();
     Value ids = op.getIds(), table = op.getTable();
     RankedTensorType tType = rankedType(table);
-    if (tType.getRank() != 2 || tType.isDynamicDim(1))
-      return op.emitOpError("expects a [V, D] table with static D, got ")
+    if (tType.isDynamicDim(1))
+      return op.emitOpError("lowering needs a static embedding size (table "
+                            "dim 1), got ")
              << tType;
     unsigned rank = rankedType(ids).getRank();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, ids);
@@ -456,8 +454,10 @@ struct SinusoidalPositionLowering : TfmLowering<SinusoidalPositionOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     RankedTensorType xType = rankedType(x);
-    if (xType.getRank() != 3 || xType.isDynamicDim(2))
-      return op.emitOpError("expects [B, T, D] with static D, got ") << xType;
+    if (xType.isDynamicDim(2))
+      return op.emitOpError("lowering needs a static model size (input dim "
+                            "2), got ")
+             << xType;
     int64_t dim = xType.getDimSize(2);
     MLIRContext *ctx = b.getContext();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
@@ -505,9 +505,8 @@ struct LearnedPositionLowering : TfmLowering<LearnedPositionOp> {
     Location loc = op.getLoc();
     Value x = op.getInput(), table = op.getTable();
     RankedTensorType xType = rankedType(x);
-    RankedTensorType tType = rankedType(table);
-    if (xType.getRank() != 3 || tType.getRank() != 2)
-      return op.emitOpError("expects x [B, T, D] and table [P, D]");
+    assert(xType.getRank() == 3 && rankedType(table).getRank() == 2 &&
+           "verified tfm.learned_position: x [B, T, D], table [P, D]");
     MLIRContext *ctx = b.getContext();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
     // Only the first T rows of the table take part.
@@ -537,20 +536,20 @@ struct RopeLowering : TfmLowering<RopeOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     RankedTensorType xType = rankedType(x);
-    if (xType.getRank() != 4 || xType.isDynamicDim(3))
-      return op.emitOpError("expects [B, H, T, D] with static D, got ")
+    if (xType.isDynamicDim(3))
+      return op.emitOpError("lowering needs a static head size (input dim "
+                            "3), got ")
              << xType;
     int64_t dim = xType.getDimSize(3);
+    // Verified: rotary_dim is even, > 0 and <= D (D itself even when absent);
+    // theta and scaling_factor are finite and > 0.
     int64_t rot = op.getRotaryDim() ? int64_t(*op.getRotaryDim()) : dim;
-    if (rot <= 0 || rot > dim || rot % 2 != 0)
-      return op.emitOpError("rotary_dim ")
-             << rot << " must be even and in (0, " << dim << "]";
+    assert(rot >= 0 && rot <= dim && rot % 2 == 0 &&
+           "verified tfm.rope: even rotary_dim within the head size");
     int64_t half = rot / 2;
     bool interleaved = op.getStyle() == RopeStyle::interleaved;
     double theta = op.getTheta().convertToDouble();
     double scaling = op.getScalingFactor().convertToDouble();
-    if (!(theta > 0.0) || !(scaling > 0.0))
-      return op.emitOpError("theta and scaling_factor must be positive");
     MLIRContext *ctx = b.getContext();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
 
@@ -669,9 +668,9 @@ struct AlibiSlopesLowering : TfmLowering<AlibiSlopesOp> {
   using TfmLowering::TfmLowering;
   FailureOr<Value> lower(AlibiSlopesOp op, PatternRewriter &b) const override {
     RankedTensorType type = cast<RankedTensorType>(op.getResult().getType());
-    if (type.getRank() != 1 || !type.hasStaticShape() ||
-        type.getDimSize(0) < 1)
-      return op.emitOpError("expects a static [H] result, got ") << type;
+    assert(type.getRank() == 1 && type.hasStaticShape() &&
+           type.getDimSize(0) >= 1 &&
+           "verified tfm.alibi_slopes: static [H] result with H > 0");
     SmallVector<double> slopes;
     alibiSlopes(type.getDimSize(0), slopes);
     SmallVector<APFloat> values;
@@ -693,8 +692,10 @@ struct LayerNormLowering : TfmLowering<LayerNormOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     RankedTensorType xType = rankedType(x);
-    if (xType.getRank() < 1 || xType.isDynamicDim(xType.getRank() - 1))
-      return op.emitOpError("expects a static last dimension, got ") << xType;
+    if (xType.isDynamicDim(xType.getRank() - 1))
+      return op.emitOpError("lowering needs a static normalized size (the "
+                            "input's last dim), got ")
+             << xType;
     unsigned rank = xType.getRank();
     double invD = 1.0 / double(xType.getShape().back());
     double eps = op.getEps().convertToDouble();
@@ -749,8 +750,10 @@ struct RmsNormLowering : TfmLowering<RmsNormOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     RankedTensorType xType = rankedType(x);
-    if (xType.getRank() < 1 || xType.isDynamicDim(xType.getRank() - 1))
-      return op.emitOpError("expects a static last dimension, got ") << xType;
+    if (xType.isDynamicDim(xType.getRank() - 1))
+      return op.emitOpError("lowering needs a static normalized size (the "
+                            "input's last dim), got ")
+             << xType;
     unsigned rank = xType.getRank();
     double invD = 1.0 / double(xType.getShape().back());
     double eps = op.getEps().convertToDouble();
@@ -820,9 +823,7 @@ struct ActivationLowering : TfmLowering<ActivationOp> {
   using TfmLowering::TfmLowering;
   FailureOr<Value> lower(ActivationOp op, PatternRewriter &b) const override {
     Activation kind = op.getKind();
-    if (isGated(kind))
-      return op.emitOpError("gated activation '")
-             << stringifyActivation(kind) << "' only exists on tfm.ffn";
+    assert(!isGated(kind) && "verified tfm.activation: not a gated kind");
     Type et = rankedType(op.getInput()).getElementType();
     return mapTensor(b, op.getLoc(), op.getInput(), et,
                      [&](OpBuilder &nb, Location nloc, Value v) {
@@ -851,8 +852,8 @@ struct MatmulLowering : TfmLowering<MatmulOp> {
     MLIRContext *ctx = b.getContext();
     Value lhs = op.getLhs(), rhs = op.getRhs();
     unsigned rank = rankedType(lhs).getRank();
-    if (rank < 2 || rankedType(rhs).getRank() != rank)
-      return op.emitOpError("expects operands of equal rank >= 2");
+    assert(rank >= 2 && rankedType(rhs).getRank() == rank &&
+           "verified tfm.matmul: operands of equal rank >= 2");
     bool tr = op.getTransposeRhs();
     SmallVector<OpFoldResult> lSizes = sizesOf(b, loc, lhs);
     SmallVector<OpFoldResult> rSizes = sizesOf(b, loc, rhs);
@@ -898,9 +899,8 @@ struct FfnLowering : TfmLowering<FfnOp> {
     Activation kind = op.getActivation();
     WeightLayout layout = op.getLayout();
     bool gated = isGated(kind);
-    if (gated != bool(op.getGateWeight()))
-      return op.emitOpError(gated ? "gated activation needs a gate weight"
-                                  : "a gate weight needs swiglu or geglu");
+    assert(gated == bool(op.getGateWeight()) &&
+           "verified tfm.ffn: a gate weight exactly for swiglu and geglu");
     FailureOr<Value> up = linearF32(b, loc, op, op.getInput(),
                                     op.getUpWeight(), op.getUpBias(), layout);
     if (failed(up))
@@ -993,11 +993,9 @@ struct SoftmaxLowering : TfmLowering<SoftmaxOp> {
   using TfmLowering::TfmLowering;
   FailureOr<Value> lower(SoftmaxOp op, PatternRewriter &b) const override {
     Value x = op.getInput();
-    int64_t rank = rankedType(x).getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0 || axis >= rank)
-      return op.emitOpError("axis ")
-             << axis << " is out of range for rank " << rank;
+    assert(axis >= 0 && axis < rankedType(x).getRank() &&
+           "verified tfm.softmax: axis in range");
     Value y = softmaxF32(b, op.getLoc(), x, axis);
     return castElements(b, op.getLoc(), y, rankedType(x).getElementType());
   }
@@ -1010,21 +1008,19 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
     MLIRContext *ctx = b.getContext();
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
     RankedTensorType qT = rankedType(q), kT = rankedType(k), vT = rankedType(v);
-    if (qT.getRank() != 4 || kT.getRank() != 4 || vT.getRank() != 4)
-      return op.emitOpError("expects rank-4 query, key and value");
     int64_t hq = qT.getDimSize(1), hkv = kT.getDimSize(1);
     int64_t d = qT.getDimSize(3), dv = vT.getDimSize(3);
+    // Verified: rank-4 operands whose head counts and sizes agree where
+    // static, Hkv > 0 and Hq % Hkv == 0 (when static), a positive 'window'
+    // exactly for sliding_window. The lowering needs them all static.
     if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-        ShapedType::isDynamic(d) || ShapedType::isDynamic(dv))
+        ShapedType::isDynamic(d) || ShapedType::isDynamic(dv) ||
+        kT.isDynamicDim(3) || vT.isDynamicDim(1))
       return op.emitOpError("head counts and head sizes must be static");
-    if (hkv < 1 || hq % hkv != 0)
-      return op.emitOpError("query heads (")
-             << hq << ") must be a multiple of K/V heads (" << hkv << ")";
-    if (kT.getDimSize(3) != d || vT.getDimSize(1) != hkv)
-      return op.emitOpError("key/value head sizes or counts disagree");
+    assert(hkv >= 1 && hq % hkv == 0 && kT.getDimSize(3) == d &&
+           vT.getDimSize(1) == hkv &&
+           "verified tfm.attention: consistent static heads");
     MaskKind kind = op.getMask();
-    if (failed(checkWindow(op, kind, op.getWindow())))
-      return failure();
     int64_t group = hq / hkv;
     std::optional<int64_t> window;
     if (op.getWindow())
@@ -1077,8 +1073,11 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
     int biasIdx = -1, slopeIdx = -1, lenIdx = -1;
     if (Value bias = op.getBias()) {
       RankedTensorType bT = rankedType(bias);
-      if (bT.getRank() != 4)
-        return op.emitOpError("bias must be [B, Hq, Tq, Tk], got ") << bT;
+      // Verified: rank 4 with dim 1 equal to Hq where static.
+      if (bT.isDynamicDim(1))
+        return op.emitOpError("lowering needs a static bias head dimension "
+                              "(bias dim 1), got ")
+               << bT;
       auto pick = [&](int64_t size, AffineExpr e) {
         return size == 1 ? zero : e;
       };
@@ -1089,7 +1088,8 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
             {pick(bT.getDimSize(0), sb), zero, pick(bT.getDimSize(2), si),
              pick(bT.getDimSize(3), sj)},
             ctx));
-      } else if (bh == hq) {
+      } else {
+        assert(bh == hq && "verified tfm.attention: bias dim 1 is Hq");
         SmallVector<OpFoldResult> bS = sizesOf(b, loc, bias);
         auto bgType = RankedTensorType::get(
             {bT.getDimSize(0), hkv, group, bT.getDimSize(2), bT.getDimSize(3)},
@@ -1103,18 +1103,16 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
             {pick(bT.getDimSize(0), sb), sn, sg, pick(bT.getDimSize(2), si),
              pick(bT.getDimSize(3), sj)},
             ctx));
-      } else {
-        return op.emitOpError("bias head dimension must be 1 or ")
-               << hq << ", got " << bh;
       }
       biasIdx = inputs.size();
       inputs.push_back(bias);
     }
     if (Value slopes = op.getAlibiSlopes()) {
       RankedTensorType sT = rankedType(slopes);
-      if (sT.getRank() != 1 || sT.getDimSize(0) != hq)
-        return op.emitOpError("alibi slopes must be [") << hq << "], got "
-                                                        << sT;
+      // Verified: rank 1 with size Hq where static.
+      if (sT.isDynamicDim(0))
+        return op.emitOpError("lowering needs a static alibi_slopes size (")
+               << hq << ", the query heads), got " << sT;
       slopes = tensor::ExpandShapeOp::create(
           b, loc, RankedTensorType::get({hkv, group}, sT.getElementType()),
           slopes, SmallVector<ReassociationIndices>{{0, 1}});
@@ -1123,8 +1121,6 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
       maps.push_back(AffineMap::get(5, 0, {sn, sg}, ctx));
     }
     if (Value lens = op.getKeyLengths()) {
-      if (rankedType(lens).getRank() != 1)
-        return op.emitOpError("key_lengths must be [B]");
       lenIdx = inputs.size();
       inputs.push_back(lens);
       maps.push_back(AffineMap::get(5, 0, {sb}, ctx));
@@ -1233,10 +1229,12 @@ struct SplitHeadsLowering : TfmLowering<SplitHeadsOp> {
     Value x = op.getInput();
     RankedTensorType xT = rankedType(x);
     int64_t heads = static_cast<int64_t>(op.getNumHeads());
-    if (xT.getRank() != 3 || xT.isDynamicDim(2) || heads < 1 ||
-        xT.getDimSize(2) % heads != 0)
-      return op.emitOpError("expects [B, T, H*D] with static H*D divisible by ")
-             << heads << ", got " << xT;
+    // Verified: rank 3, num_heads > 0 dividing H*D where static.
+    if (xT.isDynamicDim(2))
+      return op.emitOpError("lowering needs a static H*D (input dim 2), got ")
+             << xT;
+    assert(heads >= 1 && xT.getDimSize(2) % heads == 0 &&
+           "verified tfm.split_heads: num_heads divides H*D");
     int64_t hd = xT.getDimSize(2) / heads;
     SmallVector<OpFoldResult> s = sizesOf(b, loc, x);
     auto eT = RankedTensorType::get(
@@ -1260,8 +1258,9 @@ struct MergeHeadsLowering : TfmLowering<MergeHeadsOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     RankedTensorType xT = rankedType(x);
-    if (xT.getRank() != 4 || xT.isDynamicDim(1) || xT.isDynamicDim(3))
-      return op.emitOpError("expects [B, H, T, D] with static H and D, got ")
+    if (xT.isDynamicDim(1) || xT.isDynamicDim(3))
+      return op.emitOpError("lowering needs static H and D (input dims 1 and "
+                            "3), got ")
              << xT;
     SmallVector<OpFoldResult> s = sizesOf(b, loc, x);
     Value init = empty(b, loc, {s[0], s[2], s[1], s[3]}, xT.getElementType());
@@ -1279,16 +1278,8 @@ struct TransposeLowering : TfmLowering<TransposeOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     ArrayRef<int64_t> perm = op.getPermutation();
-    unsigned rank = rankedType(x).getRank();
-    SmallVector<bool> seen(rank, false);
-    if (perm.size() != rank)
-      return op.emitOpError("permutation has ")
-             << perm.size() << " entries for rank " << rank;
-    for (int64_t p : perm) {
-      if (p < 0 || p >= rank || seen[p])
-        return op.emitOpError("invalid permutation");
-      seen[p] = true;
-    }
+    assert(perm.size() == static_cast<size_t>(rankedType(x).getRank()) &&
+           "verified tfm.transpose: a permutation of the input's dims");
     SmallVector<OpFoldResult> s = sizesOf(b, loc, x);
     SmallVector<OpFoldResult> os;
     for (int64_t p : perm)
@@ -1304,11 +1295,10 @@ struct MakeMaskLowering : TfmLowering<MakeMaskOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
     Value scores = op.getScores();
-    if (rankedType(scores).getRank() != 4)
-      return op.emitOpError("expects [B, H, Tq, Tk] scores");
+    assert(rankedType(scores).getRank() == 4 &&
+           "verified tfm.make_mask: [B, H, Tq, Tk] scores");
+    // Verified: a positive 'window' exactly for sliding_window.
     MaskKind kind = op.getKind();
-    if (failed(checkWindow(op, kind, op.getWindow())))
-      return failure();
     std::optional<int64_t> window;
     if (op.getWindow())
       window = static_cast<int64_t>(*op.getWindow());
@@ -1341,8 +1331,8 @@ struct MaskedFillLowering : TfmLowering<MaskedFillOp> {
     Location loc = op.getLoc();
     Value x = op.getInput(), mask = op.getMask();
     RankedTensorType xT = rankedType(x), mT = rankedType(mask);
-    if (mT.getRank() > xT.getRank())
-      return op.emitOpError("mask rank exceeds the input's");
+    assert(mT.getRank() == xT.getRank() &&
+           "verified tfm.masked_fill: mask has the input's rank");
     SmallVector<OpFoldResult> s = sizesOf(b, loc, x);
     Type et = xT.getElementType();
     APFloat fill = op.getValue();
@@ -1366,8 +1356,8 @@ struct AlibiBiasLowering : TfmLowering<AlibiBiasOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
     Value scores = op.getScores();
-    if (rankedType(scores).getRank() != 4)
-      return op.emitOpError("expects [B, H, Tq, Tk] scores");
+    assert(rankedType(scores).getRank() == 4 &&
+           "verified tfm.alibi_bias: [B, H, Tq, Tk] scores");
     SmallVector<OpFoldResult> s = sizesOf(b, loc, scores);
     Value off = arith::SubIOp::create(
         b, loc, getValueOrCreateConstantIndexOp(b, loc, s[3]),
@@ -1393,9 +1383,11 @@ struct RepeatKvLowering : TfmLowering<RepeatKvOp> {
     Value x = op.getInput();
     RankedTensorType xT = rankedType(x);
     int64_t reps = static_cast<int64_t>(op.getRepeats());
-    if (xT.getRank() != 4 || xT.isDynamicDim(1) || reps < 1)
-      return op.emitOpError("expects [B, Hkv, T, D] with static Hkv and "
-                            "repeats >= 1");
+    // Verified: rank 4, repeats > 0.
+    assert(reps >= 1 && "verified tfm.repeat_kv: repeats > 0");
+    if (xT.isDynamicDim(1))
+      return op.emitOpError("lowering needs a static Hkv (input dim 1), got ")
+             << xT;
     SmallVector<OpFoldResult> s = sizesOf(b, loc, x);
     Value init = empty(b, loc, {s[0], s[1], b.getIndexAttr(reps), s[2], s[3]},
                        xT.getElementType());
@@ -1428,8 +1420,10 @@ struct ClassifierHeadLowering : TfmLowering<ClassifierHeadOp> {
     MLIRContext *ctx = b.getContext();
     Value x = op.getInput();
     RankedTensorType xT = rankedType(x);
-    if (xT.getRank() != 3 || xT.isDynamicDim(2))
-      return op.emitOpError("expects [B, T, D] with static D, got ") << xT;
+    if (xT.isDynamicDim(2))
+      return op.emitOpError("lowering needs a static model size (input dim "
+                            "2), got ")
+             << xT;
     bool last = op.getPooling() == Pooling::last;
     SmallVector<OpFoldResult> s = sizesOf(b, loc, x);
     Value lastPos = arith::SubIOp::create(
