@@ -15,25 +15,10 @@
 \*===----------------------------------------------------------------------===*/
 
 #include <stdint.h>
+
+#include "memref_descriptors.h"
 #include <stdio.h>
 #include <stdlib.h>
-
-typedef struct {
-  int32_t *allocated, *aligned;
-  int64_t offset, sizes[1], strides[1];
-} I32x1;
-typedef struct {
-  int32_t *allocated, *aligned;
-  int64_t offset, sizes[2], strides[2];
-} I32x2;
-typedef struct {
-  float *allocated, *aligned;
-  int64_t offset, sizes[2], strides[2];
-} F32x2;
-typedef struct {
-  float *allocated, *aligned;
-  int64_t offset, sizes[3], strides[3];
-} F32x3;
 
 #define V 6
 #define EXPECT(cond)                                                           \

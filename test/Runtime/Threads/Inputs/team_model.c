@@ -11,18 +11,7 @@
 #include <omp.h>
 #include <stdint.h>
 
-typedef struct {
-  int32_t *allocated, *aligned;
-  int64_t offset, sizes[1], strides[1];
-} I32x1;
-typedef struct {
-  int32_t *allocated, *aligned;
-  int64_t offset, sizes[2], strides[2];
-} I32x2;
-typedef struct {
-  float *allocated, *aligned;
-  int64_t offset, sizes[3], strides[3];
-} F32x3;
+#include "../../Inputs/memref_descriptors.h"
 
 const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"team\", "
