@@ -1,5 +1,4 @@
-//===- TileSram.cpp - tile tfm.attention for fast memory
-//-------------------===//
+//===- TileSram.cpp - tile tfm.attention for fast memory ------------------===//
 //
 // tfm.attention => scf.forall over (batch, K/V head, query block) around
 // scf.for loops over key blocks with an online softmax (flash attention).
@@ -20,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfm/IR/TfmBuildUtils.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
@@ -125,20 +125,9 @@ std::optional<TileChoice> chooseTiles(const AttentionShape &s, int64_t budget,
 }
 
 //===----------------------------------------------------------------------===//
-// IR helpers
+// IR helpers (cstF32, cstIndex, toF32, indexToF32: tfm/IR/TfmBuildUtils.h)
 //===----------------------------------------------------------------------===//
 
-Value cstF32(OpBuilder &b, Location loc, float v) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-}
-Value cstIdx(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-Value toF32(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isF32())
-    return v;
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-}
 // Index arithmetic folds as it is built, so that the loop bounds read
 // plainly in the IR (no `x * 1`, constants computed).
 Value minI(OpBuilder &b, Location loc, Value x, Value y) {
@@ -249,13 +238,13 @@ Value AttentionTiler::build(OpBuilder &b) {
   int64_t hkv = op.getKey().getType().getDimSize(1);
   int64_t g = shape.group, d = shape.headDim, dv = shape.valueDim;
 
-  Value c0 = cstIdx(b, loc, 0);
+  Value c0 = cstIndex(b, loc, 0);
   auto dimOf = [&](Value t, int64_t i) {
     return getValueOrCreateConstantIndexOp(b, loc,
                                            tensor::getMixedSize(b, loc, t, i));
   };
   Value bsz = dimOf(q, 0), tq = dimOf(q, 2), tk = dimOf(k, 2);
-  Value brV = cstIdx(b, loc, br);
+  Value brV = cstIndex(b, loc, br);
   Value numQBlocks = b.createOrFold<arith::CeilDivSIOp>(loc, tq, brV);
 
   // The result has the op's exact type; its dynamic dims are B and Tq.
@@ -267,7 +256,7 @@ Value AttentionTiler::build(OpBuilder &b) {
   Value outInit = tensor::EmptyOp::create(b, loc, outType, outDyn);
 
   auto forall = scf::ForallOp::create(
-      b, loc, ofrs(b, {bsz, cstIdx(b, loc, hkv), numQBlocks}),
+      b, loc, ofrs(b, {bsz, cstIndex(b, loc, hkv), numQBlocks}),
       ValueRange{outInit}, std::nullopt);
   forall->setAttr(
       "tfm.tile",
@@ -285,7 +274,7 @@ Value AttentionTiler::build(OpBuilder &b) {
   SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
   blk.b = ivs[0];
   blk.n = ivs[1];
-  blk.h0 = mulI(b, loc, blk.n, cstIdx(b, loc, g));
+  blk.h0 = mulI(b, loc, blk.n, cstIndex(b, loc, g));
   blk.q0 = mulI(b, loc, ivs[2], brV);
   blk.bq = minI(b, loc, brV, subI(b, loc, tq, blk.q0));
   blk.off = subI(b, loc, tk, tq);
@@ -358,7 +347,7 @@ Value AttentionTiler::build(OpBuilder &b) {
     Value asIdx = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
     len = clampI(b, loc, asIdx, c0, tk);
   }
-  Value c1 = cstIdx(b, loc, 1), bcV = cstIdx(b, loc, bc);
+  Value c1 = cstIndex(b, loc, 1), bcV = cstIndex(b, loc, bc);
   // Rows i in [q0, q0 + bq) sit at key positions p = i + off in
   // [pmin, pend).
   Value pmin = addI(b, loc, blk.q0, blk.off);
@@ -375,7 +364,7 @@ Value AttentionTiler::build(OpBuilder &b) {
     if (kind == MaskKind::sliding_window) {
       // Window: j > p - window for some row iff j >= pmin + 1 - window, for
       // every row iff j >= pend - window.
-      Value w = cstIdx(b, loc, static_cast<int64_t>(*op.getWindow()));
+      Value w = cstIndex(b, loc, static_cast<int64_t>(*op.getWindow()));
       a = clampI(b, loc, subI(b, loc, addI(b, loc, pmin, c1), w), c0, dEnd);
       bnd = clampI(b, loc, subI(b, loc, pend, w), a, dEnd);
     }
@@ -447,7 +436,7 @@ AttentionTiler::State AttentionTiler::keyLoop(OpBuilder &b, Location loc,
                                               StringRef role) {
   bool hasBias = static_cast<bool>(init.biasBuf);
   auto loop = scf::ForOp::create(
-      b, loc, lo, hi, cstIdx(b, loc, bc), init.values(),
+      b, loc, lo, hi, cstIndex(b, loc, bc), init.values(),
       [&](OpBuilder &nb, Location l, Value k0, ValueRange iters) {
         State next =
             keyBlock(nb, l, blk, k0, State::from(iters, hasBias), masked);
@@ -463,7 +452,7 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   Value k = op.getKey(), v = op.getValue();
   int64_t g = shape.group, d = shape.headDim, dv = shape.valueDim;
   Type f32 = b.getF32Type();
-  Value c0 = cstIdx(b, loc, 0);
+  Value c0 = cstIndex(b, loc, 0);
   SmallVector<OpFoldResult> ones4(4, idxAttr(b, 1));
   SmallVector<OpFoldResult> zeros2(2, idxAttr(b, 0)), ones2(2, idxAttr(b, 1));
 
@@ -472,7 +461,7 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   // into the zeroed f32 buffers, whose other rows are masked; f16/bf16
   // blocks are widened into the buffers.
   Value kb =
-      masked ? minI(b, loc, cstIdx(b, loc, bc), subI(b, loc, blk.keyEnd, k0))
+      masked ? minI(b, loc, cstIndex(b, loc, bc), subI(b, loc, blk.keyEnd, k0))
              : Value();
   OpFoldResult kbOfr = masked ? OpFoldResult(kb) : idxAttr(b, bc);
   auto loadBlock = [&](Value src, int64_t width, Value &buf) -> Value {
@@ -598,8 +587,7 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
           Value pos = addI(nb, l, i, blk.off); // i + Tk - Tq
           Value dist = subI(nb, l, pos, j);
           if (slopeIdx >= 0) {
-            Value di = arith::IndexCastOp::create(nb, l, nb.getI64Type(), dist);
-            Value df = arith::SIToFPOp::create(nb, l, nb.getF32Type(), di);
+            Value df = indexToF32(nb, l, dist);
             Value slope = arith::MulFOp::create(
                 nb, l, toF32(nb, l, args[slopeIdx]), cstF32(nb, l, kLog2E));
             Value pen = arith::MulFOp::create(nb, l, slope,
@@ -608,18 +596,13 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
           }
           if (!masked)
             return x;
-          Value vis = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, j,
-                                            blk.keyEnd);
-          if (kind != MaskKind::none) {
-            Value causal =
-                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, j, pos);
-            vis = arith::AndIOp::create(nb, l, vis, causal);
-          }
-          if (kind == MaskKind::sliding_window) {
-            Value inWin = arith::CmpIOp::create(
-                nb, l, arith::CmpIPredicate::slt, dist, cstIdx(nb, l, *window));
-            vis = arith::AndIOp::create(nb, l, vis, inWin);
-          }
+          // The key end d = clamp(q0 + off + bq, 0, len) (len without a mask)
+          // stands for the key length: the keys in [d, len) are hidden from
+          // every row of the block by the causal rule anyway, and those past
+          // the block's keys are the zero padding of the K/V buffers.
+          Value vis =
+              buildKeyVisible(nb, l, kind, window,
+                              MaskPoint{i, j, blk.off, blk.keyEnd, pos, dist});
           return arith::SelectOp::create(nb, l, vis, x,
                                          cstF32(nb, l, -INFINITY));
         });

@@ -98,8 +98,8 @@
 // CHECK: %[[J:.*]] = arith.addi %[[K1]], %[[JJ]]
 // CHECK: %[[POS:.*]] = arith.addi %[[I]], %[[OFF]]
 // CHECK: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[D]]
-// CHECK: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[POS]]
-// CHECK: %[[VIS:.*]] = arith.andi %[[INLEN]], %[[CAUSAL]]
+// CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[POS]]
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[INLEN]], %[[CAUSAL]]
 // CHECK: arith.select %[[VIS]], %{{.*}}, %cst{{.*}} : f32
 // CHECK: linalg.matmul ins(%{{.*}}, %[[VBUF]] : tensor<64x32xf32>, tensor<32x64xf32>)
 // CHECK: } {tfm.key_blocks = "diagonal"}
@@ -157,11 +157,20 @@ func.func @causal_gqa_padding(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>
 // CHECK: %[[FL:.*]] = arith.muli %[[NF]], %c64
 // CHECK: %[[UB:.*]] = arith.addi %[[H]], %[[FL]]
 // CHECK: scf.for %[[KH:.*]] = %[[A]] to %[[H]] step %c64
-// CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %[[OFF]] : index
-// CHECK-NEXT: %[[DIST:.*]] = arith.subi %[[POS]], %{{.*}} : index
-// CHECK: arith.cmpi slt, %{{.*}}, %[[D]]
-// CHECK: arith.cmpi sle
-// CHECK: arith.cmpi slt, %[[DIST]], %c100
+// The rule j < d, j <= i + off, i + off - j < window (100).
+// CHECK: %[[WR:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[WI:.*]] = arith.addi %[[Q0]], %[[WR]] : index
+// CHECK-NEXT: %[[WJJ:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[WJ:.*]] = arith.addi %[[KH]], %[[WJJ]] : index
+// CHECK-NEXT: %[[POS:.*]] = arith.addi %[[WI]], %[[OFF]] : index
+// CHECK-NEXT: %[[DIST:.*]] = arith.subi %[[POS]], %[[WJ]] : index
+// CHECK-NEXT: %[[WINLEN:.*]] = arith.cmpi slt, %[[WJ]], %[[D]] : index
+// CHECK-NEXT: %[[WCAUSAL:.*]] = arith.cmpi sle, %[[WJ]], %[[POS]] : index
+// CHECK-NEXT: %[[WVIS0:.*]] = arith.andi %[[WINLEN]], %[[WCAUSAL]] : i1
+// CHECK-NEXT: %[[INWIN:.*]] = arith.cmpi slt, %[[DIST]], %c100 : index
+// CHECK-NEXT: %[[WVIS:.*]] = arith.andi %[[WVIS0]], %[[INWIN]] : i1
+// CHECK-NEXT: %[[WNEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.select %[[WVIS]], %{{.*}}, %[[WNEG]] : f32
 // CHECK: } {tfm.key_blocks = "window_head"}
 // CHECK: scf.for %{{.*}} = %[[H]] to %[[UB]] step %c64
 // CHECK-NOT: arith.cmpi

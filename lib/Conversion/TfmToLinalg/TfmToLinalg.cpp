@@ -9,6 +9,7 @@
 
 #include "tfm/Conversion/Passes.h"
 #include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "tfm/IR/TfmBuildUtils.h"
 #include "tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,24 +40,11 @@ using utils::IteratorType;
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 //===----------------------------------------------------------------------===//
-// Scalar helpers
+// Scalar helpers (cstF32, cstIndex, toF32, indexToF32: tfm/IR/TfmBuildUtils.h)
 //===----------------------------------------------------------------------===//
 
-Value cstF32(OpBuilder &b, Location loc, double v) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-}
 Value cstF64(OpBuilder &b, Location loc, double v) {
   return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
-}
-Value cstIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// Widens a scalar float to f32 (no-op for f32).
-Value toF32(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isF32())
-    return v;
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
 }
 
 /// Narrows an f32 scalar to `type` (no-op for f32).
@@ -71,11 +59,7 @@ Value toIndex(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
 }
 
-/// An index as f32 (through i64).
-Value indexToF32(OpBuilder &b, Location loc, Value v) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-  return arith::SIToFPOp::create(b, loc, b.getF32Type(), i);
-}
+/// An index as f64 (through i64).
 Value indexToF64(OpBuilder &b, Location loc, Value v) {
   Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
   return arith::SIToFPOp::create(b, loc, b.getF64Type(), i);
@@ -364,31 +348,8 @@ FailureOr<Value> linearF32(OpBuilder &b, Location loc, Operation *op, Value x,
 }
 
 //===----------------------------------------------------------------------===//
-// Mask rule shared by tfm.attention and tfm.make_mask
+// ALiBi distance (the mask rule is tfm::buildKeyVisible, TfmBuildUtils.h)
 //===----------------------------------------------------------------------===//
-
-/// Whether key `j` is visible to query `i` (`off` = Tk - Tq) under `kind`
-/// and, if given, the sequence's key length `len` (an index).
-Value isVisible(OpBuilder &b, Location loc, MaskKind kind,
-                std::optional<int64_t> window, Value i, Value j, Value off,
-                Value len) {
-  Value visible = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  Value pos = arith::AddIOp::create(b, loc, i, off); // i + Tk - Tq
-  if (kind == MaskKind::causal || kind == MaskKind::sliding_window)
-    visible = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, pos);
-  if (kind == MaskKind::sliding_window) {
-    Value dist = arith::SubIOp::create(b, loc, pos, j);
-    Value inWindow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           dist, cstIndex(b, loc, *window));
-    visible = arith::AndIOp::create(b, loc, visible, inWindow);
-  }
-  if (len) {
-    Value inLen =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, len);
-    visible = arith::AndIOp::create(b, loc, visible, inLen);
-  }
-  return visible;
-}
 
 /// `|i + off - j|` as f32: the ALiBi distance.
 Value alibiDistance(OpBuilder &b, Location loc, Value i, Value j, Value off) {
@@ -1144,7 +1105,8 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
           Value len = lenIdx >= 0 ? toIndex(nb, l, a[lenIdx]) : Value();
           if (kind == MaskKind::none && !len)
             return s;
-          Value vis = isVisible(nb, l, kind, window, i, j, off, len);
+          Value vis = buildKeyVisible(nb, l, kind, window,
+                                      MaskPoint{i, j, off, len, {}, {}});
           return arith::SelectOp::create(nb, l, vis, s,
                                          cstF32(nb, l, -INFINITY));
         });
@@ -1318,7 +1280,8 @@ struct MakeMaskLowering : TfmLowering<MakeMaskOp> {
           Value i = linalg::IndexOp::create(nb, l, 2);
           Value j = linalg::IndexOp::create(nb, l, 3);
           Value len = a.empty() ? Value() : toIndex(nb, l, a[0]);
-          Value vis = isVisible(nb, l, kind, window, i, j, off, len);
+          Value vis = buildKeyVisible(nb, l, kind, window,
+                                      MaskPoint{i, j, off, len, {}, {}});
           Value t = arith::ConstantIntOp::create(nb, l, nb.getI1Type(), 1);
           return arith::XOrIOp::create(nb, l, vis, t);
         });

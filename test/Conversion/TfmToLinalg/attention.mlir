@@ -9,14 +9,24 @@
 // CHECK-LABEL: func @attention_gqa_causal_padding
 // CHECK-SAME: (%[[QA:.*]]: tensor<?x8x?x64xf32>, %[[KA:.*]]: tensor<?x2x?x64xf32>, %[[VA:.*]]: tensor<?x2x?x64xf32>, %[[LEN:.*]]: tensor<?xi32>)
 // CHECK-NOT: tfm.
+// CHECK: %[[TQ:[^ ]*]] = tensor.dim %[[QA]], %c2 :
+// CHECK: %[[TK:[^ ]*]] = tensor.dim %[[KA]], %c2{{[_0-9]*}} :
 // CHECK: %[[QG:.*]] = tensor.expand_shape %[[QA]] {{\[\[}}0], [1, 2], [3], [4]] {{.*}} into tensor<?x2x4x?x64xf32>
 // CHECK: %[[SC:.*]] = linalg.generic {indexing_maps = [#[[Q]], #[[K]], #[[S]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QG]], %[[KA]] :
-// Scale and mask: -inf where j > i + (Tk - Tq) or j >= lengths[b].
+// Scale and mask: -inf unless j < lengths[b] and j <= i + (Tk - Tq).
+// CHECK: %[[OFF:.*]] = arith.subi %[[TK]], %[[TQ]] : index
 // CHECK: linalg.generic {{.*}} ins(%[[SC]], %[[LEN]] : tensor<?x2x4x?x?xf32>, tensor<?xi32>)
+// CHECK-NEXT: ^bb0(%{{[^:]*}}: f32, %[[L:[^:]*]]: i32, %{{[^:]*}}: f32):
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
-// CHECK: arith.cmpi sle
-// CHECK: arith.cmpi slt
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[I:.*]] = linalg.index 3 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 4 : index
+// CHECK-NEXT: %[[LI:.*]] = arith.index_cast %[[L]] : i32 to index
+// CHECK-NEXT: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[LI]] : index
+// CHECK-NEXT: %[[POS:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[POS]] : index
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[INLEN]], %[[CAUSAL]] : i1
+// CHECK-NEXT: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.select %[[VIS]], %{{.*}}, %[[NEGINF]] : f32
 // Row max, exp (0 where the max is -inf), sum, P.V, normalization.
 // CHECK: arith.maximumf
 // CHECK: math.exp
@@ -32,17 +42,34 @@ func.func @attention_gqa_causal_padding(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2
 
 // -----
 
-// Sliding window: i + off - j < window (4), ALiBi slope per head, bias.
+// Sliding window: j <= i + off and i + off - j < window (4), with
+// off = Tk - Tq = 7 - 5; ALiBi slope per head times |i + off - j|, bias.
 // CHECK-LABEL: func @attention_window_alibi_bias
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 1, 4, 5, 7] : tensor<2x4x5x7xf32> into tensor<2x1x4x5x7xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+// CHECK: %[[TK:.*]] = arith.constant 7 : index
+// CHECK-NEXT: %[[TQ:.*]] = arith.constant 5 : index
+// CHECK-NEXT: %[[OFF:.*]] = arith.subi %[[TK]], %[[TQ]] : index
 // CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%{{[^:]*}}: f32, %{{[^:]*}}: f32, %[[SLOPE:[^:]*]]: f32, %{{[^:]*}}: f32):
 // CHECK: arith.addf
-// CHECK: math.absf
-// CHECK: arith.subf
-// CHECK: %[[W:.*]] = arith.constant 4 : index
-// CHECK: arith.cmpi slt, %{{.*}}, %[[W]] : index
-// CHECK: arith.andi
+// CHECK-NEXT: %[[I:.*]] = linalg.index 3 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 4 : index
+// CHECK-NEXT: %[[APOS:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK-NEXT: %[[AD:.*]] = arith.subi %[[APOS]], %[[J]] : index
+// CHECK-NEXT: %[[ADI:.*]] = arith.index_cast %[[AD]] : index to i64
+// CHECK-NEXT: %[[ADF:.*]] = arith.sitofp %[[ADI]] : i64 to f32
+// CHECK-NEXT: %[[ABS:.*]] = math.absf %[[ADF]] : f32
+// CHECK-NEXT: %[[PEN:.*]] = arith.mulf %[[SLOPE]], %[[ABS]] : f32
+// CHECK-NEXT: arith.subf %{{.*}}, %[[PEN]] : f32
+// CHECK-NEXT: %[[POS:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[POS]] : index
+// CHECK-NEXT: %[[DIST:.*]] = arith.subi %[[POS]], %[[J]] : index
+// CHECK-NEXT: %[[W:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[INWIN:.*]] = arith.cmpi slt, %[[DIST]], %[[W]] : index
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[CAUSAL]], %[[INWIN]] : i1
+// CHECK-NEXT: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.select %[[VIS]], %{{.*}}, %[[NEGINF]] : f32
 func.func @attention_window_alibi_bias(%q: tensor<2x4x5x8xf32>, %k: tensor<2x1x7x8xf32>, %v: tensor<2x1x7x8xf32>, %s: tensor<4xf32>, %b: tensor<2x4x5x7xf32>) -> tensor<2x4x5x8xf32> {
   %o = tfm.attention %q, %k, %v alibi(%s : tensor<4xf32>) bias(%b : tensor<2x4x5x7xf32>) {mask = #tfm.mask<sliding_window>, window = 4 : i64, scale = 0.5} : tensor<2x4x5x8xf32>, tensor<2x1x7x8xf32>, tensor<2x1x7x8xf32> -> tensor<2x4x5x8xf32>
   return %o : tensor<2x4x5x8xf32>
@@ -91,10 +118,22 @@ func.func @transpose(%x: tensor<2x?x4xf32>) -> tensor<4x2x?xf32> {
 // -----
 
 // CHECK-LABEL: func @unfused_mask
-// make_mask: blocked = !(j <= i + off && j < len)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?xi32>) outs(%{{.*}} : tensor<?x2x?x?xi1>)
-// CHECK: arith.cmpi sle
-// CHECK: arith.xori
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<?x2x?x?xf32>, %{{[^:]*}}: tensor<?x2x?x?xi1>, %[[ML:[^:]*]]: tensor<?xi32>
+// make_mask: blocked = !(j < len && j <= i + off), off = Tk - Tq.
+// CHECK: %[[MTQ:[^ ]*]] = tensor.dim %[[S]], %c2 :
+// CHECK: %[[MTK:[^ ]*]] = tensor.dim %[[S]], %c3 :
+// CHECK-NEXT: %[[MOFF:.*]] = arith.subi %[[MTK]], %[[MTQ]] : index
+// CHECK: linalg.generic {{.*}} ins(%[[ML]] : tensor<?xi32>) outs(%{{.*}} : tensor<?x2x?x?xi1>)
+// CHECK-NEXT: ^bb0(%[[MLEN:[^:]*]]: i32, %{{[^:]*}}: i1):
+// CHECK-NEXT: %[[MI:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[MJ:.*]] = linalg.index 3 : index
+// CHECK-NEXT: %[[MLI:.*]] = arith.index_cast %[[MLEN]] : i32 to index
+// CHECK-NEXT: %[[MINLEN:.*]] = arith.cmpi slt, %[[MJ]], %[[MLI]] : index
+// CHECK-NEXT: %[[MPOS:.*]] = arith.addi %[[MI]], %[[MOFF]] : index
+// CHECK-NEXT: %[[MCAUSAL:.*]] = arith.cmpi sle, %[[MJ]], %[[MPOS]] : index
+// CHECK-NEXT: %[[MVIS:.*]] = arith.andi %[[MINLEN]], %[[MCAUSAL]] : i1
+// CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: arith.xori %[[MVIS]], %[[TRUE]] : i1
 // masked_fill
 // CHECK: linalg.generic
 // CHECK: arith.constant -1.000000e+09 : f32

@@ -335,8 +335,13 @@ def alibi_slopes(n):
     return pow2(p) + pow2(2 * p)[0::2][:n - p]
 
 
-def attention(q, k, v, scale, mask="none", window=None, key_length=None, slopes=None):
-    """q: [Hq][Tq][D], k: [Hkv][Tk][D], v: [Hkv][Tk][Dv] -> [Hq][Tq][Dv]."""
+def attention(q, k, v, scale, mask="none", window=None, key_length=None, slopes=None,
+              bias=None):
+    """q: [Hq][Tq][D], k: [Hkv][Tk][D], v: [Hkv][Tk][Dv] -> [Hq][Tq][Dv].
+
+    The score of query i and key j is scale * q_i . k_j + bias[h][i][j] (bias:
+    [Hq][Tq][Tk] or None) - slopes[h] * |i + Tk - Tq - j| (ALiBi, if slopes),
+    softmax over the keys visible under key_visible."""
     hq, hkv = len(q), len(k)
     if hkv == 0 or hq % hkv:
         raise RefError("internal: %d query heads for %d kv heads" % (hq, hkv))
@@ -354,6 +359,9 @@ def attention(q, k, v, scale, mask="none", window=None, key_length=None, slopes=
         for i in range(tq):
             qi = q[h][i]
             s = [scale * dot(qi, kj) for kj in kh]
+            if bias is not None:
+                bi = bias[h][i]
+                s = [sj + bi[j] for j, sj in enumerate(s)]
             if slopes is not None:
                 sl = slopes[h]
                 s = [sj - sl * abs(i + off - j) for j, sj in enumerate(s)]

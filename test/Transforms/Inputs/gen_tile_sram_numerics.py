@@ -3,11 +3,11 @@
 
 Each case runs one tfm.attention, with batch and sequence dimensions made
 dynamic (tensor.cast), through the whole CPU pipeline and mlir-runner, and
-compares every output element against a float64 reference computed here in
-plain Python from the semantics of tfm.attention in
-dialects/tfm/IR/TfmOps.td (causal offset Tk - Tq, Mistral sliding window,
-key_lengths padding, ALiBi -slope*|i+off-j|, additive bias, rows without a
-visible key give 0).
+compares every output element against the float64 attention of the
+project's reference, test/Integration/reference/tfm_ref.py, written in plain
+Python from the semantics of tfm.attention in dialects/tfm/IR/TfmOps.td
+(causal offset Tk - Tq, Mistral sliding window, key_lengths padding, ALiBi
+-slope*|i+off-j|, additive bias, rows without a visible key give 0).
 
 Inputs are not stored: the test computes them with integer hashes of the
 element index, exactly representable in f32 (multiples of 1/128), and this
@@ -21,6 +21,12 @@ Usage: python3 gen_tile_sram_numerics.py > ../Numerics/tile-sram-numerics.mlir
 """
 
 import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "Integration", "reference"))
+import tfm_ref as R  # noqa: E402
 
 # (atol, rtol) by element type: f32 as in test/Pipelines/Numerics; f16
 # outputs carry 11 significant bits.
@@ -48,53 +54,18 @@ def gen(shape, seed):
 
 
 def attention(c):
+    """The float64 output [B][Hq][Tq][Dv] of case `c` (tfm_ref.attention on
+    each batch, over the hashed inputs)."""
     B, Hq, Hkv, Tq, Tk, D, Dv = (c[x] for x in ("B", "Hq", "Hkv", "Tq", "Tk", "D", "Dv"))
     q = gen([B, Hq, Tq, D], 1)
     k = gen([B, Hkv, Tk, D], 2)
     v = gen([B, Hkv, Tk, Dv], 3)
     bias = gen([B, Hq, Tq, Tk], 4) if c.get("bias") else None
     lens = c.get("lens")
-    slopes = c.get("slopes")
-    mask = c.get("mask", "none")
-    window = c.get("window")
-    scale = c["scale"]
-    group = Hq // Hkv
-    off = Tk - Tq
-    out = []
-    for b in range(B):
-        ob = []
-        for h in range(Hq):
-            g = h // group
-            oh = []
-            for i in range(Tq):
-                pos = i + off
-                s = []
-                for j in range(Tk):
-                    vis = True
-                    if mask in ("causal", "sliding_window"):
-                        vis = j <= pos
-                    if mask == "sliding_window":
-                        vis = vis and pos - j < window
-                    if lens is not None:
-                        vis = vis and j < lens[b]
-                    if not vis:
-                        continue
-                    x = scale * sum(q[b][h][i][d] * k[b][g][j][d] for d in range(D))
-                    if bias is not None:
-                        x += bias[b][h][i][j]
-                    if slopes is not None:
-                        x -= slopes[h] * abs(pos - j)
-                    s.append((j, x))
-                if not s:
-                    oh.append([0.0] * Dv)
-                    continue
-                mx = max(x for _, x in s)
-                ws = [(j, math.exp(x - mx)) for j, x in s]
-                tot = sum(w for _, w in ws)
-                oh.append([sum(w * v[b][g][j][e] for j, w in ws) / tot for e in range(Dv)])
-            ob.append(oh)
-        out.append(ob)
-    return out
+    return [R.attention(q[b], k[b], v[b], c["scale"], c.get("mask", "none"),
+                        c.get("window"), None if lens is None else lens[b],
+                        c.get("slopes"), None if bias is None else bias[b])
+            for b in range(B)]
 
 
 def flat(t):

@@ -3,8 +3,10 @@
 
 Each test builds constant inputs, runs tfm ops through -tfm-lower-to-llvm
 and mlir-runner, and checks the printed f32 results against an independent
-float64 reference computed here in plain Python (no numpy, no MLIR): the
-formulas are transcribed from the op descriptions in dialects/tfm/IR/TfmOps.td.
+float64 reference in plain Python (no numpy, no MLIR): the formulas are
+transcribed from the op descriptions in dialects/tfm/IR/TfmOps.td. Softmax and
+attention are the project's reference, test/Integration/reference/tfm_ref.py
+(its masked softmax, visibility rule and attention); the others are here.
 
 Inputs are multiples of 1/8 so that f32 and f64 see the same numbers.
 Expected values are matched as printMemrefF32 prints them (6 significant
@@ -16,6 +18,10 @@ Usage: python3 gen_numerics.py <output dir>
 import math
 import os
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "Integration", "reference"))
+import tfm_ref as R  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Deterministic inputs
@@ -123,52 +129,18 @@ def check_rows(rows):
 
 
 def softmax_row(xs):
-    m = max(xs)
-    if m == -math.inf:
-        return [0.0] * len(xs)
-    e = [math.exp(x - m) if x != -math.inf else 0.0 for x in xs]
-    s = sum(e)
-    return [v / s for v in e]
+    """Softmax of one slice, -inf entries masked; an all -inf slice gives 0."""
+    return R.softmax_masked(xs, [x != -math.inf for x in xs])
 
 
 def attention(q, k, v, scale, mask="none", window=None, lens=None,
               slopes=None, bias=None):
-    B, Hq, Tq, _ = shape_of(q)
-    Hkv, Tk = len(k[0]), len(k[0][0])
-    G = Hq // Hkv
-    off = Tk - Tq
-    out = []
-    for b in range(B):
-        ob = []
-        for h in range(Hq):
-            g = h // G
-            oh = []
-            for i in range(Tq):
-                s = []
-                for j in range(Tk):
-                    vis = True
-                    if mask in ("causal", "sliding_window"):
-                        vis = j <= i + off
-                    if mask == "sliding_window":
-                        vis = vis and (i + off - j) < window
-                    if lens is not None:
-                        vis = vis and j < lens[b]
-                    if not vis:
-                        s.append(-math.inf)
-                        continue
-                    x = scale * sum(a * c for a, c in zip(q[b][h][i], k[b][g][j]))
-                    if bias is not None:
-                        x += bias[b][h][i][j]
-                    if slopes is not None:
-                        x -= slopes[h] * abs(i + off - j)
-                    s.append(x)
-                p = softmax_row(s)
-                dv = len(v[0][0][0])
-                oh.append([sum(p[j] * v[b][g][j][e] for j in range(Tk))
-                           for e in range(dv)])
-            ob.append(oh)
-        out.append(ob)
-    return out
+    """tfm_ref.attention on each batch: q [B][Hq][Tq][D], k and v
+    [B][Hkv][Tk][*], lens [B] or None, bias [B][Hq][Tq][Tk] or None."""
+    return [R.attention(q[b], k[b], v[b], scale, mask, window,
+                        None if lens is None else lens[b], slopes,
+                        None if bias is None else bias[b])
+            for b in range(len(q))]
 
 
 def layer_norm(x, gamma, beta, eps):

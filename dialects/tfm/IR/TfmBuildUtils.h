@@ -1,0 +1,70 @@
+//===- TfmBuildUtils.h - scalar IR shared by tfm lowerings ------*- C++ -*-===//
+//
+// Scalar IR that more than one lowering of tfm ops builds: constants, f32
+// widening, and the key-visibility rule of the attention masks (the rule
+// tfm.attention and tfm.make_mask state in TfmOps.td). convert-tfm-to-linalg
+// and -tfm-tile-sram both build their masks here, so the rule is written
+// once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_IR_TFMBUILDUTILS_H
+#define TFM_IR_TFMBUILDUTILS_H
+
+#include "tfm/IR/TfmOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::tfm {
+
+/// An f32 `arith.constant` (the value is rounded to f32).
+Value cstF32(OpBuilder &b, Location loc, double v);
+
+/// An index `arith.constant`.
+Value cstIndex(OpBuilder &b, Location loc, int64_t v);
+
+/// Widens a scalar float to f32 (no-op for f32).
+Value toF32(OpBuilder &b, Location loc, Value v);
+
+/// An index as f32 (through i64).
+Value indexToF32(OpBuilder &b, Location loc, Value v);
+
+/// One (query i, key j) pair of an attention score, in index values, for
+/// buildKeyVisible. `position` and `distance` are optional: a caller that has
+/// already built them passes them, otherwise they are built when the mask
+/// kind needs them.
+struct MaskPoint {
+  /// The query row i (unused when `position` is given).
+  Value query;
+  /// The key column j.
+  Value key;
+  /// Tk - Tq, so that the last query lines up with the last key (unused
+  /// when `position` is given).
+  Value offset;
+  /// The number of valid keys of the sequence (keys j >= keyLength are
+  /// padding), or null without padding.
+  Value keyLength;
+  /// i + offset: the query's position among the keys, or null.
+  Value position;
+  /// position - j, or null.
+  Value distance;
+};
+
+/// Builds the i1 that is true iff key j is visible to query i under `kind`
+/// (`window` is the sliding window, required for sliding_window):
+///   j < keyLength                        (if keyLength is given)
+///   j <= i + offset                      (causal, sliding_window)
+///   (i + offset) - j < window            (sliding_window)
+/// combined with arith.andi in that order. With no condition (mask none, no
+/// key length) it is the constant true.
+Value buildKeyVisible(OpBuilder &b, Location loc, MaskKind kind,
+                      std::optional<int64_t> window, const MaskPoint &point);
+
+} // namespace mlir::tfm
+
+#endif // TFM_IR_TFMBUILDUTILS_H
