@@ -112,6 +112,7 @@ void buildCompilerPipeline(OpPassManager &pm,
     return;
   mlir::tfm::TfmToLLVMPipelineOptions pipeline;
   pipeline.fuseAttention = options.fuseAttention;
+  pipeline.packWeights = options.packWeights;
   if (phase == EmitPhase::Linalg) {
     mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
     return;

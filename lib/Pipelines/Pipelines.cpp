@@ -106,8 +106,24 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
                                  const TfmToLLVMPipelineOptions &options) {
   // 0. tfm -> tfm: fusion, attention tiling.
   addTfmTransforms(pm, options);
-  // 1. tfm -> linalg on tensors, entry ABI.
+  // 1. tfm -> linalg on tensors, entry ABI. Weights that GEMM register
+  // kernels stream get panels of two vectors, made once per model instance
+  // in @tfm_prepare.
   addTfmToLinalg(pm);
+  if (options.packWeights) {
+    // Panels of whole register tiles (two vectors wide), up to eight of
+    // them: measured on AVX-512, 256-wide panels made GPT-2's projections
+    // 8-20 % faster than reading the weights as stored, 32-wide ones 8 %
+    // slower (each A micro-panel is then reused by one register tile only);
+    // see docs/performance.md.
+    PackWeightsPassOptions pack;
+    pack.panel = 2 * ((options.vectorBits ? unsigned(options.vectorBits)
+                                          : hostVectorBits()) /
+                      32);
+    pack.maxPanel = 8 * pack.panel;
+    pm.addPass(createPackWeightsPass(pack));
+    pm.addPass(createOutlinePreparePass());
+  }
   MaterializeEntryPassOptions entryOptions;
   entryOptions.embedWeights = options.embedWeights;
   pm.addPass(createMaterializeEntryPass(entryOptions));

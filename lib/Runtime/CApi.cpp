@@ -1,13 +1,17 @@
 //===- CApi.cpp - the C ABI of compiled models ----------------------------===//
 //
-// Implements tfm_runtime.h on top of the generated code's two symbols:
+// Implements tfm_runtime.h on top of the generated code's symbols:
 //
 //   const char tfm_model_manifest[];      // JSON, see Loader.h
 //   void _mlir_ciface_forward(void *const *weights, <input descriptors>...,
 //                             <output descriptor>);
+//   void _mlir_ciface_tfm_prepare(void *const *weights);
 //
 // and, with --embed-weights, tfm_embedded_weights/_size (weak here, so a
 // library without them links and reports a clear error for NULL paths).
+// tfm_prepare writes the manifest's prepared tensors (packed weight layouts)
+// into their table slots, once, when a model instance is created; it is weak
+// too, and a manifest that lists prepared tensors without it is an error.
 //
 // Every entry point validates all arguments before generated code runs; the
 // generated code only reads the inputs and weights and writes `out`. The
@@ -44,7 +48,7 @@ using namespace tfm::runtime;
 // Symbols the generated object defines
 //===----------------------------------------------------------------------===//
 
-// All four are referenced with hidden visibility: the static linker must
+// All five are referenced with hidden visibility: the static linker must
 // bind them inside the model library (or, for the weak ones, resolve them to
 // null). A default-visibility reference would stay in the dynamic symbol
 // table and could bind at load time to another library's definition, e.g.
@@ -55,6 +59,8 @@ TFM_GENERATED extern const char tfm_model_manifest[];
 /// The real signature depends on the architecture (see callForward); the
 /// function is only ever called through a pointer of its real type.
 TFM_GENERATED void _mlir_ciface_forward(void);
+TFM_GENERATED void _mlir_ciface_tfm_prepare(void *const *weights)
+    __attribute__((weak));
 TFM_GENERATED extern const unsigned char tfm_embedded_weights[]
     __attribute__((weak));
 TFM_GENERATED extern const uint64_t tfm_embedded_weights_size
@@ -268,6 +274,14 @@ callForward(const tfm_model *model, MemRef<2> *ids, MemRef<1> *lengths,
                                                       out);
 }
 
+/// Fills the prepared slots of `model`'s table (see the file comment).
+__attribute__((no_sanitize("function"))) void
+callPrepare(const tfm_model *model) {
+  auto *weights = const_cast<void *const *>(model->weights.table.data());
+  ThreadCountScope threads(model);
+  _mlir_ciface_tfm_prepare(weights);
+}
+
 void *describeOutput(const Manifest &m, float *out, int64_t batch, int64_t seq,
                      MemRef<2> &out2, MemRef<3> &out3) {
   if (m.output == OutputKind::Classes) {
@@ -324,11 +338,21 @@ tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
                                                     : TFM_ERROR_WEIGHTS,
                 llvm::toString(bound.takeError()));
 
+  if (!manifest->prepared.empty() && !_mlir_ciface_tfm_prepare)
+    return fail(TFM_ERROR_MODEL,
+                "model manifest lists " +
+                    llvm::Twine(manifest->prepared.size()) +
+                    " prepared tensors (the first is '" +
+                    manifest->prepared.front().name +
+                    "') but the library has no _mlir_ciface_tfm_prepare");
+
   auto *model = new (std::nothrow) tfm_model;
   if (!model)
     return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the model");
   model->manifest = std::move(*manifest);
   model->weights = std::move(*bound);
+  if (!model->manifest.prepared.empty())
+    callPrepare(model);
   *out = model;
   return TFM_OK;
 }

@@ -69,7 +69,17 @@ std::optional<StringRef> nameWithOtherPrefix(const WeightSet &files,
   return std::nullopt;
 }
 
+/// `count` floats (at least one), 64-byte aligned; null when out of memory.
+AlignedFloats allocateFloats(size_t count) {
+  return AlignedFloats(new (std::align_val_t(64), std::nothrow)
+                           float[count ? count : 1]);
+}
+
 } // namespace
+
+void runtime::AlignedFloatsDelete::operator()(float *p) const {
+  ::operator delete[](p, std::align_val_t(64));
+}
 
 std::string runtime::formatShape(llvm::ArrayRef<int64_t> shape) {
   std::string s = "[";
@@ -126,7 +136,7 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
       bound.table.push_back(bytes.data());
       ++bound.zeroCopy;
     } else {
-      std::unique_ptr<float[]> buffer(new (std::nothrow) float[count ? count : 1]);
+      AlignedFloats buffer = allocateFloats(count);
       if (!buffer) {
         if (failure)
           *failure = BindFailure::OutOfMemory;
@@ -159,6 +169,24 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
       bound.owned.push_back(std::move(buffer));
       ++bound.converted;
     }
+  }
+  // The prepared tensors' slots, in manifest order after the weights.
+  for (const ManifestWeight &spec : manifest.prepared) {
+    int64_t count = 1;
+    for (int64_t d : spec.shape)
+      if (__builtin_mul_overflow(count, d, &count) || count > (INT64_MAX >> 2))
+        return makeError("model manifest: prepared tensor '" + spec.name +
+                         "' of shape " + formatShape(spec.shape) +
+                         " is too large");
+    AlignedFloats buffer = allocateFloats(static_cast<size_t>(count));
+    if (!buffer) {
+      if (failure)
+        *failure = BindFailure::OutOfMemory;
+      return makeError("prepared tensor '" + spec.name + "': cannot allocate " +
+                       llvm::Twine(count * 4) + " bytes");
+    }
+    bound.table.push_back(buffer.get());
+    bound.owned.push_back(std::move(buffer));
   }
   bound.files = std::move(files);
   return bound;

@@ -89,6 +89,35 @@ private:
   StringRef origin;
 };
 
+/// Reads the list `field` of {name, shape} objects into `out`; names must be
+/// unique across every list read with `seen`.
+Error readWeights(const Reader &read, StringRef origin, StringRef field,
+                  llvm::StringSet<> &seen, std::vector<ManifestWeight> &out) {
+  Expected<const json::Array *> list = read.array(field);
+  if (!list)
+    return list.takeError();
+  for (auto [i, v] : llvm::enumerate(**list)) {
+    std::string where = (origin + ": " + field + "[" + Twine(i) + "]").str();
+    const json::Object *w = v.getAsObject();
+    if (!w)
+      return makeError(where + " is not an object");
+    std::optional<StringRef> wname = w->getString(Manifest::Field::kWeightName);
+    if (!wname || wname->empty())
+      return makeError(where + ": field '" + Manifest::Field::kWeightName +
+                       "' is missing or not a non-empty string");
+    Expected<std::vector<int64_t>> shape =
+        readDims(w->get(Manifest::Field::kWeightShape),
+                 where + " ('" + *wname + "'): field '" + Manifest::Field::kWeightShape +
+                     "'");
+    if (!shape)
+      return shape.takeError();
+    if (!seen.insert(*wname).second)
+      return makeError(where + ": weight '" + *wname + "' is listed twice");
+    out.push_back(ManifestWeight{wname->str(), std::move(*shape)});
+  }
+  return Error::success();
+}
+
 } // namespace
 
 Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
@@ -175,29 +204,13 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
     return read.bad(Field::kInputs,
                     "does not match the architecture '" + *arch + "'");
 
-  Expected<const json::Array *> weights = read.array(Field::kWeights);
-  if (!weights)
-    return weights.takeError();
   llvm::StringSet<> seen;
-  for (auto [i, v] : llvm::enumerate(**weights)) {
-    std::string where =
-        (origin + ": " + Field::kWeights + "[" + Twine(i) + "]").str();
-    const json::Object *w = v.getAsObject();
-    if (!w)
-      return makeError(where + " is not an object");
-    std::optional<StringRef> wname = w->getString(Field::kWeightName);
-    if (!wname || wname->empty())
-      return makeError(where + ": field '" + Field::kWeightName +
-                       "' is missing or not a non-empty string");
-    Expected<std::vector<int64_t>> shape =
-        readDims(w->get(Field::kWeightShape),
-                 where + " ('" + *wname + "'): field '" + Field::kWeightShape +
-                     "'");
-    if (!shape)
-      return shape.takeError();
-    if (!seen.insert(*wname).second)
-      return makeError(where + ": weight '" + *wname + "' is listed twice");
-    m.weights.push_back(ManifestWeight{wname->str(), std::move(*shape)});
-  }
+  if (Error e = readWeights(read, origin, Field::kWeights, seen, m.weights))
+    return std::move(e);
+  // Optional: libraries without prepared tensors may leave it out.
+  if (top->get(Field::kPrepared))
+    if (Error e =
+            readWeights(read, origin, Field::kPrepared, seen, m.prepared))
+      return std::move(e);
   return m;
 }

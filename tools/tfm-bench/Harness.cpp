@@ -139,6 +139,7 @@ CommonOptions CommonOptions::read(Args &args) {
   o.keepDir = args.getString("keep-dir", "");
   o.verifyRows = args.getInt("verify-rows", o.verifyRows);
   o.injectError = args.has("inject-error");
+  o.packWeights = !args.has("no-pack-weights");
   return o;
 }
 
@@ -213,12 +214,14 @@ mlir::tfm::TargetDescription tfm::bench::benchTarget(int64_t threads) {
 }
 
 llvm::Expected<double>
-tfm::bench::compileKernelLibrary(mlir::ModuleOp module, int64_t threads,
+tfm::bench::compileKernelLibrary(mlir::ModuleOp module,
+                                 const CommonOptions &common,
                                  llvm::StringRef objPath,
                                  llvm::StringRef soPath) {
   auto start = std::chrono::steady_clock::now();
   tfm::CompileOptions options;
-  options.target = benchTarget(threads);
+  options.target = benchTarget(common.threads);
+  options.packWeights = common.packWeights;
   if (failed(tfm::compileModule(module, options, tfm::EmitPhase::Obj,
                                 objPath)))
     return llvm::createStringError(

@@ -93,6 +93,9 @@ struct CommonOptions {
   /// Self-test of the checker: perturb one result value after the
   /// verification call, which must then fail (exit 3).
   bool injectError = false;
+  /// Compile with -tfm-pack-weights (off: --no-pack-weights, to measure
+  /// what packing gives).
+  bool packWeights = true;
 
   static CommonOptions read(Args &args);
 };
@@ -136,7 +139,7 @@ mlir::tfm::TargetDescription benchTarget(int64_t threads);
 /// mlir::tfm::linkSharedLibrary in LinkMode::Kernel (libomp, libm, no
 /// runtime). Returns the compile time in seconds.
 llvm::Expected<double> compileKernelLibrary(mlir::ModuleOp module,
-                                            int64_t threads,
+                                            const CommonOptions &options,
                                             llvm::StringRef objPath,
                                             llvm::StringRef soPath);
 

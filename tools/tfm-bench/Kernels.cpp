@@ -2,9 +2,12 @@
 //
 // Each op is wrapped in a kernel module (tfm.architecture = "kernel", see
 // -tfm-materialize-entry): a `tfm.entry` @kernel whose inputs are the op's
-// operands. The generated `_mlir_ciface_kernel` takes the (empty) weights
-// table, one memref descriptor per operand and one for the caller-allocated
-// result, so the op runs on the caller's buffers with no copy.
+// activations, its parameters (linear and FFN weights and biases) being
+// `tfm.weight`s as in a model. The generated `_mlir_ciface_kernel` takes the
+// weights table, one memref descriptor per input and one for the
+// caller-allocated result, so the op runs on the caller's buffers with no
+// copy; `_mlir_ciface_tfm_prepare` fills the table's prepared (packed)
+// tensors once before the first call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,12 +50,22 @@ std::string tensorType(const Shape &s, llvm::StringRef elt = "f32") {
   return t + elt.str() + ">";
 }
 
-/// One operand of the op, an input of the kernel entry.
+/// One operand of the op: an input of the kernel entry, or (`weight`) a
+/// `tfm.weight` read from the weights table, as a model's parameters are,
+/// so that the kernel gets the model's weight layouts (packed once by
+/// `tfm_prepare`, outside the timed calls).
 struct Operand {
   std::string name;
   Shape shape;
   float lo, hi;
+  bool weight = false;
 };
+
+/// Makes every operand but the activation `x` a weight.
+void weightsAllBut(std::vector<Operand> &operands, llvm::StringRef x) {
+  for (Operand &o : operands)
+    o.weight = o.name != x;
+}
 
 /// Everything a single-op benchmark needs.
 struct KernelBench {
@@ -76,9 +89,15 @@ std::string moduleText(const KernelBench &k) {
   llvm::raw_string_ostream os(s);
   os << "module attributes {tfm.architecture = \"kernel\"} {\n"
      << "  func.func @kernel(";
-  for (auto [i, o] : llvm::enumerate(k.operands))
-    os << (i ? ", " : "") << "%" << o.name << ": " << tensorType(o.shape);
+  llvm::ListSeparator comma;
+  for (const Operand &o : k.operands)
+    if (!o.weight)
+      os << comma << "%" << o.name << ": " << tensorType(o.shape);
   os << ") -> " << tensorType(k.resultShape) << " attributes {tfm.entry} {\n";
+  for (const Operand &o : k.operands)
+    if (o.weight)
+      os << "    %" << o.name << " = tfm.weight \"" << o.name
+         << "\" : " << tensorType(o.shape) << "\n";
   os << k.body;
   os << "    return %result : " << tensorType(k.resultShape) << "\n  }\n}\n";
   return s;
@@ -179,7 +198,7 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   }
   std::string soPath = (*dir)->file("kernel.so");
   auto compileSeconds = compileKernelLibrary(
-      *module, options.threads, (*dir)->file("kernel.o"), soPath);
+      *module, options, (*dir)->file("kernel.o"), soPath);
   if (!compileSeconds) {
     reportError(llvm::toString(compileSeconds.takeError()));
     return static_cast<int>(ExitCode::Error);
@@ -199,10 +218,9 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
     reportError(k.bench + ": " + llvm::toString(threads.takeError()));
     return static_cast<int>(ExitCode::Error);
   }
-  auto table = (*module)->getAttrOfType<mlir::ArrayAttr>("tfm.weights");
-  if (!table || !table.empty()) {
-    reportError("the lowered kernel module should have an empty "
-                "'tfm.weights' table");
+  auto prepare = (*lib)->symbol("_mlir_ciface_tfm_prepare");
+  if (!prepare) {
+    reportError(llvm::toString(prepare.takeError()));
     return static_cast<int>(ExitCode::Error);
   }
 
@@ -216,9 +234,51 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
     for (size_t i = 0; i < buf->size(); ++i)
       (*buf)[i] = rng.uniform(o.lo, o.hi);
     byName[o.name] = buf.get();
-    descriptors.push_back(descriptor(buf->data(), o.shape));
+    if (!o.weight)
+      descriptors.push_back(descriptor(buf->data(), o.shape));
     buffers.push_back(std::move(buf));
   }
+  // The weights table: the weights in the order of the module's
+  // `tfm.weights`, then the prepared tensors of `tfm.prepared`, which
+  // tfm_prepare writes (once, untimed).
+  std::vector<void *> table;
+  for (llvm::StringRef attr : {"tfm.weights", "tfm.prepared"}) {
+    auto list = (*module)->getAttrOfType<mlir::ArrayAttr>(attr);
+    if (!list) {
+      reportError("the lowered kernel module has no '" + attr.str() +
+                  "' table");
+      return static_cast<int>(ExitCode::Error);
+    }
+    for (mlir::Attribute a : list) {
+      auto entry = llvm::cast<mlir::DictionaryAttr>(a);
+      auto name = entry.getAs<mlir::StringAttr>("name");
+      auto shape = entry.getAs<mlir::ArrayAttr>("shape");
+      if (!name || !shape) {
+        reportError("malformed '" + attr.str() + "' entry in the lowered "
+                    "kernel module");
+        return static_cast<int>(ExitCode::Error);
+      }
+      if (attr == "tfm.weights") {
+        const Buffer *w = byName.lookup(name.getValue());
+        if (!w) {
+          reportError("the lowered kernel module reads weight '" +
+                      name.getValue().str() + "', which is not an operand");
+          return static_cast<int>(ExitCode::Error);
+        }
+        table.push_back(const_cast<float *>(w->data()));
+        continue;
+      }
+      int64_t count = 1;
+      for (mlir::Attribute d : shape)
+        count *= llvm::cast<mlir::IntegerAttr>(d).getInt();
+      buffers.push_back(std::make_unique<Buffer>(count));
+      table.push_back(buffers.back()->data());
+    }
+  }
+  size_t preparedTensors =
+      (*module)->getAttrOfType<mlir::ArrayAttr>("tfm.prepared").size();
+  table.push_back(nullptr); // never empty
+  reinterpret_cast<void (*)(void *const *)>(*prepare)(table.data());
   Buffer out(numel(k.resultShape));
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = NAN;
@@ -226,8 +286,7 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   std::vector<void *> args;
   for (std::vector<int64_t> &d : descriptors)
     args.push_back(d.data());
-  void *noWeights[1] = {nullptr};
-  std::function<void()> call = bindEntry(*sym, noWeights, args);
+  std::function<void()> call = bindEntry(*sym, table.data(), args);
   if (!call) {
     reportError(k.bench + ": " + std::to_string(args.size()) +
                 " entry arguments are more than tfm-bench can call");
@@ -255,6 +314,8 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   report.compileSeconds = *compileSeconds;
   report.verifyMethod = k.verifyMethod;
   report.threads = *threads;
+  report.extra["pack_weights"] = options.packWeights;
+  report.extra["prepared_tensors"] = static_cast<int64_t>(preparedTensors);
   report.print(options.json);
   return static_cast<int>(ExitCode::Success);
 }
@@ -408,6 +469,7 @@ int tfm::bench::runLinearBench(Args &args) {
   k.operands = {{"x", {m, kdim}, -1, 1}, {"w", {n, kdim}, -w, w}};
   if (bias)
     k.operands.push_back({"b", {n}, -0.1f, 0.1f});
+  weightsAllBut(k.operands, "x");
   k.resultShape = {m, n};
   k.body = "    %result = tfm.linear %x, %w" + std::string(bias ? ", %b" : "") +
            " : (" + tensorType({m, kdim}) + ", " + tensorType({n, kdim}) +
@@ -495,6 +557,7 @@ int tfm::bench::runFfnBench(Args &args) {
     types += ", " + tensorType({dm});
   }
   operands += ")";
+  weightsAllBut(k.operands, "x");
   k.resultShape = {tokens, dm};
   k.body = "    %result = tfm.ffn " + operands + " <" + act + "> : (" + types +
            ") -> " + tensorType({tokens, dm}) + "\n";

@@ -178,6 +178,7 @@ int tfm::bench::runModelBench(Args &args) {
   tfm::CompileOptions compile;
   compile.target = benchTarget(options.threads);
   compile.writeHeader = false;
+  compile.packWeights = options.packWeights;
   auto start = std::chrono::steady_clock::now();
   if (failed(tfm::compileModule(*module, compile, tfm::EmitPhase::So,
                                 soPath)))
@@ -297,6 +298,7 @@ int tfm::bench::runModelBench(Args &args) {
   report.verifyMethod = "all outputs finite (compare --save-output with a "
                         "reference for accuracy)";
   report.threads = threads;
+  report.extra["pack_weights"] = options.packWeights;
   report.extra["weights"] =
       weightsFile == (*dir)->file("weights.safetensors") ? "random"
                                                          : weightsFile;

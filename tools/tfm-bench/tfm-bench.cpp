@@ -65,6 +65,9 @@ common options:
   --keep-dir DIR   keep the compiled library in DIR
   --inject-error   self-test: corrupt one result value before the check,
                    which must then fail with exit status 3
+  --no-pack-weights
+                   compile without -tfm-pack-weights (weights read as
+                   stored), to measure what packing gives
   --json           print one JSON line: bench, shape, threads, flops, iters,
                    median_s, min_s, p90_s, gflops, compile_s, verified
 
@@ -86,19 +89,19 @@ int main(int argc, char **argv) {
     return static_cast<int>(ExitCode::Success);
   }
   if (cmd == "attention") {
-    Args args(argc, argv, 2, {"causal", "json", "inject-error"});
+    Args args(argc, argv, 2, {"causal", "json", "inject-error", "no-pack-weights"});
     return runAttentionBench(args);
   }
   if (cmd == "linear") {
-    Args args(argc, argv, 2, {"no-bias", "json", "inject-error"});
+    Args args(argc, argv, 2, {"no-bias", "json", "inject-error", "no-pack-weights"});
     return runLinearBench(args);
   }
   if (cmd == "ffn") {
-    Args args(argc, argv, 2, {"no-bias", "json", "inject-error"});
+    Args args(argc, argv, 2, {"no-bias", "json", "inject-error", "no-pack-weights"});
     return runFfnBench(args);
   }
   if (cmd == "model") {
-    Args args(argc, argv, 2, {"json", "inject-error"});
+    Args args(argc, argv, 2, {"json", "inject-error", "no-pack-weights"});
     return runModelBench(args);
   }
   reportError("unknown subcommand '" + cmd +

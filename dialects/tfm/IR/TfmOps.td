@@ -36,13 +36,21 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
     the same tensor (tied embeddings read the embedding table twice). The
     name is not empty and the shape is static.
 
+    With `prepared`, the tensor is not read from the file: it is computed
+    from file weights once, when a model instance is created, by the
+    library's `tfm_prepare` function (a packed layout of a weight, made by
+    `-tfm-pack-weights` and outlined by `-tfm-outline-prepare`), and `name`
+    names it in the manifest's `prepared` list.
+
     ```mlir
     %wq = tfm.weight "layers.0.attn.q.weight" : tensor<64x64xf32>
+    %wp = tfm.weight "layers.0.attn.q.weight:packed[n=0,panel=32]" prepared
+        : tensor<2x64x32xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, UnitAttr:$prepared);
   let results = (outs Tfm_FloatTensor:$result);
-  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let assemblyFormat = "$name (`prepared` $prepared^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

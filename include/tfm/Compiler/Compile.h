@@ -69,6 +69,9 @@ struct CompileOptions {
   /// (-tfm-fuse-attention). Off: every chain is lowered op by op, as the
   /// frontend wrote it (tfmc --no-fuse).
   bool fuseAttention = true;
+  /// Pack contraction weights into panels once per model instance
+  /// (-tfm-pack-weights; off: GEMMs read the weights as stored).
+  bool packWeights = true;
   /// Linking of EmitPhase::So.
   mlir::tfm::LinkOptions link;
   /// For EmitPhase::So: the header path (default: the library path with `.h`, beside the

@@ -32,6 +32,12 @@ struct TfmToLLVMPipelineOptions
       llvm::cl::desc("Fuse single-use elementwise linalg producers into "
                      "their consumers before bufferization"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> packWeights{
+      *this, "pack-weights",
+      llvm::cl::desc("Give contraction weights a panel-major layout made once "
+                     "per model instance in @tfm_prepare "
+                     "(-tfm-pack-weights, -tfm-outline-prepare)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize linalg ops (-tfm-tile-and-vectorize) "

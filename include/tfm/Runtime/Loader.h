@@ -7,7 +7,8 @@
 //  * bindWeights: finds every manifest weight in a WeightSet by its exact
 //    name, checks its shape and dtype, and produces the table of f32
 //    pointers that the generated `_mlir_ciface_forward` takes as its first
-//    argument.
+//    argument, with one allocated slot per prepared tensor after them (the
+//    generated `_mlir_ciface_tfm_prepare` writes those).
 //
 // Depends on TfmSupport and LLVMSupport only.
 //
@@ -30,12 +31,21 @@
 namespace tfm {
 namespace runtime {
 
+/// f32 buffers aligned to 64 bytes (a cache line, an AVX-512 vector).
+struct AlignedFloatsDelete {
+  void operator()(float *p) const;
+};
+using AlignedFloats = std::unique_ptr<float[], AlignedFloatsDelete>;
+
 /// The weights of one model instance: the mapped files and the buffers that
-/// hold converted (widened or realigned) tensors, plus the pointer table.
+/// hold converted (widened or realigned) tensors and the prepared tensors,
+/// plus the pointer table.
 struct BoundWeights {
   std::unique_ptr<WeightSet> files;
-  std::vector<std::unique_ptr<float[]>> owned;
-  /// One pointer per manifest weight, in manifest order.
+  std::vector<AlignedFloats> owned;
+  /// One pointer per manifest weight, in manifest order, then one per
+  /// prepared tensor (allocated, not yet written: the library's
+  /// tfm_prepare fills them).
   std::vector<const void *> table;
   unsigned zeroCopy = 0;
   unsigned converted = 0;

@@ -6,7 +6,11 @@
 //   {"format":"tfm-manifest/1","model_name":"tiny-gpt",
 //    "architecture":"decoder","vocab_size":64,"max_seq_len":32,
 //    "output":"logits","output_dims":[64],"inputs":["ids","lengths"],
-//    "weights":[{"name":"embed.tokens","shape":[64,32]},...]}
+//    "weights":[{"name":"embed.tokens","shape":[64,32]},...],
+//    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...]}
+//
+// "prepared" (optional) lists the tensors that the library's tfm_prepare
+// computes from the weights once per model instance (packed layouts).
 //
 // This header is the one description of that format: the field names, the
 // spellings of the architecture and output kinds, the struct both sides
@@ -128,6 +132,8 @@ struct Manifest {
     static constexpr llvm::StringLiteral kOutputDims = "output_dims";
     static constexpr llvm::StringLiteral kInputs = "inputs";
     static constexpr llvm::StringLiteral kWeights = "weights";
+    /// Optional: tensors computed from the weights at model creation.
+    static constexpr llvm::StringLiteral kPrepared = "prepared";
     /// Fields of each element of "weights".
     static constexpr llvm::StringLiteral kWeightName = "name";
     static constexpr llvm::StringLiteral kWeightShape = "shape";
@@ -140,8 +146,13 @@ struct Manifest {
   OutputKind output = OutputKind::Logits;
   /// The static trailing output dimension: V, C or D ("output_dims": [d]).
   int64_t outputDim = 0;
-  /// In the order of the weight table.
+  /// The tensors read from the weights file, in the order of the weight
+  /// table.
   std::vector<ManifestWeight> weights;
+  /// The tensors the library's `tfm_prepare` computes from the weights when
+  /// a model instance is created (packed layouts): the runtime allocates
+  /// them and gives them the table slots after `weights`, in this order.
+  std::vector<ManifestWeight> prepared;
 
   /// Parses and validates a manifest. Every error starts with `origin` (the
   /// file or symbol the text came from) and names the field at fault:
@@ -171,16 +182,22 @@ struct Manifest {
         for (llvm::StringRef input : entryInputs(architecture))
           j.value(input);
       });
-      j.attributeArray(Field::kWeights, [&] {
-        for (const ManifestWeight &w : weights)
-          j.object([&] {
-            j.attribute(Field::kWeightName, w.name);
-            j.attributeArray(Field::kWeightShape, [&] {
-              for (int64_t d : w.shape)
-                j.value(d);
+      auto list = [&](llvm::StringRef field,
+                      const std::vector<ManifestWeight> &entries) {
+        j.attributeArray(field, [&] {
+          for (const ManifestWeight &w : entries)
+            j.object([&] {
+              j.attribute(Field::kWeightName, w.name);
+              j.attributeArray(Field::kWeightShape, [&] {
+                for (int64_t d : w.shape)
+                  j.value(d);
+              });
             });
-          });
-      });
+        });
+      };
+      list(Field::kWeights, weights);
+      if (!prepared.empty())
+        list(Field::kPrepared, prepared);
     });
     return text;
   }

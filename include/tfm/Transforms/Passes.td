@@ -199,4 +199,89 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
   ];
 }
 
+def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
+  let summary = "Give the weights of contractions a panel-major layout, prepared once per model instance";
+  let description = [{
+    `C[.., n] += A[.., k] * W[k, n] (or W[n, k]) => C[.., nb, r] += A[.., k] * Wp[nb, k, r]`,
+    `Wp = pack(W)` marked `tfm.prepare`
+
+    Runs on linalg on tensors (after `-convert-tfm-to-linalg`). A linalg
+    contraction (f32, two inputs, one init, no `linalg.index`) whose input
+    is a rank-2 `tfm.weight` `W` is rewritten to read a packed copy `Wp` of
+    shape `[N / P, K, P]`: panel `nb` holds columns `nb*P .. nb*P+P-1` of
+    every row `k`, so each `KC x P` block the register kernels of
+    `-tfm-tile-and-vectorize` stream is contiguous (an unpacked `W[k, n]`
+    is read at a stride of `N` floats, a page every row or two; an unpacked
+    `W[n, k]` is transposed on every call). `P` is the widest multiple of
+    `panel` that divides `N` and is at most `max-panel`: the `P / panel`
+    register tiles of a panel reuse each block of `A` from L1. The weight's map must
+    be `(k, n)` or `(n, k)` with `n` a parallel loop that is the innermost
+    dimension of the output and that the other input does not use, and `k`
+    a reduction loop. The output is expanded to `[.., N / P, P]` and
+    collapsed back; the new loop `r` is the innermost.
+
+    `Wp` is one `linalg.generic` copy of the weight (through
+    `tensor.expand_shape`) per weight name and layout, inserted at the
+    start of the function and marked with the discardable attribute
+    `tfm.prepare = "<weight name>:packed[n=<dim of N>,panel=<P>]"`, which
+    `-tfm-outline-prepare` moves into `@tfm_prepare`: the copy is made once
+    when a model instance is created, never per call.
+
+    Left alone: weights whose `N` is not a multiple of `panel` (the LM head
+    of a 50257-token vocabulary; those keep the per-call packing of
+    `-tfm-tile-and-vectorize`), `[K, N]` weights with `N = P` (already
+    panel-major), other element types, and contractions that read no
+    weight (attention's `Q.Kᵀ` and `P.V`).
+  }];
+  let options = [
+    Option<"panel", "panel", "int64_t", /*default=*/"32",
+           "Panel granule in f32 lanes: the register tile's width (two "
+           "vectors); every panel width is a multiple of it">,
+    Option<"maxPanel", "max-panel", "int64_t", /*default=*/"0",
+           "Widest panel (a multiple of panel; 0: panel)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::tfm::TfmDialect",
+  ];
+  let statistics = [
+    Statistic<"numPackedContractions", "packed-contractions",
+              "Contractions rewritten to read a packed weight">,
+    Statistic<"numPackedWeights", "packed-weights",
+              "Packed weight layouts made (one per weight name and layout)">,
+  ];
+}
+
+def OutlinePreparePass : Pass<"tfm-outline-prepare", "ModuleOp"> {
+  let summary = "Move the weight computations marked tfm.prepare into @tfm_prepare, run once per model instance";
+  let description = [{
+    `%p = op(weights) {tfm.prepare = "name"} in @forward => %p = tfm.weight "name" prepared`
+    `+ func @tfm_prepare() -> (tensor..) { %p = op(weights) ; return %p }`
+
+    In the function marked `tfm.entry`, every op carrying the string
+    attribute `tfm.prepare` (made by `-tfm-pack-weights`) is computed once,
+    when a model instance is created, instead of on every call: the op and
+    the ops it reads (which may only be `tfm.weight`, constants,
+    `tensor.empty`, reshapes and other side-effect-free ops on those) are
+    cloned into a new function `@tfm_prepare` (attribute `tfm.prepare`)
+    that returns the prepared tensors in order; in the entry, the op's
+    result becomes `tfm.weight "<name>" prepared` and the op is erased
+    (with whatever it read that nothing else uses).
+    `-tfm-materialize-entry` then gives each prepared tensor a slot of the
+    weights table after the file weights, lists it in the manifest's
+    `prepared` field, and turns `@tfm_prepare` into
+    `void _mlir_ciface_tfm_prepare(void *const *weights)`, which writes the
+    prepared slots from the file weights.
+
+    Errors: a marked op with more than one result, inside a loop, reading
+    a value that is not computed from weights alone, or two ops with one
+    name and different types.
+  }];
+  let dependentDialects = ["::mlir::tfm::TfmDialect", "::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numOutlined", "outlined", "Tensors moved into @tfm_prepare">,
+  ];
+}
+
 #endif // TFM_TRANSFORMS_PASSES_TD

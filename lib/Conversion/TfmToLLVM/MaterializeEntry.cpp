@@ -36,6 +36,11 @@ namespace {
 
 constexpr StringLiteral kEntryAttr = "tfm.entry";
 constexpr StringLiteral kWeightsAttr = "tfm.weights";
+constexpr StringLiteral kPreparedAttr = "tfm.prepared";
+/// Made by -tfm-outline-prepare (or here, empty): fills the prepared slots.
+constexpr StringLiteral kPrepareFunction = "tfm_prepare";
+constexpr StringLiteral kPrepareAttr = "tfm.prepare";
+constexpr StringLiteral kResultNameAttr = "tfm.name";
 constexpr StringLiteral kManifestGlobal = "tfm_model_manifest";
 constexpr StringLiteral kEmbeddedGlobal = "tfm_embedded_weights";
 constexpr StringLiteral kEmbeddedSizeGlobal = "tfm_embedded_weights_size";
@@ -105,24 +110,40 @@ struct MaterializeEntryPass
       }
       entry = f;
     }
-    // Weights can only come from the entry's table.
+    func::FuncOp prepare = module.lookupSymbol<func::FuncOp>(kPrepareFunction);
+    if (prepare && !prepare->hasAttr(kPrepareAttr)) {
+      prepare.emitError("@")
+          << kPrepareFunction << " is reserved for the function made by "
+          << "-tfm-outline-prepare (attribute '" << kPrepareAttr << "')";
+      return signalPassFailure();
+    }
+    // Weights can only come from the table, which the entry and
+    // @tfm_prepare receive.
     WalkResult stray = module.walk([&](WeightOp w) {
-      if (entry && w->getParentOfType<func::FuncOp>() == entry)
+      auto f = w->getParentOfType<func::FuncOp>();
+      if (entry && f && f == prepare && w.getPrepared()) {
+        w.emitOpError("reads the prepared weight '")
+            << w.getName() << "' inside @" << kPrepareFunction
+            << ", which computes the prepared weights";
+        return WalkResult::interrupt();
+      }
+      if (entry && (f == entry || f == prepare))
         return WalkResult::advance();
       w.emitOpError("is outside the '")
-          << kEntryAttr
-          << "' function; only the entry function receives the weights table";
+          << kEntryAttr << "' function; only the entry function (and @"
+          << kPrepareFunction << ") receives the weights table";
       return WalkResult::interrupt();
     });
     if (stray.wasInterrupted())
       return signalPassFailure();
     if (!entry)
       return;
-    if (failed(materialize(module, entry)))
+    if (failed(materialize(module, entry, prepare)))
       signalPassFailure();
   }
 
-  LogicalResult materialize(ModuleOp module, func::FuncOp entry) {
+  LogicalResult materialize(ModuleOp module, func::FuncOp entry,
+                            func::FuncOp prepare) {
     MLIRContext *ctx = &getContext();
     OpBuilder b(ctx);
     Location loc = entry.getLoc();
@@ -144,14 +165,67 @@ struct MaterializeEntryPass
                                "tensors, got ")
                << t;
 
-    // Distinct weight names in order of first appearance.
+    // Without prepared tensors, @tfm_prepare does nothing; it always
+    // exists, so that every library exports the same functions.
+    if (!prepare) {
+      b.setInsertionPoint(entry);
+      prepare = func::FuncOp::create(b, loc, kPrepareFunction,
+                                     b.getFunctionType({}, {}));
+      prepare->setAttr(kPrepareAttr, b.getUnitAttr());
+      b.setInsertionPointToStart(prepare.addEntryBlock());
+      func::ReturnOp::create(b, loc);
+    }
+    if (prepare.isExternal() || prepare.getNumArguments() != 0)
+      return prepare.emitError("@")
+             << kPrepareFunction << " must have a body and no arguments";
+
+    // Distinct file weight names in order of first appearance (entry, then
+    // @tfm_prepare), then the prepared tensors in @tfm_prepare's order.
     llvm::MapVector<StringRef, RankedTensorType> weights;
+    llvm::MapVector<StringRef, RankedTensorType> prepared;
+    for (auto [i, type] : llvm::enumerate(prepare.getResultTypes())) {
+      auto name = prepare.getResultAttrOfType<StringAttr>(i, kResultNameAttr);
+      if (!name)
+        return prepare.emitError("result ")
+               << i << " of @" << kPrepareFunction << " has no '"
+               << kResultNameAttr << "' (the prepared tensor's name)";
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !tensor.hasStaticShape() ||
+          !tensor.getElementType().isF32())
+        return prepare.emitError("prepared tensor '")
+               << name.getValue() << "' must have a static f32 shape, got "
+               << type;
+      if (!prepared.insert({name.getValue(), tensor}).second)
+        return prepare.emitError("prepared tensor '")
+               << name.getValue() << "' is returned twice";
+    }
     SmallVector<WeightOp> weightOps;
-    WalkResult bad = entry.walk([&](WeightOp w) {
+    auto collect = [&](WeightOp w) {
       auto type = cast<RankedTensorType>(w.getType());
       if (!type.hasStaticShape() || !type.getElementType().isF32()) {
         w.emitOpError("weight '")
             << w.getName() << "' must have a static f32 shape, got " << type;
+        return WalkResult::interrupt();
+      }
+      if (w.getPrepared()) {
+        auto it = prepared.find(w.getName());
+        if (it == prepared.end()) {
+          w.emitOpError("prepared weight '")
+              << w.getName() << "' is not computed by @" << kPrepareFunction;
+          return WalkResult::interrupt();
+        }
+        if (it->second != type) {
+          w.emitOpError("prepared weight '")
+              << w.getName() << "' is used as " << type << "; @"
+              << kPrepareFunction << " computes " << it->second;
+          return WalkResult::interrupt();
+        }
+        weightOps.push_back(w);
+        return WalkResult::advance();
+      }
+      if (prepared.count(w.getName())) {
+        w.emitOpError("weight '")
+            << w.getName() << "' is also the name of a prepared tensor";
         return WalkResult::interrupt();
       }
       auto [it, inserted] = weights.insert({w.getName(), type});
@@ -162,53 +236,103 @@ struct MaterializeEntryPass
       }
       weightOps.push_back(w);
       return WalkResult::advance();
-    });
-    if (bad.wasInterrupted())
+    };
+    if (entry.walk(collect).wasInterrupted() ||
+        prepare.walk(collect).wasInterrupted())
       return failure();
 
     // The manifest needs the model attributes; a kernel has none.
     auto arch = module->getAttrOfType<StringAttr>(kArchitectureAttr);
     bool kernel = arch && arch.getValue() == kKernelArchitecture;
     std::string manifest;
-    if (!kernel &&
-        failed(buildManifest(module, entry, resultType, weights, manifest)))
+    if (!kernel && failed(buildManifest(module, entry, resultType, weights,
+                                        prepared, manifest)))
       return failure();
 
     // Inputs are the caller's: never write into them.
     for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i)
       entry.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
 
-    // Leading weights-table argument.
+    // Slots: the file weights, then the prepared tensors.
+    llvm::StringMap<int64_t> slots;
+    for (auto &[name, type] : weights)
+      slots[name] = slots.size();
+    for (auto &[name, type] : prepared)
+      slots[name] = slots.size();
+    auto tableAttr = [&](const auto &list) {
+      SmallVector<Attribute> entries;
+      for (auto &[name, type] : list)
+        entries.push_back(b.getDictionaryAttr(
+            {b.getNamedAttr("name", b.getStringAttr(name)),
+             b.getNamedAttr("shape", b.getI64ArrayAttr(type.getShape()))}));
+      return b.getArrayAttr(entries);
+    };
+    module->setAttr(kWeightsAttr, tableAttr(weights));
+    module->setAttr(kPreparedAttr, tableAttr(prepared));
+
+    // Leading weights-table argument of the entry and @tfm_prepare; each
+    // reads a slot once, at its start.
     Type ptrType = LLVM::LLVMPointerType::get(ctx);
-    if (failed(entry.insertArgument(0, ptrType, {}, loc)))
-      return entry.emitError("cannot add the weights-table argument");
-    Block &body = entry.front();
-    Value table = body.getArgument(0);
-    b.setInsertionPointToStart(&body);
-    llvm::StringMap<Value> tensors;
-    SmallVector<Attribute> tableAttr;
-    int64_t slot = 0;
-    for (auto &[name, type] : weights) {
+    llvm::DenseMap<std::pair<Operation *, int64_t>, Value> reads;
+    // Per function, the last read: reads follow one another in order of
+    // first use.
+    llvm::DenseMap<Operation *, Operation *> lastRead;
+    auto slotMemref = [&](func::FuncOp f, StringRef name,
+                          RankedTensorType type) {
       Location wl = NameLoc::get(b.getStringAttr(name), loc);
-      Value addr = LLVM::GEPOp::create(b, wl, ptrType, ptrType, table,
+      int64_t slot = slots.lookup(name);
+      Value addr = LLVM::GEPOp::create(b, wl, ptrType, ptrType,
+                                       f.front().getArgument(0),
                                        ArrayRef<LLVM::GEPArg>{slot});
       Value data = LLVM::LoadOp::create(b, wl, ptrType, addr);
-      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-      Value m = buildDescriptor(b, wl, data, memrefType);
-      Value t = bufferization::ToTensorOp::create(b, wl, type, m,
-                                                  /*restrict=*/true,
-                                                  /*writable=*/false);
-      tensors[name] = t;
-      tableAttr.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("name", b.getStringAttr(name)),
-           b.getNamedAttr("shape", b.getI64ArrayAttr(type.getShape()))}));
-      ++slot;
-    }
+      return buildDescriptor(
+          b, wl, data, MemRefType::get(type.getShape(), type.getElementType()));
+    };
+    for (func::FuncOp f : {entry, prepare})
+      if (failed(f.insertArgument(0, ptrType, {}, loc)))
+        return f.emitError("cannot add the weights-table argument");
     for (WeightOp w : weightOps) {
-      w.getResult().replaceAllUsesWith(tensors[w.getName()]);
+      auto f = w->getParentOfType<func::FuncOp>();
+      auto key = std::make_pair(f.getOperation(), slots.lookup(w.getName()));
+      Value &t = reads[key];
+      if (!t) {
+        OpBuilder::InsertionGuard guard(b);
+        Operation *&last = lastRead[f.getOperation()];
+        if (last)
+          b.setInsertionPointAfter(last);
+        else
+          b.setInsertionPointToStart(&f.front());
+        auto type = cast<RankedTensorType>(w.getType());
+        auto read = bufferization::ToTensorOp::create(
+            b, w.getLoc(), type, slotMemref(f, w.getName(), type),
+            /*restrict=*/true, /*writable=*/false);
+        last = read;
+        t = read;
+      }
+      w.getResult().replaceAllUsesWith(t);
       w.erase();
     }
-    module->setAttr(kWeightsAttr, b.getArrayAttr(tableAttr));
+
+    // @tfm_prepare writes its results into their slots.
+    SmallVector<func::ReturnOp> prepareReturns;
+    prepare.walk([&](func::ReturnOp r) { prepareReturns.push_back(r); });
+    for (func::ReturnOp r : prepareReturns) {
+      b.setInsertionPoint(r);
+      for (auto [value, named] : llvm::zip(r.getOperands(), prepared)) {
+        auto m = bufferization::MaterializeInDestinationOp::create(
+            b, r.getLoc(), value, slotMemref(prepare, named.first, named.second));
+        m.setRestrict(true);
+        m.setWritable(true);
+      }
+      func::ReturnOp::create(b, r.getLoc());
+      r.erase();
+    }
+    BitVector allResults(prepare.getNumResults(), true);
+    if (failed(prepare.eraseResults(allResults)))
+      return prepare.emitError("cannot drop the prepared results");
+    prepare->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                     UnitAttr::get(ctx));
+    Block &body = entry.front();
 
     // Result -> trailing out-param.
     auto outType =
@@ -260,6 +384,7 @@ struct MaterializeEntryPass
   LogicalResult
   buildManifest(ModuleOp module, func::FuncOp entry, RankedTensorType result,
                 const llvm::MapVector<StringRef, RankedTensorType> &weights,
+                const llvm::MapVector<StringRef, RankedTensorType> &prepared,
                 std::string &out) {
     auto str = [&](StringRef attr) -> FailureOr<StringRef> {
       auto a = module->getAttrOfType<StringAttr>(attr);
@@ -324,6 +449,10 @@ struct MaterializeEntryPass
     for (auto &[wname, type] : weights)
       manifest.weights.push_back(
           {wname.str(), std::vector<int64_t>(type.getShape().begin(),
+                                             type.getShape().end())});
+    for (auto &[pname, type] : prepared)
+      manifest.prepared.push_back(
+          {pname.str(), std::vector<int64_t>(type.getShape().begin(),
                                              type.getShape().end())});
     out = manifest.toJSON();
     return success();

@@ -25,7 +25,7 @@ module attributes {tfm.architecture = "kernel"} {
 // -----
 
 // Three inputs of any rank, no weights: the table argument is still first.
-// CHECK-LABEL: module attributes {tfm.architecture = "kernel", tfm.weights = []}
+// CHECK-LABEL: module attributes {tfm.architecture = "kernel", tfm.prepared = [], tfm.weights = []}
 // CHECK: func.func @attn(%{{.*}}: !llvm.ptr, %{{.*}}: tensor<1x2x8x4xf32> {bufferization.writable = false}, %{{.*}}: tensor<1x2x8x4xf32> {bufferization.writable = false}, %{{.*}}: tensor<1x2x8x4xf32> {bufferization.writable = false}, %{{.*}}: memref<1x2x8x4xf32>)
 // CHECK-NOT: tfm_model_manifest
 // LLVM-LABEL: module attributes

@@ -65,7 +65,7 @@ func.func @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
   func.func @helper() -> tensor<4xf32> {
-    // expected-error @+1 {{is outside the 'tfm.entry' function; only the entry function receives the weights table}}
+    // expected-error @+1 {{is outside the 'tfm.entry' function; only the entry function (and @tfm_prepare) receives the weights table}}
     %w = tfm.weight "w" : tensor<4xf32>
     return %w : tensor<4xf32>
   }

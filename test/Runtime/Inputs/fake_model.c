@@ -11,6 +11,10 @@
 |*   FAKE_CLASSES  encoder, 3 classes, out[b,c] = sum_{t<len} W[c][id]       *|
 |*   FAKE_SEQ2SEQ  encoder_decoder, out[b,t,:] = E[tgt] + E[src[len_src-1]]  *|
 |*   FAKE_BAD_MANIFEST  a manifest without vocab_size (never runs)           *|
+|*   FAKE_PREPARED the default model, reading E from a prepared tensor: its  *|
+|*                 tfm_prepare writes E transposed (and bias + 1000) into    *|
+|*                 the slots after the weights, forward reads them back      *|
+|*   FAKE_PREPARED_MISSING  lists a prepared tensor, has no tfm_prepare      *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -111,6 +115,53 @@ void _mlir_ciface_forward(void *const *weights, I32x2 *src, I32x1 *srcLens,
                 : -1000.0f;
   }
 }
+
+#elif defined(FAKE_PREPARED) || defined(FAKE_PREPARED_MISSING)
+
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-prepared\", "
+    "\"architecture\": \"decoder\", \"vocab_size\": 6, \"max_seq_len\": 5, "
+    "\"output\": \"logits\", \"output_dims\": [6], "
+    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}, "
+    "{\"name\": \"lm_head.bias\", \"shape\": [6]}], "
+    "\"prepared\": [{\"name\": \"embed.tokens:transposed\", \"shape\": [6, 6]}, "
+    "{\"name\": \"lm_head.bias:plus1000\", \"shape\": [6]}]}";
+
+#if defined(FAKE_PREPARED)
+static int prepared; /* tfm_prepare must run once, before any forward */
+
+void _mlir_ciface_tfm_prepare(void *const *weights) {
+  const float *e = weights[0], *bias = weights[1];
+  float *et = weights[2], *bias1000 = weights[3];
+  EXPECT(!prepared);
+  EXPECT(((uintptr_t)et % 64) == 0 && ((uintptr_t)bias1000 % 64) == 0);
+  for (int i = 0; i < V; ++i) {
+    for (int j = 0; j < V; ++j)
+      et[j * V + i] = e[i * V + j];
+    bias1000[i] = bias[i] + 1000.0f;
+  }
+  prepared = 1;
+}
+
+void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
+                          F32x3 *out) {
+  const float *et = weights[2], *bias1000 = weights[3];
+  EXPECT(prepared);
+  checkIds(ids, lens);
+  int64_t B = ids->sizes[0], T = ids->sizes[1];
+  checkOut3(out, B, T);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int v = 0; v < V; ++v)
+        out->aligned[(b * T + t) * V + v] =
+            t < lens->aligned[b]
+                ? et[v * V + ids->aligned[b * T + t]] + bias1000[v] - 1000.0f
+                : -1000.0f;
+}
+#else
+void _mlir_ciface_forward(void) { abort(); }
+#endif
 
 #else
 

@@ -1,0 +1,256 @@
+//===- PackWeights.cpp - panel-major weights for contractions -------------===//
+//
+// -tfm-pack-weights: a contraction that reads a rank-2 tfm.weight W as
+// W[k, n] or W[n, k] reads a packed copy Wp[n / P, k, n % P] instead, so that
+// the K x P micro-panel the register kernel of -tfm-tile-and-vectorize
+// streams is contiguous. The copy is marked `tfm.prepare`; it is made once
+// per model instance (-tfm-outline-prepare), never per call. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/IR/TfmDialect.h"
+#include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
+#include "tfm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_PACKWEIGHTSPASS
+#include "tfm/Transforms/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// The discardable attribute -tfm-outline-prepare looks for.
+constexpr StringLiteral kPrepareAttr = "tfm.prepare";
+
+/// A contraction operand that can read a packed weight.
+struct Candidate {
+  WeightOp weight;
+  unsigned operand; // input number of the weight
+  unsigned n, k;    // loops of the weight's N and K dimensions
+  unsigned nDim;    // which dimension of W is N (1: W[k, n], 0: W[n, k])
+  int64_t panel;    // P
+};
+
+/// The widest multiple of `granule` that divides `n` and is at most
+/// `widest` (0 when `granule` does not divide `n`).
+int64_t panelWidth(int64_t n, int64_t granule, int64_t widest) {
+  int64_t best = 0;
+  for (int64_t p = granule; p <= std::max(granule, widest); p += granule)
+    if (n % p == 0)
+      best = p;
+  return best;
+}
+
+std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
+                               int64_t widest) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.hasIndexSemantics() ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  for (Value v : op->getOperands())
+    if (!getElementTypeOrSelf(v.getType()).isF32())
+      return std::nullopt;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outMap.getNumResults() == 0)
+    return std::nullopt;
+  auto outLast = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!outLast)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < 2; ++i) {
+    OpOperand *input = op.getDpsInputOperand(i);
+    auto weight = input->get().getDefiningOp<WeightOp>();
+    if (!weight || weight.getPrepared())
+      continue;
+    auto type = cast<RankedTensorType>(weight.getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (type.getRank() != 2 || !map.isProjectedPermutation() ||
+        map.getNumResults() != 2)
+      continue;
+    Candidate c{weight, i, 0, 0, 0, 0};
+    c.nDim = map.getDimPosition(0) == outLast.getPosition() ? 0 : 1;
+    c.n = map.getDimPosition(c.nDim);
+    c.k = map.getDimPosition(1 - c.nDim);
+    AffineMap other = op.getMatchingIndexingMap(op.getDpsInputOperand(1 - i));
+    if (c.n != outLast.getPosition() || !linalg::isParallelIterator(iterators[c.n]) ||
+        !linalg::isReductionIterator(iterators[c.k]) ||
+        other.isFunctionOfDim(c.n))
+      continue;
+    int64_t n = type.getDimSize(c.nDim);
+    c.panel = panelWidth(n, granule, widest);
+    if (c.panel == 0 || (c.nDim == 1 && n == c.panel))
+      continue;
+    return c;
+  }
+  return std::nullopt;
+}
+
+struct PackWeightsPass : tfm::impl::PackWeightsPassBase<PackWeightsPass> {
+  using Base::Base;
+  // The counters are per instance: a copy starts from zero.
+  PackWeightsPass(const PackWeightsPass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    if (panel < 1 || maxPanel < 0 || (maxPanel && maxPanel % panel)) {
+      getOperation().emitError("tfm-pack-weights: panel must be positive and "
+                               "max-panel 0 or a multiple of it, got panel=")
+          << int64_t(panel) << " max-panel=" << int64_t(maxPanel);
+      return signalPassFailure();
+    }
+    getOperation().walk([&](func::FuncOp f) {
+      if (!f.isExternal())
+        runOnFunction(f);
+    });
+  }
+
+private:
+  void runOnFunction(func::FuncOp func);
+  Value packed(OpBuilder &b, func::FuncOp func, Candidate c);
+
+  /// Per function: packed value by its `tfm.prepare` name.
+  llvm::StringMap<Value> packs;
+
+  tfm::PassStatistic contractions{this, numPackedContractions,
+                                  "packed-contractions",
+                                  "Contractions rewritten to read a packed "
+                                  "weight"};
+  tfm::PassStatistic layouts{this, numPackedWeights, "packed-weights",
+                             "Packed weight layouts made (one per weight "
+                             "name and layout)"};
+};
+
+/// Wp[nb, k, r] = W[k, nb*P + r] (nDim 1) or W[nb*P + r, k] (nDim 0): one
+/// linalg.generic copy per weight name and layout, at the start of the
+/// function (its operands are weights, which have no operands).
+Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
+                              Candidate c) {
+  auto type = cast<RankedTensorType>(c.weight.getType());
+  int64_t n = type.getDimSize(c.nDim), k = type.getDimSize(1 - c.nDim);
+  std::string name = (c.weight.getName() + ":packed[n=" + Twine(c.nDim) +
+                      ",panel=" + Twine(c.panel) + "]")
+                         .str();
+  if (Value v = packs.lookup(name))
+    return v;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.front());
+  Location loc = NameLoc::get(b.getStringAttr(name), c.weight.getLoc());
+  Type f32 = type.getElementType();
+  Value w = WeightOp::create(b, loc, type, c.weight.getNameAttr(),
+                             /*prepared=*/nullptr);
+  // W as rank 3: [K, N/P, P] or [N/P, P, K].
+  SmallVector<int64_t> shape3 =
+      c.nDim == 1 ? SmallVector<int64_t>{k, n / c.panel, c.panel}
+                  : SmallVector<int64_t>{n / c.panel, c.panel, k};
+  SmallVector<ReassociationIndices> reassociation =
+      c.nDim == 1 ? SmallVector<ReassociationIndices>{{0}, {1, 2}}
+                  : SmallVector<ReassociationIndices>{{0, 1}, {2}};
+  Value w3 = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape3, f32), w, reassociation);
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{n / c.panel, k, c.panel}, f32);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr nb = getAffineDimExpr(0, ctx), kk = getAffineDimExpr(1, ctx),
+             r = getAffineDimExpr(2, ctx);
+  AffineMap in = c.nDim == 1 ? AffineMap::get(3, 0, {kk, nb, r}, ctx)
+                             : AffineMap::get(3, 0, {nb, r, kk}, ctx);
+  auto copy = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{w3}, ValueRange{init},
+      ArrayRef<AffineMap>{in, b.getMultiDimIdentityMap(3)},
+      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+  copy->setAttr(kPrepareAttr, b.getStringAttr(name));
+  ++layouts;
+  packs[name] = copy.getResult(0);
+  return copy.getResult(0);
+}
+
+void PackWeightsPass::runOnFunction(func::FuncOp func) {
+  packs.clear();
+  SmallVector<std::pair<linalg::LinalgOp, Candidate>> work;
+  func.walk([&](linalg::LinalgOp op) {
+    if (std::optional<Candidate> c = match(op, panel, maxPanel))
+      work.push_back({op, *c});
+  });
+  MLIRContext *ctx = func.getContext();
+  OpBuilder b(ctx);
+  for (auto &[op, c] : work) {
+    Value wp = packed(b, func, c);
+    Location loc = op.getLoc();
+    b.setInsertionPoint(op);
+
+    // The init as [.., N/P, P].
+    OpOperand *init = op.getDpsInitOperand(0);
+    auto initType = cast<RankedTensorType>(init->get().getType());
+    int64_t rank = initType.getRank();
+    SmallVector<int64_t> shape(initType.getShape());
+    int64_t n = shape.back();
+    shape.back() = n / c.panel;
+    shape.push_back(c.panel);
+    SmallVector<ReassociationIndices> reassociation;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      reassociation.push_back({d});
+    reassociation.push_back({rank - 1, rank});
+    auto expandedType = RankedTensorType::get(shape, initType.getElementType());
+    Value expanded = tensor::ExpandShapeOp::create(b, loc, expandedType,
+                                                   init->get(), reassociation);
+
+    // Loops: the old ones (n now counts panels) and r, innermost.
+    unsigned numLoops = op.getNumLoops();
+    AffineExpr r = getAffineDimExpr(numLoops, ctx);
+    auto widen = [&](AffineMap m) {
+      return AffineMap::get(numLoops + 1, 0, m.getResults(), ctx);
+    };
+    SmallVector<AffineMap> maps;
+    for (unsigned i = 0; i < 2; ++i) {
+      AffineMap m = op.getMatchingIndexingMap(op.getDpsInputOperand(i));
+      maps.push_back(
+          i == c.operand
+              ? AffineMap::get(numLoops + 1, 0,
+                               {getAffineDimExpr(c.n, ctx),
+                                getAffineDimExpr(c.k, ctx), r},
+                               ctx)
+              : widen(m));
+    }
+    SmallVector<AffineExpr> outExprs(
+        op.getMatchingIndexingMap(init).getResults());
+    outExprs.push_back(r);
+    maps.push_back(AffineMap::get(numLoops + 1, 0, outExprs, ctx));
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    iterators.push_back(utils::IteratorType::parallel);
+
+    SmallVector<Value> inputs{op.getDpsInputOperand(0)->get(),
+                              op.getDpsInputOperand(1)->get()};
+    inputs[c.operand] = wp;
+    auto generic = linalg::GenericOp::create(
+        b, loc, expandedType, inputs, ValueRange{expanded}, maps, iterators);
+    // The body: the op's own (a named op's is implicit but present).
+    IRMapping mapping;
+    op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+    Value result = tensor::CollapseShapeOp::create(
+        b, loc, initType, generic.getResult(0), reassociation);
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    ++contractions;
+  }
+  // Weights that only the rewritten contractions read are dead now.
+  func.walk([](WeightOp w) {
+    if (w->use_empty())
+      w->erase();
+  });
+}
+
+} // namespace
