@@ -216,7 +216,8 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
   let summary = "Tile linalg ops on tensors for registers and caches, then vectorize them";
   let description = [{
     `linalg contraction => scf.for nest (cache tiles, packed B, register tiles) + vector.contract`,
-    `other linalg op => scf.for over vector-sized tiles + vector ops`
+    `other linalg op => scf.for over vector-sized tiles + vector ops`,
+    with `parallel` inside an `scf.forall` of row blocks
 
     Runs on linalg on tensors (after elementwise fusion, before
     bufferization). Every tile size comes from the options, which the
@@ -258,6 +259,47 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     on the number of threads. Nothing is split inside another `scf.forall`
     (the tiled attention's contractions). `-tfm-lower-to-llvm` turns the
     foralls into OpenMP worksharing loops.
+
+    With `parallel`, every **other linalg op** that no loop encloses (layer
+    and RMS norm reductions, bias broadcasts, GELU, residual adds,
+    transposes, RoPE, the embedding gather, fills; whatever `elementwise`
+    says) is split too: its outer parallel loops, those that index every
+    result as a plain dimension (all parallel loops but the innermost: batch
+    × tokens, batch × heads × tokens), become an `scf.forall` of row
+    blocks. The innermost loop and the reduction loops stay whole in a
+    block, so a block computes whole rows and writes its own slice of every
+    result. With `R` the bytes of one row (every operand over the loops not
+    split; a dynamic extent counts as 1), a block holds
+    `ceil(B / R)` rows, `B` = `parallel-block-bytes` (default `l1-bytes`),
+    gathered from the innermost split loop outwards: a static loop the rows
+    cover stays whole, a longer one is cut into blocks of at least the rows
+    still needed (a divisor of its extent when one is at most twice that), a
+    dynamic one is blocked by them (the loops outside it by 1). An op whose
+    static extents make fewer than two blocks stays serial; with dynamic
+    extents the number of blocks is known at run time only (one block
+    still pays for a parallel region). An init that the op never reads
+    (a `tensor.empty`) is first replaced by an input of the same type and
+    indexing map that the op reads last and that another op computed (not
+    a weight or an argument), so the blocks overwrite that input in place,
+    as bufferization does for the op alone; a fill that only initializes
+    the op's result (a reduction's accumulator) is not split by itself,
+    each block fills its own slice. Then, with
+    `elementwise`, the op in the block is tiled and vectorized as below.
+
+    ```mlir
+    // before: a layer norm's mean over [B, T, 768] (B, T dynamic)
+    %m = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x : tensor<?x?x768xf32>) outs(%acc : tensor<?x?xf32>) ...
+    // after (l1-bytes = 32768: rows of 768·4 + 4 bytes, 11 per block)
+    %m = scf.forall (%b, %t) = (0, 0) to (%B, %T) step (1, 11)
+        shared_outs(%o = %acc) -> (tensor<?x?xf32>) {
+      %xs = tensor.extract_slice %x[%b, %t, 0] [1, %n, 768] [1, 1, 1] ...
+      %r = linalg.generic ... ins(%xs ...) outs(...) -> tensor<1x?xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %r into %o[%b, %t] [1, %n] [1, 1] ...
+      }
+    }
+    ```
 
     Every loop whose tile is larger than 1 is **peeled**: the main loop has
     static full tiles, the remainder (dynamic batch × sequence sizes, a
@@ -316,12 +358,17 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     Option<"elementwise", "elementwise", "bool", /*default=*/"true",
            "Tile and vectorize the other linalg ops">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "Split top-level contractions into scf.forall loops (batch and "
-           "head dimensions, row blocks in each cache tile, the packing), "
-           "for multithreading">,
+           "Split top-level linalg ops into scf.forall loops for "
+           "multithreading: contractions (batch and head dimensions, row "
+           "blocks in each cache tile, the packing) and every other op "
+           "(row blocks of its outer parallel loops)">,
     Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
            "Rows (m) per parallel block of a contraction (0: 4 register "
            "tiles, 4·MR)">,
+    Option<"parallelBlockBytes", "parallel-block-bytes", "int64_t",
+           /*default=*/"0",
+           "Least data (bytes of its operands) per parallel row block of a "
+           "non-contraction op (0: l1-bytes)">,
   ];
   let statistics = [
     Statistic<"numContractions", "contractions",
@@ -331,6 +378,8 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     Statistic<"numVectorized", "vectorized-ops", "Tiles vectorized">,
     Statistic<"numParallel", "parallel-loops",
               "scf.forall loops made for threads (contractions, packing)">,
+    Statistic<"numParallelOps", "parallel-ops",
+              "Other linalg ops split into scf.forall row blocks for threads">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -24,6 +24,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
@@ -81,6 +83,7 @@ struct Schedule {
   int64_t kc, nc; // cache tile of a contraction
   int64_t mc;     // rows of a parallel block of a contraction
   int64_t maxWholeReduction; // elements of a static reduction kept whole
+  int64_t blockBytes; // least data of a parallel block of another op
 };
 
 /// The roles of the loops of a contraction: the `m`, `n`, `k` loops that
@@ -142,6 +145,144 @@ std::optional<GemmDims> classifyContraction(linalg::LinalgOp op) {
   return g;
 }
 
+/// An op that reads the tensor it writes (`ins(%x, ...) outs(%x)`: an
+/// elementwise op updating its input in place), tiled into `forall`, reads
+/// slices of the original tensor while the forall writes that tensor as
+/// its shared_outs: bufferization would copy the whole tensor first. A
+/// block that reads exactly the slice it writes reads it from the
+/// shared_outs block argument instead, which holds the same values (no
+/// block writes another's slice, and writes land only at the end).
+void readOwnSlicesFromSharedOuts(scf::ForallOp forall) {
+  for (auto [init, arg] :
+       llvm::zip(forall.getOutputs(), forall.getRegionIterArgs())) {
+    SmallVector<tensor::ExtractSliceOp> own;
+    for (Operation *user : arg.getUsers())
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
+        own.push_back(slice);
+    for (OpOperand &use : llvm::make_early_inc_range(init.getUses())) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+      if (!slice || !forall->isProperAncestor(slice))
+        continue;
+      bool same = llvm::any_of(own, [&](tensor::ExtractSliceOp o) {
+        return o.getType() == slice.getType() &&
+               isEqualConstantIntOrValueArray(o.getMixedOffsets(),
+                                              slice.getMixedOffsets()) &&
+               isEqualConstantIntOrValueArray(o.getMixedSizes(),
+                                              slice.getMixedSizes()) &&
+               isEqualConstantIntOrValueArray(o.getMixedStrides(),
+                                              slice.getMixedStrides());
+      });
+      if (same)
+        use.set(arg);
+    }
+  }
+}
+
+/// An init that `op`'s payload never reads (mostly a tensor.empty) is
+/// replaced by an input of the same type and indexing map that `op` reads
+/// last (every other use is in an earlier op of the same block, or inside
+/// one: the scores that a mask or an exp overwrites) and that an op computed
+/// (a destination-style op, a loop or branch: not a weight, an argument or a
+/// reshape of one, which bufferization would have to copy). Bufferization
+/// puts such an op's result in its input's buffer by itself; once the op is
+/// in an scf.forall whose shared_outs is the init, it would allocate a new
+/// buffer instead.
+void reuseDeadInputAsInit(RewriterBase &rw, linalg::LinalgOp op) {
+  SmallVector<OpOperand *> taken;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    if (op.payloadUsesValueFromOperand(&init))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value value = input->get();
+      auto readsLast = [&] {
+        return llvm::all_of(value.getUsers(), [&](Operation *user) {
+          Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+          return user == op.getOperation() ||
+                 (at && at != op.getOperation() && at->isBeforeInBlock(op));
+        });
+      };
+      Operation *def = value.getDefiningOp();
+      bool computed =
+          isa_and_nonnull<DestinationStyleOpInterface,
+                          RegionBranchOpInterface>(def);
+      if (value.getType() != init.get().getType() || !computed ||
+          op.getMatchingIndexingMap(input) != map ||
+          llvm::is_contained(taken, input) || !readsLast())
+        continue;
+      rw.modifyOpInPlace(op, [&] { init.set(value); });
+      taken.push_back(input);
+      break;
+    }
+  }
+}
+
+/// Whether `op` is a fill whose one use is the init of another
+/// non-contraction linalg op of its block (the accumulator of a layer
+/// norm's mean, say): with `parallel` it is not split by itself, the
+/// blocks of that op fill their own slices (see fillInBlocks).
+bool initializesOther(linalg::LinalgOp op) {
+  if (!isa<linalg::FillOp>(op.getOperation()) || !op->hasOneUse())
+    return false;
+  OpOperand &use = *op->getUses().begin();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  return consumer && consumer->getBlock() == op->getBlock() &&
+         consumer.hasPureTensorSemantics() && consumer.isDpsInit(&use) &&
+         !classifyContraction(consumer);
+}
+
+/// For every shared_outs of `forall` that is a fill used by nothing else,
+/// `block` (the tiled op in `forall`) fills the slice of its init instead,
+/// and the forall starts from the fill's destination: one parallel region
+/// instead of two, and each block's accumulator is filled where it is
+/// used. Returns the (now unused) fills and the fills made in `block`.
+SmallVector<std::pair<linalg::FillOp, linalg::FillOp>>
+fillInBlocks(RewriterBase &rw, scf::ForallOp forall, linalg::LinalgOp block) {
+  SmallVector<std::pair<linalg::FillOp, linalg::FillOp>> moved;
+  for (auto [output, arg] :
+       llvm::zip(forall.getOutputsMutable(), forall.getRegionIterArgs())) {
+    OpOperand &out = output;
+    auto fill = out.get().getDefiningOp<linalg::FillOp>();
+    if (!fill || !fill.hasPureTensorSemantics())
+      continue;
+    // Besides the forall, the loop bounds may read its sizes.
+    Value dest = fill.getDpsInitOperand(0)->get();
+    unsigned inForall = 0;
+    bool onlyHere = llvm::all_of(fill->getUsers(), [&](Operation *user) {
+      inForall += user == forall.getOperation();
+      return user == forall.getOperation() || isa<tensor::DimOp>(user);
+    });
+    if (!onlyHere || inForall != 1)
+      continue;
+    // The block must read the forall's values of this output only as this
+    // init (not as an input too, which would then read the unfilled
+    // destination).
+    for (OpOperand &init : block.getDpsInitsMutable()) {
+      auto slice = init.get().getDefiningOp<tensor::ExtractSliceOp>();
+      if (!slice || slice.getSource() != arg || !slice->hasOneUse())
+        continue;
+      bool readOnlyHere = llvm::all_of(arg.getUsers(), [&](Operation *user) {
+        return user == slice.getOperation() ||
+               isa<tensor::ParallelInsertSliceOp>(user);
+      });
+      if (!readOnlyHere)
+        break;
+      rw.setInsertionPoint(block);
+      auto inBlock = linalg::FillOp::create(
+          rw, fill.getLoc(), fill.getDpsInputOperand(0)->get(), init.get());
+      rw.modifyOpInPlace(block, [&] { init.set(inBlock.getResult(0)); });
+      rw.modifyOpInPlace(forall, [&] { out.set(dest); });
+      for (Operation *user : llvm::make_early_inc_range(fill->getUsers()))
+        rw.modifyOpInPlace(user, [&] {
+          cast<tensor::DimOp>(user).getSourceMutable().set(dest);
+        });
+      moved.push_back({fill, inBlock});
+      break;
+    }
+  }
+  return moved;
+}
+
 struct TileAndVectorizePass
     : tfm::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using Base::Base;
@@ -170,7 +311,8 @@ private:
                             ArrayRef<int64_t> sizes,
                             ArrayRef<int64_t> interchange, StringRef marker);
   FailureOr<Operation *> forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
-                                     SmallVector<int64_t> sizes);
+                                     SmallVector<int64_t> sizes,
+                                     tfm::PassStatistic &made);
   FailureOr<linalg::GenericOp> parallelBatch(RewriterBase &rw,
                                              linalg::GenericOp op,
                                              const GemmDims &g);
@@ -182,6 +324,9 @@ private:
                               const Schedule &s);
   LogicalResult tileDynamicByOne(RewriterBase &rw, StringRef from,
                                  StringRef to);
+  FailureOr<linalg::LinalgOp> parallelRowBlocks(RewriterBase &rw,
+                                                linalg::LinalgOp op,
+                                                const Schedule &s);
   LogicalResult scheduleOther(RewriterBase &rw, linalg::LinalgOp op,
                               const Schedule &s);
   linalg::GenericOp dropUnitLoops(RewriterBase &rw, linalg::GenericOp op);
@@ -202,6 +347,9 @@ private:
   tfm::PassStatistic parallelLoops{
       this, numParallel, "parallel-loops",
       "scf.forall loops made for threads (contractions, packing)"};
+  tfm::PassStatistic parallelOps{
+      this, numParallelOps, "parallel-ops",
+      "Other linalg ops split into scf.forall row blocks for threads"};
 };
 
 Schedule TileAndVectorizePass::schedule() const {
@@ -220,6 +368,11 @@ Schedule TileAndVectorizePass::schedule() const {
   // a 128-token prompt gives four blocks; each block reads the whole packed
   // B tile from L2 for 4·MR·KC·NC FMAs.
   s.mc = parallelRows > 0 ? std::max<int64_t>(1, parallelRows) : 4 * s.mr;
+  // A block of an elementwise op or a row reduction streams its data once:
+  // an L1's worth (32-48 KiB) is a microsecond or more of work, well above
+  // the cost of handing the block to a thread.
+  s.blockBytes = std::max<int64_t>(
+      1, parallelBlockBytes > 0 ? int64_t(parallelBlockBytes) : l1Bytes);
   return s;
 }
 
@@ -330,10 +483,11 @@ linalg::GenericOp TileAndVectorizePass::dropUnitLoops(RewriterBase &rw,
 
 /// Tiles `op` with an scf.forall by `sizes` (0: not split; a static loop
 /// that one tile covers is not split either) and returns the op inside it,
-/// or `op` itself when nothing is split.
+/// or `op` itself when nothing is split. A forall made counts in `made`.
 FailureOr<Operation *>
 TileAndVectorizePass::forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
-                                   SmallVector<int64_t> sizes) {
+                                   SmallVector<int64_t> sizes,
+                                   tfm::PassStatistic &made) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (auto [size, range] : llvm::zip(sizes, ranges))
     if (!ShapedType::isDynamic(range) && size >= range)
@@ -353,7 +507,10 @@ TileAndVectorizePass::forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
     return diag << "]";
   }
   rw.replaceOp(op, tiled->replacements);
-  ++parallelLoops;
+  for (LoopLikeOpInterface loop : tiled->loops)
+    if (auto forall = dyn_cast<scf::ForallOp>(loop.getOperation()))
+      readOwnSlicesFromSharedOuts(forall);
+  ++made;
   return tiled->tiledOps.back();
 }
 
@@ -377,7 +534,7 @@ TileAndVectorizePass::parallelBatch(RewriterBase &rw, linalg::GenericOp op,
     if (linalg::isParallelIterator(iterators[d]) && ranges[d] != 1 &&
         bMap.isFunctionOfDim(d))
       sizes[d] = 1;
-  FailureOr<Operation *> inner = forallBlocks(rw, op, sizes);
+  FailureOr<Operation *> inner = forallBlocks(rw, op, sizes, parallelLoops);
   if (failed(inner))
     return failure();
   return cast<linalg::GenericOp>(*inner);
@@ -466,7 +623,8 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
     Operation *pack = t.getOperation();
     if (splitRows) {
       FailureOr<Operation *> block =
-          forallBlocks(rw, t, SmallVector<int64_t>{2 * s.vl, 0});
+          forallBlocks(rw, t, SmallVector<int64_t>{2 * s.vl, 0},
+                       parallelLoops);
       if (failed(block))
         return failure();
       pack = *block;
@@ -484,7 +642,7 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
   if (splitRows) {
     SmallVector<int64_t> blocks(op.getNumLoops(), 0);
     blocks[g->m] = s.mc;
-    FailureOr<Operation *> block = forallBlocks(rw, op, blocks);
+    FailureOr<Operation *> block = forallBlocks(rw, op, blocks, parallelLoops);
     if (failed(block))
       return failure();
     op = cast<linalg::GenericOp>(*block);
@@ -534,6 +692,105 @@ LogicalResult TileAndVectorizePass::tileDynamicByOne(RewriterBase &rw,
       return failure();
   }
   return success();
+}
+
+/// With `parallel`, on a non-contraction op that no loop encloses: its
+/// outer parallel loops (batch x tokens, batch x heads x tokens: every
+/// parallel loop but the innermost one) become an scf.forall of row blocks,
+/// and the op inside it is returned (`op` itself when it stays serial). The
+/// innermost loop and every reduction loop stay whole inside a block, so
+/// each block computes whole rows (a layer norm's reductions included) and
+/// writes a disjoint slice of every result: only loops that index every
+/// result, as a plain dimension, are split.
+///
+/// A row's data is the bytes of every operand over the loops that are not
+/// split (dynamic extents count as 1: a lower bound); a block takes
+/// ceil(blockBytes / row bytes) rows, gathered from the innermost split
+/// loop outwards (a static loop that the rows cover is left whole, its
+/// extent multiplying the rows; a dynamic one is blocked by the rows still
+/// needed, the loops outside it by 1). An op whose static extents give
+/// fewer than two blocks stays serial; with dynamic loops the number of
+/// blocks is only known at run time.
+FailureOr<linalg::LinalgOp>
+TileAndVectorizePass::parallelRowBlocks(RewriterBase &rw, linalg::LinalgOp op,
+                                        const Schedule &s) {
+  unsigned n = op.getNumLoops();
+  if (n < 2)
+    return op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto indexesEveryResult = [&](unsigned d) {
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      AffineMap map = op.getMatchingIndexingMap(&init);
+      if (!map.isProjectedPermutation() || !map.isFunctionOfDim(d))
+        return false;
+    }
+    return true;
+  };
+  SmallVector<bool> split(n, false);
+  for (unsigned d = 0; d + 1 < n; ++d)
+    split[d] = linalg::isParallelIterator(iterators[d]) &&
+               ranges[d] != 1 && indexesEveryResult(d);
+  if (llvm::none_of(split, [](bool b) { return b; }))
+    return op;
+
+  // Bytes of one row: every shaped operand over the loops not split.
+  int64_t rowBytes = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto shaped = dyn_cast<ShapedType>(operand.get().getType());
+    if (!shaped)
+      continue;
+    Type element = shaped.getElementType();
+    int64_t bytes = element.isIntOrFloat()
+                        ? llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)
+                        : 8;
+    for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || split[dim.getPosition()] ||
+          ShapedType::isDynamic(ranges[dim.getPosition()]))
+        continue;
+      bytes *= ranges[dim.getPosition()];
+    }
+    rowBytes += bytes;
+  }
+  int64_t rows =
+      llvm::divideCeil(s.blockBytes, std::max<int64_t>(1, rowBytes));
+
+  // Block sizes, innermost split loop first. A static loop longer than the
+  // rows still needed is cut into blocks of at least that many: a divisor
+  // of its extent up to twice that (full blocks of a static size), else
+  // as many blocks as the extent holds.
+  SmallVector<int64_t> sizes(n, 0);
+  int64_t blocks = 1;
+  bool dynamicBlocks = false;
+  for (int d = n - 1; d >= 0; --d) {
+    if (!split[d])
+      continue;
+    int64_t range = ranges[d];
+    if (ShapedType::isDynamic(range)) {
+      sizes[d] = rows;
+      rows = 1;
+      dynamicBlocks = true;
+    } else if (range <= rows) {
+      rows = llvm::divideCeil(rows, range); // whole: sizes[d] stays 0
+    } else {
+      int64_t size = rows;
+      while (size <= 2 * rows && range % size != 0)
+        ++size;
+      if (range % size != 0)
+        size = llvm::divideCeil(range, range / rows);
+      sizes[d] = size;
+      blocks *= llvm::divideCeil(range, size);
+      rows = 1;
+    }
+  }
+  if (!dynamicBlocks && blocks < 2)
+    return op;
+  reuseDeadInputAsInit(rw, op);
+  FailureOr<Operation *> inner = forallBlocks(rw, op, sizes, parallelOps);
+  if (failed(inner))
+    return failure();
+  return cast<linalg::LinalgOp>(*inner);
 }
 
 /// Any other linalg op with a static innermost loop: that loop in
@@ -598,7 +855,8 @@ void TileAndVectorizePass::runOnOperation() {
     if (generic && classifyContraction(op)) {
       if (contractions)
         gemms.push_back(generic);
-    } else if (elementwise || isStaticInKeyLoop(op)) {
+    } else if (elementwise || isStaticInKeyLoop(op) ||
+               (parallel && !op->getParentOfType<LoopLikeOpInterface>())) {
       others.push_back(op);
     }
   });
@@ -606,7 +864,39 @@ void TileAndVectorizePass::runOnOperation() {
   for (linalg::GenericOp op : gemms)
     if (failed(scheduleContraction(rw, op, s)))
       return signalPassFailure();
-  for (linalg::LinalgOp op : others)
+  // The other ops: row blocks for threads first (with `parallel`, for ops
+  // no loop encloses), then vector tiles (with `elementwise`, or in a key
+  // loop: decided before an op moves into a forall, which is no key loop).
+  // A fill that only initializes another op's result (initializesOther) is
+  // not split by itself: it moves into the blocks of that op.
+  SmallVector<linalg::LinalgOp> vectorOps;
+  llvm::SmallPtrSet<Operation *, 8> movedFills;
+  for (linalg::LinalgOp op : others) {
+    bool vectorize = elementwise || isStaticInKeyLoop(op);
+    if (parallel && !op->getParentOfType<LoopLikeOpInterface>() &&
+        !initializesOther(op)) {
+      FailureOr<linalg::LinalgOp> block = parallelRowBlocks(rw, op, s);
+      if (failed(block))
+        return signalPassFailure();
+      op = *block;
+      // Not in a loop before: a forall around it is the one just made.
+      if (auto forall = dyn_cast<scf::ForallOp>(op->getParentOp())) {
+        for (auto [moved, made] : fillInBlocks(rw, forall, op)) {
+          movedFills.insert(moved);
+          if (vectorize)
+            vectorOps.push_back(made);
+        }
+      }
+    }
+    if (vectorize)
+      vectorOps.push_back(op);
+  }
+  llvm::erase_if(vectorOps, [&](linalg::LinalgOp op) {
+    return movedFills.contains(op.getOperation());
+  });
+  for (Operation *fill : movedFills)
+    rw.eraseOp(fill);
+  for (linalg::LinalgOp op : vectorOps)
     if (failed(scheduleOther(rw, op, s)))
       return signalPassFailure();
   (void)canonicalize();

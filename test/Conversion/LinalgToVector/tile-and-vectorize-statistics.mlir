@@ -32,8 +32,11 @@
 // parallel=1 and parallel-rows=8, the three 2-d matmuls get one scf.forall
 // of 8-row blocks each and @batched one over its batch and heads (no row
 // blocks under it): 4 parallel loops. The packs are not split (a KC of 16
-// is one block of 2*VL = 32 rows of k). Without contractions only the exp
-// tile is vectorized; without elementwise everything but it is.
+// is one block of 2*VL = 32 rows of k). Of the other ops, @elementwise_dynamic
+// is split into row blocks (its row count is dynamic): 1 parallel op;
+// @elementwise_exp (2 KiB) is one block of l1-bytes, so it stays serial.
+// Without contractions only the exp tile is vectorized; without elementwise
+// everything but it is.
 
 // CHECK-LABEL: Pass statistics report
 // CHECK-NEXT: ===---
@@ -43,6 +46,8 @@
 // CHECK-NEXT: {{^    }}(S) 2 packed-operands - Contraction operands packed (transposed) per cache tile
 // SERIAL-NEXT: {{^    }}(S) 0 parallel-loops  - scf.forall loops made for threads (contractions, packing)
 // PARALLEL-NEXT: {{^    }}(S) 4 parallel-loops  - scf.forall loops made for threads (contractions, packing)
+// SERIAL-NEXT: {{^    }}(S) 0 parallel-ops    - Other linalg ops split into scf.forall row blocks for threads
+// PARALLEL-NEXT: {{^    }}(S) 1 parallel-ops    - Other linalg ops split into scf.forall row blocks for threads
 // CHECK-NEXT: {{^    }}(S) 8 vectorized-ops  - Tiles vectorized
 // CHECK-NOT: (S)
 
@@ -50,6 +55,7 @@
 // NOGEMM-NEXT: (S) 0 contractions
 // NOGEMM-NEXT: (S) 0 packed-operands
 // NOGEMM-NEXT: (S) 0 parallel-loops
+// NOGEMM-NEXT: (S) 0 parallel-ops
 // NOGEMM-NEXT: (S) 1 vectorized-ops
 // NOGEMM-NOT: (S)
 
@@ -57,6 +63,7 @@
 // GEMMONLY-NEXT: (S) 4 contractions
 // GEMMONLY-NEXT: (S) 2 packed-operands
 // GEMMONLY-NEXT: (S) 0 parallel-loops
+// GEMMONLY-NEXT: (S) 0 parallel-ops
 // GEMMONLY-NEXT: (S) 7 vectorized-ops
 // GEMMONLY-NOT: (S)
 
@@ -66,6 +73,7 @@
 // DOC-NEXT: packed-operands : Contraction operands packed (transposed) per cache tile
 // DOC-NEXT: vectorized-ops  : Tiles vectorized
 // DOC-NEXT: parallel-loops  : scf.forall loops made for threads (contractions, packing)
+// DOC-NEXT: parallel-ops    : Other linalg ops split into scf.forall row blocks for threads
 
 func.func @matmul_static(%a: tensor<16x32xf32>, %b: tensor<32x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
