@@ -41,7 +41,11 @@ struct Candidate {
   unsigned n, k;    // loops of the weight's N and K dimensions
   unsigned nDim;    // which dimension of W is N (1: W[k, n], 0: W[n, k])
   int64_t panel;    // P
+  int64_t packedN;  // the first columns, a multiple of P: packed
 };
+
+Value sliceN(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
+             int64_t size);
 
 /// The widest multiple of `granule` that divides `n` and is at most
 /// `widest` (0 when `granule` does not divide `n`).
@@ -79,7 +83,7 @@ std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
     if (type.getRank() != 2 || !map.isProjectedPermutation() ||
         map.getNumResults() != 2)
       continue;
-    Candidate c{weight, i, 0, 0, 0, 0};
+    Candidate c{weight, i, 0, 0, 0, 0, 0};
     c.nDim = map.getDimPosition(0) == outLast.getPosition() ? 0 : 1;
     c.n = map.getDimPosition(c.nDim);
     c.k = map.getDimPosition(1 - c.nDim);
@@ -88,9 +92,12 @@ std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
         !linalg::isReductionIterator(iterators[c.k]) ||
         other.isFunctionOfDim(c.n))
       continue;
+    // A remainder of fewer than `granule` columns stays as stored.
     int64_t n = type.getDimSize(c.nDim);
-    c.panel = panelWidth(n, granule, widest);
-    if (c.panel == 0 || (c.nDim == 1 && n == c.panel))
+    c.packedN = n - n % granule;
+    c.panel = panelWidth(c.packedN, granule, widest);
+    if (c.packedN == 0 || c.panel == 0 ||
+        (c.nDim == 1 && c.packedN == c.panel))
       continue;
     return c;
   }
@@ -137,7 +144,7 @@ private:
 Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
                               Candidate c) {
   auto type = cast<RankedTensorType>(c.weight.getType());
-  int64_t n = type.getDimSize(c.nDim), k = type.getDimSize(1 - c.nDim);
+  int64_t n = c.packedN, k = type.getDimSize(1 - c.nDim);
   std::string name = (c.weight.getName() + ":packed[n=" + Twine(c.nDim) +
                       ",panel=" + Twine(c.panel) + "]")
                          .str();
@@ -149,6 +156,8 @@ Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
   Type f32 = type.getElementType();
   Value w = WeightOp::create(b, loc, type, c.weight.getNameAttr(),
                              /*prepared=*/nullptr);
+  if (n != type.getDimSize(c.nDim))
+    w = sliceN(b, loc, w, c.nDim, 0, n);
   // W as rank 3: [K, N/P, P] or [N/P, P, K].
   SmallVector<int64_t> shape3 =
       c.nDim == 1 ? SmallVector<int64_t>{k, n / c.panel, c.panel}
@@ -178,6 +187,18 @@ Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
   return copy.getResult(0);
 }
 
+/// `v`'s columns [offset, offset + size) of dimension `dim` (static size).
+Value sliceN(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
+             int64_t size) {
+  SmallVector<OpFoldResult> offsets(
+      cast<RankedTensorType>(v.getType()).getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  offsets[dim] = b.getIndexAttr(offset);
+  sizes[dim] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+}
+
 void PackWeightsPass::runOnFunction(func::FuncOp func) {
   packs.clear();
   SmallVector<std::pair<linalg::LinalgOp, Candidate>> work;
@@ -192,10 +213,19 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
     Location loc = op.getLoc();
     b.setInsertionPoint(op);
 
-    // The init as [.., N/P, P].
+    // With a remainder, the op splits: its first packedN output columns
+    // read the packed weight, the rest (fewer than a register tile) a slice
+    // of the weight as stored; both write slices of the init.
     OpOperand *init = op.getDpsInitOperand(0);
-    auto initType = cast<RankedTensorType>(init->get().getType());
-    int64_t rank = initType.getRank();
+    Value fullInit = init->get();
+    auto fullType = cast<RankedTensorType>(fullInit.getType());
+    int64_t rank = fullType.getRank(), fullN = fullType.getShape().back();
+    Value initValue = fullInit;
+    if (c.packedN != fullN)
+      initValue = sliceN(b, loc, fullInit, rank - 1, 0, c.packedN);
+    auto initType = cast<RankedTensorType>(initValue.getType());
+
+    // The init as [.., N/P, P].
     SmallVector<int64_t> shape(initType.getShape());
     int64_t n = shape.back();
     shape.back() = n / c.panel;
@@ -206,7 +236,7 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
     reassociation.push_back({rank - 1, rank});
     auto expandedType = RankedTensorType::get(shape, initType.getElementType());
     Value expanded = tensor::ExpandShapeOp::create(b, loc, expandedType,
-                                                   init->get(), reassociation);
+                                                   initValue, reassociation);
 
     // Loops: the old ones (n now counts panels) and r, innermost.
     unsigned numLoops = op.getNumLoops();
@@ -242,6 +272,29 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
     op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
     Value result = tensor::CollapseShapeOp::create(
         b, loc, initType, generic.getResult(0), reassociation);
+    if (c.packedN != fullN) {
+      // The remainder: the op itself on the last columns.
+      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, fullInit);
+      SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+      sizes.back() = b.getIndexAttr(c.packedN);
+      result = tensor::InsertSliceOp::create(b, loc, result, fullInit, offsets,
+                                             sizes, strides);
+      Value restInit = sliceN(b, loc, result, rank - 1, c.packedN,
+                              fullN - c.packedN);
+      Value restWeight =
+          sliceN(b, loc, op.getDpsInputOperand(c.operand)->get(), c.nDim,
+                 c.packedN, fullN - c.packedN);
+      Operation *rest = b.clone(*op);
+      rest->setOperand(op.getDpsInputOperand(c.operand)->getOperandNumber(),
+                       restWeight);
+      rest->setOperand(init->getOperandNumber(), restInit);
+      rest->getResult(0).setType(restInit.getType());
+      offsets.back() = b.getIndexAttr(c.packedN);
+      sizes.back() = b.getIndexAttr(fullN - c.packedN);
+      result = tensor::InsertSliceOp::create(b, loc, rest->getResult(0), result,
+                                             offsets, sizes, strides);
+    }
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
     ++contractions;

@@ -69,20 +69,23 @@ func.func @in_out_twice(%x: tensor<?x3xf32>, %acc: tensor<?x8xf32>) -> (tensor<?
 
 // -----
 
-// Left alone: N not a multiple of the panel (6), an in_out weight one panel
-// wide (already panel-major), a contraction of two activations, and a
-// weight also read by a gather (the gather keeps reading it).
+// Left alone: an in_out weight whose packable columns (4 of 6, or all 4)
+// are one panel (already panel-major), a contraction of two activations,
+// an out_in weight narrower than one panel (3 columns).
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: tfm.prepare
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return
-func.func @left_alone(%x: tensor<?x3xf32>, %a6: tensor<?x6xf32>, %a4: tensor<?x4xf32>, %y: tensor<3x8xf32>, %a8: tensor<?x8xf32>) -> (tensor<?x6xf32>, tensor<?x4xf32>, tensor<?x8xf32>) {
+func.func @left_alone(%x: tensor<?x3xf32>, %a6: tensor<?x6xf32>, %a4: tensor<?x4xf32>, %y: tensor<3x8xf32>, %a8: tensor<?x8xf32>, %d: index) -> (tensor<?x6xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x3xf32>) {
   %w6 = tfm.weight "w6" : tensor<3x6xf32>
   %r6 = linalg.matmul ins(%x, %w6 : tensor<?x3xf32>, tensor<3x6xf32>) outs(%a6 : tensor<?x6xf32>) -> tensor<?x6xf32>
   %w4 = tfm.weight "w4" : tensor<3x4xf32>
   %r4 = linalg.matmul ins(%x, %w4 : tensor<?x3xf32>, tensor<3x4xf32>) outs(%a4 : tensor<?x4xf32>) -> tensor<?x4xf32>
   %r8 = linalg.matmul ins(%x, %y : tensor<?x3xf32>, tensor<3x8xf32>) outs(%a8 : tensor<?x8xf32>) -> tensor<?x8xf32>
-  return %r6, %r4, %r8 : tensor<?x6xf32>, tensor<?x4xf32>, tensor<?x8xf32>
+  %w3 = tfm.weight "w3" : tensor<3x3xf32>
+  %a3 = tensor.empty(%d) : tensor<?x3xf32>
+  %r3 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %w3 : tensor<?x3xf32>, tensor<3x3xf32>) outs(%a3 : tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %r6, %r4, %r8, %r3 : tensor<?x6xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x3xf32>
 }
 
 // -----
@@ -104,7 +107,7 @@ func.func @tied(%ids: tensor<?x?xi32>, %h: tensor<?x3xf32>, %acc: tensor<?x8xf32
 }
 
 // One report per split: out_in, in_out_twice (two contractions, one
-// layout), left_alone, tied, widest.
+// layout), left_alone, tied, widest, remainder.
 // STATS: PackWeightsPass
 // STATS-NEXT: (S) 1 packed-contractions - Contractions rewritten to read a packed weight
 // STATS-NEXT: (S) 1 packed-weights      - Packed weight layouts made (one per weight name and layout)
@@ -144,4 +147,36 @@ func.func @widest(%x: tensor<?x5xf32>, %acc: tensor<?x24xf32>) -> tensor<?x24xf3
   %w = tfm.weight "w24" : tensor<24x5xf32>
   %l = linalg.matmul indexing_maps = [#a, #b, #c] ins(%x, %w : tensor<?x5xf32>, tensor<24x5xf32>) outs(%acc : tensor<?x24xf32>) -> tensor<?x24xf32>
   return %l : tensor<?x24xf32>
+}
+// STATS: PackWeightsPass
+// STATS-NEXT: (S) 1 packed-contractions
+// STATS-NEXT: (S) 1 packed-weights
+
+// -----
+
+// N = 6 is not a multiple of the panel: the first 4 columns read the packed
+// weight (a packed copy of W[0:4]), the last 2 a slice of W as stored; both
+// write slices of the init.
+// CHECK-LABEL: func @remainder
+// CHECK: %[[W:.*]] = tfm.weight "head" : tensor<6x3xf32>
+// CHECK-NEXT: %[[W4:.*]] = tensor.extract_slice %[[W]][0, 0] [4, 3] [1, 1] : tensor<6x3xf32> to tensor<4x3xf32>
+// CHECK-NEXT: tensor.expand_shape %[[W4]] {{\[\[}}0, 1], [2]] output_shape [1, 4, 3]
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} attrs = {tfm.prepare = "head:packed[n=0,panel=4]"}
+// CHECK: %[[MAININIT:.*]] = tensor.extract_slice %[[ACC:.*]][0, 0] [%{{.*}}, 4] [1, 1] : tensor<?x6xf32> to tensor<?x4xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[MAININIT]]
+// CHECK: %[[MAIN:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[P]] : tensor<?x3xf32>, tensor<1x3x4xf32>) outs(%[[E]] : tensor<?x1x4xf32>)
+// CHECK: %[[MC:.*]] = tensor.collapse_shape %[[MAIN]]
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[MC]] into %[[ACC]][0, 0] [%{{.*}}, 4] [1, 1]
+// CHECK: %[[RESTINIT:.*]] = tensor.extract_slice %[[I1]][0, 4] [%{{.*}}, 2] [1, 1] : tensor<?x6xf32> to tensor<?x2xf32>
+// CHECK: %[[W2:.*]] = tensor.extract_slice %{{.*}}[4, 0] [2, 3] [1, 1] : tensor<6x3xf32> to tensor<2x3xf32>
+// CHECK: %[[REST:.*]] = linalg.matmul {{.*}} ins(%{{.*}}, %[[W2]] : tensor<?x3xf32>, tensor<2x3xf32>) outs(%[[RESTINIT]] : tensor<?x2xf32>)
+// CHECK: %[[I2:.*]] = tensor.insert_slice %[[REST]] into %[[I1]][0, 4] [%{{.*}}, 2] [1, 1]
+// CHECK: return %[[I2]]
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @remainder(%x: tensor<?x3xf32>, %acc: tensor<?x6xf32>) -> tensor<?x6xf32> {
+  %w = tfm.weight "head" : tensor<6x3xf32>
+  %l = linalg.matmul indexing_maps = [#a, #b, #c] ins(%x, %w : tensor<?x3xf32>, tensor<6x3xf32>) outs(%acc : tensor<?x6xf32>) -> tensor<?x6xf32>
+  return %l : tensor<?x6xf32>
 }

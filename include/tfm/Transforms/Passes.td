@@ -227,11 +227,17 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     `-tfm-outline-prepare` moves into `@tfm_prepare`: the copy is made once
     when a model instance is created, never per call.
 
-    Left alone: weights whose `N` is not a multiple of `panel` (the LM head
-    of a 50257-token vocabulary; those keep the per-call packing of
-    `-tfm-tile-and-vectorize`), `[K, N]` weights with `N = P` (already
-    panel-major), other element types, and contractions that read no
-    weight (attention's `Q.Kᵀ` and `P.V`).
+    When `N` is not a multiple of `panel` (an LM head over a 50257-token
+    vocabulary), the first `N - N mod panel` columns are packed and the op
+    is split: the packed part writes those columns of the init, and a copy
+    of the op on the remaining (fewer than `panel`) columns, reading a
+    slice of `W` as stored, writes the rest (`tensor.extract_slice` /
+    `insert_slice`).
+
+    Left alone: weights with fewer than `panel` columns, `[K, N]` weights
+    whose packed columns are one panel (already panel-major), other element
+    types, and contractions that read no weight (attention's `Q.Kᵀ` and
+    `P.V`).
   }];
   let options = [
     Option<"panel", "panel", "int64_t", /*default=*/"32",
