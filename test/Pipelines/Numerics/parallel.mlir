@@ -18,9 +18,10 @@
 // Two GEMMs (row blocks of 16 inside each cache tile: over a dynamic M of
 // 150, and over the 50 rows of each batch index; NC = 64 over N = 70 and
 // KC = 32 over K = 40 leave remainder tiles, each with its own loops; the
-// packing of the out_in weight is split across threads too) and one tiled
-// attention (batch x head x query block): 11 parallel loops.
-// OMP-COUNT-11: omp.parallel
+// packing of the out_in weight is split across threads too), one tiled
+// attention (batch x head x query block), and the row blocks of the
+// elementwise ops around them: 14 parallel loops.
+// OMP-COUNT-14: omp.parallel
 // OMP-NOT: omp.parallel
 
 func.func private @printMemrefF32(tensor<*xf32>) attributes {llvm.emit_c_interface}
