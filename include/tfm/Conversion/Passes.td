@@ -96,14 +96,25 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
 
     - a leading `!llvm.ptr` argument is added: the table of weight pointers.
       Every distinct `tfm.weight` name gets one slot, in order of first
-      appearance; `tfm.weight` ops are replaced by a load of the slot and a
+      appearance (in the entry, then in `@tfm_prepare`), and every prepared
+      tensor (a result of `@tfm_prepare`, read in the entry as
+      `tfm.weight "name" prepared`) one of the slots after them, in
+      `@tfm_prepare`'s result order; `tfm.weight` ops are replaced by a load of the slot and a
       memref descriptor (contiguous, row-major, static shape) built with
       `llvm` ops and cast to the memref type with
       `builtin.unrealized_conversion_cast` (the casts vanish in
       `reconcile-unrealized-casts` after `finalize-memref-to-llvm`), then
       `bufferization.to_tensor restrict`;
     - the table order is written to the module attribute `tfm.weights`, an
-      array of `{name, shape}` dictionaries;
+      array of `{name, shape}` dictionaries, and that of the prepared slots
+      to `tfm.prepared`;
+    - `@tfm_prepare` (made by `-tfm-outline-prepare`, or here with an empty
+      body when there is none, so that every library exports it) gets the
+      same table argument, writes each result into its prepared slot with
+      `bufferization.materialize_in_destination`, returns nothing and
+      carries `llvm.emit_c_interface`:
+      `void _mlir_ciface_tfm_prepare(void *const *weights)`, which the
+      runtime calls once per model instance;
     - the tensor result becomes a trailing out-parameter memref (identity
       layout) written with `bufferization.materialize_in_destination`; the
       function returns nothing and carries `llvm.emit_c_interface`; input
@@ -113,7 +124,8 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
       `"format": "tfm-manifest/1"`) is emitted from the module attributes
       `tfm.model_name`, `tfm.architecture`, `tfm.vocab_size`,
       `tfm.max_seq_len`, `tfm.output`, the result's static trailing
-      dimensions and the weight table;
+      dimensions, the weight table and (when there are any) the prepared
+      tensors;
     - with `embed-weights=<file>`, the bytes of that file become
       `tfm_embedded_weights` (64-byte aligned) and their count
       `tfm_embedded_weights_size` (i64).
@@ -129,8 +141,10 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
     <output descriptor>)`. A kernel cannot be loaded by the runtime
     (`tfm_model_create` needs a manifest).
 
-    **Input invariant.** `tfm.weight` ops appear only in the entry function,
-    each with a static f32 shape, one shape per name; the entry returns one
+    **Input invariant.** `tfm.weight` ops appear only in the entry function
+    and (not prepared) in `@tfm_prepare`, each with a static f32 shape, one
+    shape per name; a prepared one names a result of `@tfm_prepare` (its
+    `tfm.name`) of the same type; the entry returns one
     ranked tensor. A module without a `tfm.entry` function is left
     unchanged (unless it contains `tfm.weight`, which is an error: nothing
     else can provide the data).
