@@ -37,6 +37,10 @@ def case_softmax():
     print("attention-no-key", fmt(R.attention(q, k, v, 1.0, key_length=0)[0][0]))
     # Causal with Tq = 1, Tk = 2 (decode): the query is position 1, sees both.
     print("attention-decode", fmt(R.attention(q, k, v, 1.0, mask="causal")[0][0]))
+    # The bias alone: equal scores (q = 0), bias [0, ln 3] on them gives the
+    # same weights [1/4, 3/4]; without the bias the row would be 3.
+    qz, kz = [[[0.0]]], [[[0.0], [0.0]]]
+    print("attention-bias", fmt(R.attention(qz, kz, v, 1.0, bias=[[[0.0, math.log(3.0)]]])[0][0]))
 
 
 def case_masks():

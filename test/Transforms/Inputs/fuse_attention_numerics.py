@@ -126,36 +126,11 @@ def oracle(c):
     rows = []
     for b in range(c["B"]):
         length = lens[b] if lens is not None else None
-        if bias is None:
-            out = R.attention(q[b], k[b], v[b], c["scale"], mask, window, length, slopes)
-        else:
-            out = attention_with_bias(q[b], k[b], v[b], bias[b], c["scale"], mask,
-                                      window, length, slopes)
+        out = R.attention(q[b], k[b], v[b], c["scale"], mask, window, length, slopes,
+                          None if bias is None else bias[b])
         for head in out:
             rows.extend(head)
     return rows
-
-
-def attention_with_bias(q, k, v, bias, scale, mask, window, key_length, slopes):
-    """tfm_ref.attention plus an additive bias [Hq][Tq][Tk] on the scores."""
-    hq, hkv = len(q), len(k)
-    group = hq // hkv
-    tq, tk = len(q[0]), len(k[0])
-    off = tk - tq
-    out = []
-    for h in range(hq):
-        kh, vh = k[h // group], v[h // group]
-        oh = []
-        for i in range(tq):
-            s = [scale * R.dot(q[h][i], kh[j]) + bias[h][i][j] for j in range(tk)]
-            if slopes is not None:
-                s = [sj - slopes[h] * abs(i + off - j) for j, sj in enumerate(s)]
-            visible = [R.key_visible(i, j, tq, tk, mask, window, key_length)
-                       for j in range(tk)]
-            p = R.softmax_masked(s, visible)
-            oh.append([sum(p[j] * vh[j][e] for j in range(tk)) for e in range(len(vh[0]))])
-        out.append(oh)
-    return out
 
 
 # ===-------------------------------------------------------------------=== #
