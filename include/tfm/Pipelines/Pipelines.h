@@ -71,7 +71,8 @@ struct TfmToLLVMPipelineOptions
       *this, "parallelize",
       llvm::cl::desc("Multithread the parallel loops with OpenMP: "
                      "attention's batch x K/V head x query block loop, the "
-                     "batch/head and row blocks of contractions (the object "
+                     "batch/head and row blocks of contractions and the row "
+                     "blocks of every other top-level linalg op (the object "
                      "then needs libomp; thread count: the calling thread's "
                      "OpenMP setting). Off: single-threaded code"),
       llvm::cl::init(true)};

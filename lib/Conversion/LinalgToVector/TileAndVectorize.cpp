@@ -849,7 +849,10 @@ void TileAndVectorizePass::runOnOperation() {
   SmallVector<linalg::GenericOp> gemms;
   SmallVector<linalg::LinalgOp> others;
   func.walk([&](linalg::LinalgOp op) {
-    if (!op.hasPureTensorSemantics())
+    // An op with an empty static loop computes nothing: left as it is
+    // (tiling it would divide by its extent).
+    if (!op.hasPureTensorSemantics() ||
+        llvm::is_contained(op.getStaticLoopRanges(), 0))
       return;
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
     if (generic && classifyContraction(op)) {

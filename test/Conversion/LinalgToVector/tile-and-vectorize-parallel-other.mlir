@@ -314,3 +314,24 @@ func.func @fill(%y: tensor<?x?x50257xf32>) -> tensor<?x?x50257xf32> {
 // input_used_later (2), fill, fill_read_twice (2).
 // STATS: (S) 0 parallel-loops - scf.forall
 // STATS-NEXT: (S) 12 parallel-ops - Other linalg ops split into scf.forall row blocks for threads
+
+// -----
+
+// An empty static loop: nothing to compute, the op is left as it is (it
+// used to divide by the extent when choosing blocks and tiles).
+// CHECK-LABEL: func @empty_extent
+// CHECK-NOT: scf.forall
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<?x0xf32>)
+func.func @empty_extent(%x: tensor<?x0xf32>) -> tensor<?x0xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?x0xf32>
+  %e = tensor.empty(%d) : tensor<?x0xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x0xf32>) outs(%e : tensor<?x0xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.negf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<?x0xf32>
+  return %r : tensor<?x0xf32>
+}
