@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
+#include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -376,7 +377,7 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, loc("forward"), "forward",
                                    b.getFunctionType(inputs, {result}));
-  func->setAttr("tfm.entry", b.getUnitAttr());
+  func->setAttr(mlir::tfm::abi::kEntryAttr, b.getUnitAttr());
   Block *body = b.createBlock(&func.getBody(), {}, inputs, argLocs);
   b.setInsertionPointToStart(body);
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/IR/TfmDialect.h"
+#include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 #include "tfm/Transforms/Passes.h"
@@ -31,11 +32,7 @@ using namespace mlir::tfm;
 
 namespace {
 
-constexpr StringLiteral kPrepareAttr = "tfm.prepare";
-constexpr StringLiteral kEntryAttr = "tfm.entry";
-constexpr StringLiteral kPrepareFunction = "tfm_prepare";
-/// The name of each result of @tfm_prepare (a result attribute).
-constexpr StringLiteral kResultNameAttr = "tfm.name";
+using namespace mlir::tfm::abi;
 
 struct OutlinePreparePass
     : tfm::impl::OutlinePreparePassBase<OutlinePreparePass> {
@@ -180,7 +177,7 @@ void OutlinePreparePass::outline(ModuleOp module, func::FuncOp entry,
   for (auto [i, op] : llvm::enumerate(roots)) {
     results.push_back(mapping.lookup(op->getResult(0)));
     prepare.setResultAttr(
-        i, kResultNameAttr,
+        i, kPreparedNameAttr,
         b.getStringAttr(
             op->getAttrOfType<StringAttr>(kPrepareAttr).getValue()));
   }

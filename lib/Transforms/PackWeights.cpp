@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/IR/TfmDialect.h"
+#include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 #include "tfm/Transforms/Passes.h"
@@ -31,8 +32,7 @@ using namespace mlir::tfm;
 
 namespace {
 
-/// The discardable attribute -tfm-outline-prepare looks for.
-constexpr StringLiteral kPrepareAttr = "tfm.prepare";
+using namespace mlir::tfm::abi;
 
 /// A contraction operand that can read a packed weight.
 struct Candidate {

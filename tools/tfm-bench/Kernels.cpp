@@ -13,6 +13,7 @@
 
 #include "Kernels.h"
 
+#include "tfm/IR/TfmEntryABI.h"
 #include "tfm/Support/Flops.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -218,7 +219,8 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
     reportError(k.bench + ": " + llvm::toString(threads.takeError()));
     return static_cast<int>(ExitCode::Error);
   }
-  auto prepare = (*lib)->symbol("_mlir_ciface_tfm_prepare");
+  auto prepare = (*lib)->symbol(
+      ("_mlir_ciface_" + mlir::tfm::abi::kPrepareFunction).str());
   if (!prepare) {
     reportError(llvm::toString(prepare.takeError()));
     return static_cast<int>(ExitCode::Error);
@@ -242,7 +244,8 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   // `tfm.weights`, then the prepared tensors of `tfm.prepared`, which
   // tfm_prepare writes (once, untimed).
   std::vector<void *> table;
-  for (llvm::StringRef attr : {"tfm.weights", "tfm.prepared"}) {
+  for (llvm::StringRef attr :
+       {mlir::tfm::abi::kWeightsAttr, mlir::tfm::abi::kPreparedAttr}) {
     auto list = (*module)->getAttrOfType<mlir::ArrayAttr>(attr);
     if (!list) {
       reportError("the lowered kernel module has no '" + attr.str() +
@@ -258,7 +261,7 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
                     "kernel module");
         return static_cast<int>(ExitCode::Error);
       }
-      if (attr == "tfm.weights") {
+      if (attr == mlir::tfm::abi::kWeightsAttr) {
         const Buffer *w = byName.lookup(name.getValue());
         if (!w) {
           reportError("the lowered kernel module reads weight '" +
@@ -276,7 +279,9 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
     }
   }
   size_t preparedTensors =
-      (*module)->getAttrOfType<mlir::ArrayAttr>("tfm.prepared").size();
+      (*module)
+          ->getAttrOfType<mlir::ArrayAttr>(mlir::tfm::abi::kPreparedAttr)
+          .size();
   table.push_back(nullptr); // never empty
   reinterpret_cast<void (*)(void *const *)>(*prepare)(table.data());
   Buffer out(numel(k.resultShape));

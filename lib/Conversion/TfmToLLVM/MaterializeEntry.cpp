@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Conversion/Passes.h"
+#include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Support/Manifest.h"
 
@@ -34,13 +35,7 @@ using namespace mlir::tfm;
 
 namespace {
 
-constexpr StringLiteral kEntryAttr = "tfm.entry";
-constexpr StringLiteral kWeightsAttr = "tfm.weights";
-constexpr StringLiteral kPreparedAttr = "tfm.prepared";
-/// Made by -tfm-outline-prepare (or here, empty): fills the prepared slots.
-constexpr StringLiteral kPrepareFunction = "tfm_prepare";
-constexpr StringLiteral kPrepareAttr = "tfm.prepare";
-constexpr StringLiteral kResultNameAttr = "tfm.name";
+using namespace mlir::tfm::abi;
 constexpr StringLiteral kManifestGlobal = "tfm_model_manifest";
 constexpr StringLiteral kEmbeddedGlobal = "tfm_embedded_weights";
 constexpr StringLiteral kEmbeddedSizeGlobal = "tfm_embedded_weights_size";
@@ -184,11 +179,11 @@ struct MaterializeEntryPass
     llvm::MapVector<StringRef, RankedTensorType> weights;
     llvm::MapVector<StringRef, RankedTensorType> prepared;
     for (auto [i, type] : llvm::enumerate(prepare.getResultTypes())) {
-      auto name = prepare.getResultAttrOfType<StringAttr>(i, kResultNameAttr);
+      auto name = prepare.getResultAttrOfType<StringAttr>(i, kPreparedNameAttr);
       if (!name)
         return prepare.emitError("result ")
                << i << " of @" << kPrepareFunction << " has no '"
-               << kResultNameAttr << "' (the prepared tensor's name)";
+               << kPreparedNameAttr << "' (the prepared tensor's name)";
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor || !tensor.hasStaticShape() ||
           !tensor.getElementType().isF32())

@@ -54,6 +54,27 @@ __attribute__((unused)) static void checkOut3(const F32x3 *out, int64_t b, int64
          out->strides[0] == t * V);
 }
 
+/* out[b,t,:] = E[id] + bias - biasOffset (t < len), -1000 at padded
+ * positions; E is read as stored ([V][V]) or transposed. */
+__attribute__((unused)) static void bigram(const I32x2 *ids, const I32x1 *lens,
+                                           F32x3 *out, const float *e,
+                                           int transposed, const float *bias,
+                                           float biasOffset) {
+  checkIds(ids, lens);
+  int64_t B = ids->sizes[0], T = ids->sizes[1];
+  checkOut3(out, B, T);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t) {
+      int32_t id = ids->aligned[b * T + t];
+      for (int v = 0; v < V; ++v)
+        out->aligned[(b * T + t) * V + v] =
+            t < lens->aligned[b]
+                ? (transposed ? e[v * V + id] : e[id * V + v]) + bias[v] -
+                      biasOffset
+                : -1000.0f;
+    }
+}
+
 #if defined(FAKE_CLASSES)
 
 const char tfm_model_manifest[] =
@@ -146,18 +167,8 @@ void _mlir_ciface_tfm_prepare(void *const *weights) {
 
 void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
                           F32x3 *out) {
-  const float *et = weights[2], *bias1000 = weights[3];
   EXPECT(prepared);
-  checkIds(ids, lens);
-  int64_t B = ids->sizes[0], T = ids->sizes[1];
-  checkOut3(out, B, T);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t t = 0; t < T; ++t)
-      for (int v = 0; v < V; ++v)
-        out->aligned[(b * T + t) * V + v] =
-            t < lens->aligned[b]
-                ? et[v * V + ids->aligned[b * T + t]] + bias1000[v] - 1000.0f
-                : -1000.0f;
+  bigram(ids, lens, out, weights[2], /*transposed=*/1, weights[3], 1000.0f);
 }
 #else
 void _mlir_ciface_forward(void) { abort(); }
@@ -175,17 +186,7 @@ const char tfm_model_manifest[] =
 
 void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
                           F32x3 *out) {
-  const float *e = weights[0], *bias = weights[1];
-  checkIds(ids, lens);
-  int64_t B = ids->sizes[0], T = ids->sizes[1];
-  checkOut3(out, B, T);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t t = 0; t < T; ++t)
-      for (int v = 0; v < V; ++v)
-        out->aligned[(b * T + t) * V + v] =
-            t < lens->aligned[b]
-                ? e[ids->aligned[b * T + t] * V + v] + bias[v]
-                : -1000.0f;
+  bigram(ids, lens, out, weights[0], /*transposed=*/0, weights[1], 0.0f);
 }
 
 #endif

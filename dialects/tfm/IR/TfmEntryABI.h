@@ -1,0 +1,35 @@
+//===- TfmEntryABI.h - names of the entry ABI's attributes ------*- C++ -*-===//
+//
+// The attribute and symbol names through which the frontend, the passes
+// around the entry ABI (-tfm-pack-weights, -tfm-outline-prepare,
+// -tfm-materialize-entry) and the tools that load a lowered module
+// (tfm-bench) talk to each other. docs/architecture.md describes the
+// contract; this header spells it once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_IR_TFMENTRYABI_H
+#define TFM_IR_TFMENTRYABI_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::tfm::abi {
+
+/// Unit attribute of the function that becomes `_mlir_ciface_<name>`.
+constexpr llvm::StringLiteral kEntryAttr = "tfm.entry";
+/// Module attributes written by -tfm-materialize-entry: the weights table
+/// (`[{name, shape}]`), then the prepared tensors' slots after it.
+constexpr llvm::StringLiteral kWeightsAttr = "tfm.weights";
+constexpr llvm::StringLiteral kPreparedAttr = "tfm.prepared";
+/// The function that computes the prepared tensors once per model
+/// instance, `_mlir_ciface_tfm_prepare(void *const *weights)`.
+constexpr llvm::StringLiteral kPrepareFunction = "tfm_prepare";
+/// On an op of the entry: compute it in @tfm_prepare (a string, the
+/// prepared tensor's name); on @tfm_prepare itself: a unit attribute.
+constexpr llvm::StringLiteral kPrepareAttr = "tfm.prepare";
+/// The name of each result of @tfm_prepare (a result attribute).
+constexpr llvm::StringLiteral kPreparedNameAttr = "tfm.name";
+
+} // namespace mlir::tfm::abi
+
+#endif // TFM_IR_TFMENTRYABI_H
