@@ -315,7 +315,8 @@ private:
                                      tfm::PassStatistic &made);
   FailureOr<linalg::GenericOp> parallelBatch(RewriterBase &rw,
                                              linalg::GenericOp op,
-                                             const GemmDims &g);
+                                             const GemmDims &g,
+                                             const Schedule &s);
   LogicalResult scheduleContraction(RewriterBase &rw, linalg::GenericOp op,
                                     const Schedule &s);
   LogicalResult kernel(RewriterBase &rw, linalg::GenericOp op,
@@ -525,15 +526,24 @@ TileAndVectorizePass::forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
 /// kernel()).
 FailureOr<linalg::GenericOp>
 TileAndVectorizePass::parallelBatch(RewriterBase &rw, linalg::GenericOp op,
-                                    const GemmDims &g) {
+                                    const GemmDims &g, const Schedule &s) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(g.b));
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  bool any = false;
   for (unsigned d : g.unit)
     if (linalg::isParallelIterator(iterators[d]) && ranges[d] != 1 &&
-        bMap.isFunctionOfDim(d))
+        bMap.isFunctionOfDim(d)) {
       sizes[d] = 1;
+      any = true;
+    }
+  // The rows too, in blocks of four row blocks: a few panels of a packed
+  // weight (3 for a 768-wide projection in 256-wide panels) would leave
+  // threads idle (on 2 threads, 82 % of OpenBLAS for that shape), and each
+  // block still reuses every B panel it reads 4 * MC / MR times.
+  if (any)
+    sizes[g.m] = 4 * s.mc;
   FailureOr<Operation *> inner = forallBlocks(rw, op, sizes, parallelLoops);
   if (failed(inner))
     return failure();
@@ -549,7 +559,7 @@ LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
     return success();
   ++contractionsTiled;
   if (parallel && !op->getParentOfType<LoopLikeOpInterface>()) {
-    FailureOr<linalg::GenericOp> block = parallelBatch(rw, op, *g);
+    FailureOr<linalg::GenericOp> block = parallelBatch(rw, op, *g, s);
     if (failed(block))
       return failure();
     // Row blocks only where no batch forall was made: one level of threads.

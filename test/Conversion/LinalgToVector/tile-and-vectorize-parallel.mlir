@@ -31,7 +31,8 @@ func.func @one_block(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>, %c: tensor<32
 // -----
 
 // Batched QK^T: the batch dimensions (of A, B and C) are the forall, one
-// (b, h) per iteration; no row blocks inside it (one level of threads).
+// (b, h) per iteration, with the rows in blocks of 4·MC = 128 (here all
+// 128 rows: not split); no row blocks inside it (one level of threads).
 // CHECK-LABEL: func.func @batched
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 12) shared_outs
 // CHECK-NOT: scf.forall
@@ -63,4 +64,25 @@ func.func @in_loop(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x6
     scf.yield %m : tensor<64x64xf32>
   }
   return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// A packed weight (-tfm-pack-weights): three 256-wide panels of B. The
+// forall takes the panels and the rows in blocks of 4·MC = 128, so that two
+// threads do not split three panels 2:1.
+// CHECK-LABEL: func.func @packed_panels
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 3) step (128, 1) shared_outs
+// CHECK-NOT: scf.forall
+// CHECK: vector.contract
+// CHECK: tensor.parallel_insert_slice
+func.func @packed_panels(%x: tensor<?x768xf32>, %w: tensor<3x768x256xf32>, %acc: tensor<?x3x256xf32>) -> tensor<?x3x256xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, nb, k, r) -> (m, k)>, affine_map<(m, nb, k, r) -> (nb, k, r)>, affine_map<(m, nb, k, r) -> (m, nb, r)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+    ins(%x, %w : tensor<?x768xf32>, tensor<3x768x256xf32>) outs(%acc : tensor<?x3x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %t = arith.addf %c, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<?x3x256xf32>
+  return %r : tensor<?x3x256xf32>
 }
