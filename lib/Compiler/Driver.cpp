@@ -98,6 +98,12 @@ struct DriverCLOptions {
                                 "tfm.attention, and the pipeline lowers them "
                                 "op by op (no -tfm-fuse-attention)"),
                        cl::init(false), cl::cat(category)};
+  cl::opt<bool> noPackWeights{
+      "no-pack-weights",
+      cl::desc("Read GEMM weights as stored instead of packing them into "
+               "panels once per model instance (no -tfm-pack-weights): "
+               "less memory, slower GEMMs"),
+      cl::init(false), cl::cat(category)};
   cl::opt<std::string> weights{
       "weights",
       cl::desc("safetensors file or folder to check the model against (a "
@@ -215,6 +221,7 @@ DriverOptions getDriverOptionsFromCL() {
   options.outputPath = clOptions->output;
   options.emit = clOptions->emit;
   options.noFuse = clOptions->noFuse;
+  options.noPackWeights = clOptions->noPackWeights;
   options.weightsPath = clOptions->weights;
   options.embedWeights = clOptions->embedWeights;
   options.targetTriple = clOptions->targetTriple;
@@ -347,6 +354,7 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
   CompileOptions compileOptions;
   compileOptions.target = *target;
   compileOptions.fuseAttention = !options.noFuse;
+  compileOptions.packWeights = !options.noPackWeights;
   compileOptions.passPipeline = options.passPipeline;
   compileOptions.stopAfter = options.stopAfter;
   compileOptions.dumpIRDir = options.dumpIRDir;

@@ -43,6 +43,9 @@ struct DriverOptions {
   /// and the pipeline runs without -tfm-fuse-attention, so the chain is
   /// lowered op by op.
   bool noFuse = false;
+  /// GEMM weights read as stored: no -tfm-pack-weights, no prepared
+  /// tensors (less memory per instance, slower GEMMs).
+  bool noPackWeights = false;
   /// A safetensors file or folder to check the model against.
   std::string weightsPath;
   /// Embed the weights (from weightsPath or the model folder) in the
