@@ -309,6 +309,14 @@ tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
   if (!manifest)
     return fail(TFM_ERROR_MODEL, llvm::toString(manifest.takeError()));
 
+  if (!manifest->prepared.empty() && !_mlir_ciface_tfm_prepare)
+    return fail(TFM_ERROR_MODEL,
+                "model manifest lists " +
+                    llvm::Twine(manifest->prepared.size()) +
+                    " prepared tensors (the first is '" +
+                    manifest->prepared.front().name +
+                    "') but the library has no _mlir_ciface_tfm_prepare");
+
   // The address of an undefined weak symbol is null.
   const unsigned char *embedded = tfm_embedded_weights;
   const uint64_t *embeddedSize = &tfm_embedded_weights_size;
@@ -337,14 +345,6 @@ tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
     return fail(failure == BindFailure::OutOfMemory ? TFM_ERROR_OUT_OF_MEMORY
                                                     : TFM_ERROR_WEIGHTS,
                 llvm::toString(bound.takeError()));
-
-  if (!manifest->prepared.empty() && !_mlir_ciface_tfm_prepare)
-    return fail(TFM_ERROR_MODEL,
-                "model manifest lists " +
-                    llvm::Twine(manifest->prepared.size()) +
-                    " prepared tensors (the first is '" +
-                    manifest->prepared.front().name +
-                    "') but the library has no _mlir_ciface_tfm_prepare");
 
   auto *model = new (std::nothrow) tfm_model;
   if (!model)

@@ -91,7 +91,8 @@ std::string runtime::formatShape(llvm::ArrayRef<int64_t> shape) {
 
 Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
                                             std::unique_ptr<WeightSet> files,
-                                            BindFailure *failure) {
+                                            BindFailure *failure,
+                                            bool withPrepared) {
   if (failure)
     *failure = BindFailure::Weights;
   BoundWeights bound;
@@ -171,7 +172,8 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
     }
   }
   // The prepared tensors' slots, in manifest order after the weights.
-  for (const ManifestWeight &spec : manifest.prepared) {
+  for (const ManifestWeight &spec :
+       withPrepared ? manifest.prepared : std::vector<ManifestWeight>()) {
     int64_t count = 1;
     for (int64_t d : spec.shape)
       if (__builtin_mul_overflow(count, d, &count) || count > (INT64_MAX >> 2))

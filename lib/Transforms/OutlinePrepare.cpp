@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -107,6 +108,7 @@ LogicalResult OutlinePreparePass::check(Operation *op, func::FuncOp entry) {
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.inclusive = true;
+  options.omitUsesFromAbove = false; // what regions read counts too
   if (failed(getBackwardSlice(op, &slice, options)))
     return op->emitOpError("cannot compute what '")
            << kPrepareAttr << "' op reads";
@@ -122,8 +124,11 @@ LogicalResult OutlinePreparePass::check(Operation *op, func::FuncOp entry) {
       return op->emitOpError("is marked '")
              << kPrepareAttr << "' but reads '" << s->getName()
              << "', which has side effects";
-    for (Value v : s->getOperands())
-      if (isa<BlockArgument>(v))
+    SetVector<Value> read(s->operand_begin(), s->operand_end());
+    getUsedValuesDefinedAbove(s->getRegions(), read);
+    for (Value v : read)
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == &entry.front())
         return op->emitOpError("is marked '")
                << kPrepareAttr << "' but depends on an input of the entry "
                << "function, not on weights alone";
@@ -152,6 +157,7 @@ void OutlinePreparePass::outline(ModuleOp module, func::FuncOp entry,
   for (Operation *op : roots) {
     BackwardSliceOptions options;
     options.inclusive = true;
+    options.omitUsesFromAbove = false;
     (void)getBackwardSlice(op, &slice, options);
   }
   SmallVector<Operation *> ordered(slice.begin(), slice.end());

@@ -70,7 +70,9 @@ std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
   if (outMap.getNumResults() == 0)
     return std::nullopt;
   auto outLast = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-  if (!outLast)
+  auto outType = cast<RankedTensorType>(op.getDpsInitOperand(0)->get().getType());
+  // The output's N must be static: it is split into panels.
+  if (!outLast || ShapedType::isDynamic(outType.getShape().back()))
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned i = 0; i < 2; ++i) {

@@ -94,3 +94,41 @@ func.func @two_types() -> (tensor<4xf32>, tensor<2x2xf32>) attributes {tfm.entry
   %q = linalg.copy {tfm.prepare = "w2"} ins(%v : tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %p, %q : tensor<4xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// A value the body reads from outside (an entry input) is not a weight.
+func.func @reads_input_in_body(%x: tensor<4xf32>, %s: f32) -> tensor<4xf32> attributes {tfm.entry} {
+  %w = tfm.weight "w" : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'linalg.generic' op is marked 'tfm.prepare' but depends on an input of the entry function, not on weights alone}}
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%w : tensor<4xf32>) outs(%e : tensor<4xf32>) attrs = {tfm.prepare = "w:scaled"} {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %p : tensor<4xf32>
+}
+
+// -----
+
+// A weight-derived value the body reads from outside is cloned with it.
+// CHECK-LABEL: func.func @tfm_prepare() -> (tensor<4xf32> {tfm.name = "w:scaled"})
+// CHECK: %[[V:.*]] = tfm.weight "v" : tensor<1xf32>
+// CHECK: %[[S:.*]] = tensor.extract %[[V]]
+// CHECK: linalg.generic
+// CHECK: arith.mulf %{{.*}}, %[[S]]
+// CHECK-LABEL: func.func @body_reads_weight
+func.func @body_reads_weight(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry} {
+  %c0 = arith.constant 0 : index
+  %v = tfm.weight "v" : tensor<1xf32>
+  %s = tensor.extract %v[%c0] : tensor<1xf32>
+  %w = tfm.weight "w" : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%w : tensor<4xf32>) outs(%e : tensor<4xf32>) attrs = {tfm.prepare = "w:scaled"} {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %p : tensor<4xf32>
+}

@@ -90,6 +90,18 @@ func.func @left_alone(%x: tensor<?x3xf32>, %a6: tensor<?x6xf32>, %a4: tensor<?x4
 
 // -----
 
+// An output whose N is dynamic (the weight's is not): left alone.
+// CHECK-LABEL: func @dynamic_n
+// CHECK-NOT: tfm.prepare
+// CHECK: linalg.matmul
+func.func @dynamic_n(%x: tensor<?x3xf32>, %acc: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %w = tfm.weight "w" : tensor<3x8xf32>
+  %r = linalg.matmul ins(%x, %w : tensor<?x3xf32>, tensor<3x8xf32>) outs(%acc : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
 // A tied table: the gather reads W, the head reads the packed copy.
 // CHECK-LABEL: func @tied
 // CHECK: %[[P:.*]] = linalg.generic {{.*}} attrs = {tfm.prepare = "emb:packed[n=0,panel=4]"}
@@ -107,13 +119,16 @@ func.func @tied(%ids: tensor<?x?xi32>, %h: tensor<?x3xf32>, %acc: tensor<?x8xf32
 }
 
 // One report per split: out_in, in_out_twice (two contractions, one
-// layout), left_alone, tied, widest, remainder.
+// layout), left_alone, dynamic_n, tied, widest, remainder.
 // STATS: PackWeightsPass
 // STATS-NEXT: (S) 1 packed-contractions - Contractions rewritten to read a packed weight
 // STATS-NEXT: (S) 1 packed-weights      - Packed weight layouts made (one per weight name and layout)
 // STATS: PackWeightsPass
 // STATS-NEXT: (S) 2 packed-contractions
 // STATS-NEXT: (S) 1 packed-weights
+// STATS: PackWeightsPass
+// STATS-NEXT: (S) 0 packed-contractions
+// STATS-NEXT: (S) 0 packed-weights
 // STATS: PackWeightsPass
 // STATS-NEXT: (S) 0 packed-contractions
 // STATS-NEXT: (S) 0 packed-weights

@@ -170,7 +170,8 @@ int runCheckWeights() {
   if (!set)
     return error(LoadError, llvm::toString(set.takeError()));
   llvm::Expected<runtime::BoundWeights> bound = runtime::bindWeights(
-      *manifest, std::make_unique<WeightSet>(std::move(*set)));
+      *manifest, std::make_unique<WeightSet>(std::move(*set)),
+      /*failure=*/nullptr, /*withPrepared=*/false);
   if (!bound)
     return error(LoadError, llvm::toString(bound.takeError()));
   llvm::outs() << "ok: " << manifest->weights.size() << " weights of model '"

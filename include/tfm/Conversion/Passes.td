@@ -262,8 +262,10 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
 
     With `parallel`, a contraction that no loop encloses is split for
     threads: its outer parallel dimensions of `B` (batch dimensions, outer
-    `n` dimensions such as heads) by an `scf.forall` of one index per
-    iteration; otherwise, inside every cache tile and after `B` is packed,
+    `n` dimensions such as heads or the panels of a packed weight) by an
+    `scf.forall` of one index per iteration, together with its rows in
+    blocks of `4·MC` (so that a few panels do not leave threads idle);
+    otherwise, inside every cache tile and after `B` is packed,
     its rows by an `scf.forall` of `MC` rows (`parallel-rows`, default
     `4·MR`), and the packing itself by an `scf.forall` of `2·VL` rows of
     `k`. Every iteration writes a disjoint block (of the result or of the

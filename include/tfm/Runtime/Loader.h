@@ -58,10 +58,13 @@ enum class BindFailure { Weights, OutOfMemory };
 /// exactly its manifest name (no prefix is added or removed). On failure
 /// returns an error whose message names the weights file, the tensor and
 /// the name tried (and expected vs found shape or dtype); `failure` (if
-/// given) says which class of error it was.
+/// given) says which class of error it was. Without `withPrepared` the
+/// prepared slots are not allocated (a check of the weights alone, as
+/// `tfm-run --check-weights` makes).
 llvm::Expected<BoundWeights> bindWeights(const Manifest &manifest,
                                          std::unique_ptr<WeightSet> files,
-                                         BindFailure *failure = nullptr);
+                                         BindFailure *failure = nullptr,
+                                         bool withPrepared = true);
 
 /// Formats a shape as "[2, 3]".
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

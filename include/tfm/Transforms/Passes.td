@@ -213,8 +213,9 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     `-tfm-tile-and-vectorize` stream is contiguous (an unpacked `W[k, n]`
     is read at a stride of `N` floats, a page every row or two; an unpacked
     `W[n, k]` is transposed on every call). `P` is the widest multiple of
-    `panel` that divides `N` and is at most `max-panel`: the `P / panel`
-    register tiles of a panel reuse each block of `A` from L1. The weight's map must
+    `panel` that divides `N - N mod panel` and is at most `max-panel`: the
+    `P / panel` register tiles of a panel reuse each block of `A` from L1.
+    The output's `N` must be static. The weight's map must
     be `(k, n)` or `(n, k)` with `n` a parallel loop that is the innermost
     dimension of the output and that the other input does not use, and `k`
     a reduction loop. The output is expanded to `[.., N / P, P]` and

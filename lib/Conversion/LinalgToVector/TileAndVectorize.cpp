@@ -518,11 +518,13 @@ TileAndVectorizePass::forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
 /// Level 0 (with `parallel`): the outer parallel dimensions of B of a
 /// contraction that no loop encloses (batch dimensions, such as the heads
 /// of attention's QK^T and PV, and outer n dimensions, such as the heads of
-/// a projection written per head) become an scf.forall, one iteration per
-/// index: left to the serial unit loops, each index would make its own small
-/// parallel regions of row blocks (96 fork/joins of ~30 us of work for one
-/// GPT-2 projection). Outer m dimensions (the batch of a rank-3 linear) are
-/// not split here: row blocks come later, inside the cache tiles (see
+/// a projection written per head, the panels of a packed weight) become an
+/// scf.forall, one iteration per index, and with them the innermost m
+/// dimension in blocks of 4 MC rows: left to the serial unit loops, each
+/// index would make its own small parallel regions of row blocks (96
+/// fork/joins of ~30 us of work for one GPT-2 projection). Outer m
+/// dimensions (the batch of a rank-3 linear) are not split here. Without
+/// such dimensions, row blocks come later, inside the cache tiles (see
 /// kernel()).
 FailureOr<linalg::GenericOp>
 TileAndVectorizePass::parallelBatch(RewriterBase &rw, linalg::GenericOp op,
