@@ -172,8 +172,10 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
     }
   }
   // The prepared tensors' slots, in manifest order after the weights.
-  for (const ManifestWeight &spec :
-       withPrepared ? manifest.prepared : std::vector<ManifestWeight>()) {
+  llvm::ArrayRef<ManifestWeight> prepared;
+  if (withPrepared)
+    prepared = manifest.prepared;
+  for (const ManifestWeight &spec : prepared) {
     int64_t count = 1;
     for (int64_t d : spec.shape)
       if (__builtin_mul_overflow(count, d, &count) || count > (INT64_MAX >> 2))

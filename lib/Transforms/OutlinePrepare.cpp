@@ -60,14 +60,20 @@ struct OutlinePreparePass
           << "makes it";
       return signalPassFailure();
     }
+    // One result per distinct name: two marked ops with one name compute
+    // the same tensor (the first is the root that is outlined).
     llvm::StringMap<Operation *> byName;
+    SmallVector<Operation *> roots;
     for (Operation *op : marked) {
       if (failed(check(op, entry)))
         return signalPassFailure();
       auto name = op->getAttrOfType<StringAttr>(kPrepareAttr);
       auto [it, inserted] = byName.try_emplace(name.getValue(), op);
-      if (!inserted &&
-          it->second->getResult(0).getType() != op->getResult(0).getType()) {
+      if (inserted) {
+        roots.push_back(op);
+        continue;
+      }
+      if (it->second->getResult(0).getType() != op->getResult(0).getType()) {
         op->emitOpError("computes the prepared tensor '")
             << name.getValue() << "' as " << op->getResult(0).getType()
             << "; another op computes it as "
@@ -75,17 +81,26 @@ struct OutlinePreparePass
         return signalPassFailure();
       }
     }
-    outline(module, entry, marked);
+    outline(module, entry, marked, roots);
   }
 
 private:
   LogicalResult check(Operation *op, func::FuncOp entry);
   void outline(ModuleOp module, func::FuncOp entry,
-               ArrayRef<Operation *> marked);
+               ArrayRef<Operation *> marked, ArrayRef<Operation *> roots);
 
   tfm::PassStatistic outlined{this, numOutlined, "outlined",
                               "Tensors moved into @tfm_prepare"};
 };
+
+/// Adds `op` and every op it reads, its regions' reads from outside
+/// included, to `slice`.
+LogicalResult readSlice(Operation *op, SetVector<Operation *> &slice) {
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.omitUsesFromAbove = false;
+  return getBackwardSlice(op, &slice, options);
+}
 
 /// What a marked op may read: weights and side-effect-free ops on them,
 /// outside any region (the entry's body, top level).
@@ -106,10 +121,7 @@ LogicalResult OutlinePreparePass::check(Operation *op, func::FuncOp entry) {
            << kPrepareAttr << "' but does not have one statically shaped "
            << "tensor result";
   SetVector<Operation *> slice;
-  BackwardSliceOptions options;
-  options.inclusive = true;
-  options.omitUsesFromAbove = false; // what regions read counts too
-  if (failed(getBackwardSlice(op, &slice, options)))
+  if (failed(readSlice(op, slice)))
     return op->emitOpError("cannot compute what '")
            << kPrepareAttr << "' op reads";
   for (Operation *s : slice) {
@@ -137,29 +149,17 @@ LogicalResult OutlinePreparePass::check(Operation *op, func::FuncOp entry) {
 }
 
 void OutlinePreparePass::outline(ModuleOp module, func::FuncOp entry,
-                                 ArrayRef<Operation *> marked) {
+                                 ArrayRef<Operation *> marked,
+                                 ArrayRef<Operation *> roots) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
   Location loc = entry.getLoc();
 
-  // One result per distinct name (two marked ops with one name compute the
-  // same tensor; check() ran on both).
-  llvm::StringMap<unsigned> resultOf;
-  SmallVector<Operation *> roots;
-  for (Operation *op : marked) {
-    StringRef name = op->getAttrOfType<StringAttr>(kPrepareAttr).getValue();
-    if (resultOf.try_emplace(name, roots.size()).second)
-      roots.push_back(op);
-  }
-
   // The union of the roots' slices, in entry order (a topological order).
   SetVector<Operation *> slice;
-  for (Operation *op : roots) {
-    BackwardSliceOptions options;
-    options.inclusive = true;
-    options.omitUsesFromAbove = false;
-    (void)getBackwardSlice(op, &slice, options);
-  }
+  for (Operation *op : roots)
+    (void)readSlice(op, slice); // check() computed each already
+
   SmallVector<Operation *> ordered(slice.begin(), slice.end());
   llvm::sort(ordered, [](Operation *a, Operation *c) {
     return a->isBeforeInBlock(c);

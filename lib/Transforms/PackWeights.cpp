@@ -44,8 +44,30 @@ struct Candidate {
   int64_t packedN;  // the first columns, a multiple of P: packed
 };
 
+/// `v`'s columns [offset, offset + size) of dimension `dim` (static size).
 Value sliceN(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
-             int64_t size);
+             int64_t size) {
+  SmallVector<OpFoldResult> offsets(
+      cast<RankedTensorType>(v.getType()).getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  offsets[dim] = b.getIndexAttr(offset);
+  sizes[dim] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+}
+
+/// `src` written into `dest` from column `offset` of `dest`'s last
+/// dimension (every other dimension whole).
+Value insertN(OpBuilder &b, Location loc, Value src, Value dest,
+              int64_t offset) {
+  int64_t rank = cast<RankedTensorType>(dest.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets.back() = b.getIndexAttr(offset);
+  return tensor::InsertSliceOp::create(b, loc, src, dest, offsets,
+                                       tensor::getMixedSizes(b, loc, src),
+                                       strides);
+}
 
 /// The widest multiple of `granule` that divides `n` and is at most
 /// `widest` (0 when `granule` does not divide `n`).
@@ -70,7 +92,8 @@ std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
   if (outMap.getNumResults() == 0)
     return std::nullopt;
   auto outLast = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-  auto outType = cast<RankedTensorType>(op.getDpsInitOperand(0)->get().getType());
+  auto outType =
+      cast<RankedTensorType>(op.getDpsInitOperand(0)->get().getType());
   // The output's N must be static: it is split into panels.
   if (!outLast || ShapedType::isDynamic(outType.getShape().back()))
     return std::nullopt;
@@ -90,7 +113,8 @@ std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
     c.n = map.getDimPosition(c.nDim);
     c.k = map.getDimPosition(1 - c.nDim);
     AffineMap other = op.getMatchingIndexingMap(op.getDpsInputOperand(1 - i));
-    if (c.n != outLast.getPosition() || !linalg::isParallelIterator(iterators[c.n]) ||
+    if (c.n != outLast.getPosition() ||
+        !linalg::isParallelIterator(iterators[c.n]) ||
         !linalg::isReductionIterator(iterators[c.k]) ||
         other.isFunctionOfDim(c.n))
       continue;
@@ -189,18 +213,6 @@ Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
   return copy.getResult(0);
 }
 
-/// `v`'s columns [offset, offset + size) of dimension `dim` (static size).
-Value sliceN(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
-             int64_t size) {
-  SmallVector<OpFoldResult> offsets(
-      cast<RankedTensorType>(v.getType()).getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
-  offsets[dim] = b.getIndexAttr(offset);
-  sizes[dim] = b.getIndexAttr(size);
-  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
-}
-
 void PackWeightsPass::runOnFunction(func::FuncOp func) {
   packs.clear();
   SmallVector<std::pair<linalg::LinalgOp, Candidate>> work;
@@ -276,12 +288,7 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
         b, loc, initType, generic.getResult(0), reassociation);
     if (c.packedN != fullN) {
       // The remainder: the op itself on the last columns.
-      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, fullInit);
-      SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-      sizes.back() = b.getIndexAttr(c.packedN);
-      result = tensor::InsertSliceOp::create(b, loc, result, fullInit, offsets,
-                                             sizes, strides);
+      result = insertN(b, loc, result, fullInit, 0);
       Value restInit = sliceN(b, loc, result, rank - 1, c.packedN,
                               fullN - c.packedN);
       Value restWeight =
@@ -292,10 +299,7 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
                        restWeight);
       rest->setOperand(init->getOperandNumber(), restInit);
       rest->getResult(0).setType(restInit.getType());
-      offsets.back() = b.getIndexAttr(c.packedN);
-      sizes.back() = b.getIndexAttr(fullN - c.packedN);
-      result = tensor::InsertSliceOp::create(b, loc, rest->getResult(0), result,
-                                             offsets, sizes, strides);
+      result = insertN(b, loc, rest->getResult(0), result, c.packedN);
     }
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();

@@ -244,6 +244,7 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   // `tfm.weights`, then the prepared tensors of `tfm.prepared`, which
   // tfm_prepare writes (once, untimed).
   std::vector<void *> table;
+  size_t preparedTensors = 0;
   for (llvm::StringRef attr :
        {mlir::tfm::abi::kWeightsAttr, mlir::tfm::abi::kPreparedAttr}) {
     auto list = (*module)->getAttrOfType<mlir::ArrayAttr>(attr);
@@ -276,12 +277,9 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
         count *= llvm::cast<mlir::IntegerAttr>(d).getInt();
       buffers.push_back(std::make_unique<Buffer>(count));
       table.push_back(buffers.back()->data());
+      ++preparedTensors;
     }
   }
-  size_t preparedTensors =
-      (*module)
-          ->getAttrOfType<mlir::ArrayAttr>(mlir::tfm::abi::kPreparedAttr)
-          .size();
   table.push_back(nullptr); // never empty
   reinterpret_cast<void (*)(void *const *)>(*prepare)(table.data());
   Buffer out(numel(k.resultShape));

@@ -315,7 +315,8 @@ struct MaterializeEntryPass
       b.setInsertionPoint(r);
       for (auto [value, named] : llvm::zip(r.getOperands(), prepared)) {
         auto m = bufferization::MaterializeInDestinationOp::create(
-            b, r.getLoc(), value, slotMemref(prepare, named.first, named.second));
+            b, r.getLoc(), value,
+            slotMemref(prepare, named.first, named.second));
         m.setRestrict(true);
         m.setWritable(true);
       }
