@@ -125,9 +125,8 @@ LogicalResult OutlinePreparePass::check(Operation *op, func::FuncOp entry) {
     return op->emitOpError("cannot compute what '")
            << kPrepareAttr << "' op reads";
   for (Operation *s : slice) {
-    if (s->getParentOp() != entry)
-      return op->emitOpError("is marked '")
-             << kPrepareAttr << "' but reads a value defined in a region";
+    // `op` is at the entry's top level, so is everything it reads.
+    assert(s->getParentOp() == entry && "a read from inside a region");
     if (auto w = dyn_cast<WeightOp>(s); w && w.getPrepared())
       return op->emitOpError("is marked '")
              << kPrepareAttr << "' but reads the prepared weight '"

@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s -tfm-outline-prepare -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: tfm-opt %s -tfm-outline-prepare -split-input-file -verify-diagnostics -allow-unregistered-dialect | FileCheck %s
 
 // The marked copies move into @tfm_prepare, which returns them in order
 // with their names; the entry reads them as prepared weights. A weight the
@@ -131,4 +131,47 @@ func.func @body_reads_weight(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm
     linalg.yield %m : f32
   } -> tensor<4xf32>
   return %p : tensor<4xf32>
+}
+
+// -----
+
+func.func @empty_name() -> tensor<4xf32> attributes {tfm.entry} {
+  %w = tfm.weight "w" : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'linalg.copy' op 'tfm.prepare' must be a non-empty string (the prepared tensor's name)}}
+  %p = linalg.copy {tfm.prepare = ""} ins(%w : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %p : tensor<4xf32>
+}
+
+// -----
+
+func.func @reads_prepared() -> tensor<4xf32> attributes {tfm.entry} {
+  %w = tfm.weight "w:packed" prepared : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'linalg.copy' op is marked 'tfm.prepare' but reads the prepared weight 'w:packed'}}
+  %p = linalg.copy {tfm.prepare = "w2"} ins(%w : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %p : tensor<4xf32>
+}
+
+// -----
+
+func.func @side_effects() -> tensor<4xf32> attributes {tfm.entry} {
+  %t = "test.source"() : () -> tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'linalg.copy' op is marked 'tfm.prepare' but reads 'test.source', which has side effects}}
+  %p = linalg.copy {tfm.prepare = "t2"} ins(%t : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %p : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{a symbol named 'tfm_prepare' exists already; -tfm-outline-prepare makes it}}
+module {
+  func.func private @tfm_prepare()
+  func.func @taken() -> tensor<4xf32> attributes {tfm.entry} {
+    %w = tfm.weight "w" : tensor<4xf32>
+    %e = tensor.empty() : tensor<4xf32>
+    %p = linalg.copy {tfm.prepare = "w2"} ins(%w : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    return %p : tensor<4xf32>
+  }
 }

@@ -117,3 +117,53 @@ module attributes {tfm.architecture = "kernel"} {
     return %x : tensor<4xf32>
   }
 }
+
+// -----
+
+module attributes {tfm.architecture = "kernel"} {
+  // expected-error @+1 {{@tfm_prepare must have a body and no arguments}}
+  func.func private @tfm_prepare() attributes {tfm.prepare}
+  func.func @kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry} {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {tfm.architecture = "kernel"} {
+  // expected-error @+1 {{prepared tensor 'p' must have a static f32 shape, got 'tensor<4xf16>'}}
+  func.func @tfm_prepare() -> (tensor<4xf16> {tfm.name = "p"}) attributes {tfm.prepare} {
+    %w = tfm.weight "w" : tensor<4xf16>
+    return %w : tensor<4xf16>
+  }
+  func.func @kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry} {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {tfm.architecture = "kernel"} {
+  // expected-error @+1 {{prepared tensor 'p' is returned twice}}
+  func.func @tfm_prepare() -> (tensor<4xf32> {tfm.name = "p"}, tensor<4xf32> {tfm.name = "p"}) attributes {tfm.prepare} {
+    %w = tfm.weight "w" : tensor<4xf32>
+    return %w, %w : tensor<4xf32>, tensor<4xf32>
+  }
+  func.func @kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry} {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {tfm.architecture = "kernel"} {
+  func.func @tfm_prepare() -> (tensor<4xf32> {tfm.name = "w"}) attributes {tfm.prepare} {
+    %e = tensor.empty() : tensor<4xf32>
+    return %e : tensor<4xf32>
+  }
+  func.func @kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry} {
+    // expected-error @+1 {{'tfm.weight' op weight 'w' is also the name of a prepared tensor}}
+    %w = tfm.weight "w" : tensor<4xf32>
+    return %w : tensor<4xf32>
+  }
+}
