@@ -14,6 +14,7 @@
 #include "tfm/Target/LLVMEmitter.h"
 #include "tfm/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/InitAllDialects.h"
@@ -50,7 +51,7 @@ namespace tfm {
 llvm::ArrayRef<EmitPhase> allEmitPhases() {
   static const EmitPhase phases[] = {
       EmitPhase::Tfm, EmitPhase::Linalg, EmitPhase::LLVMDialect,
-      EmitPhase::LLVMIR, EmitPhase::Asm, EmitPhase::Obj,
+      EmitPhase::Ptx, EmitPhase::LLVMIR, EmitPhase::Asm, EmitPhase::Obj,
       EmitPhase::So};
   return phases;
 }
@@ -63,6 +64,8 @@ llvm::StringRef emitPhaseName(EmitPhase phase) {
     return "linalg";
   case EmitPhase::LLVMDialect:
     return "llvm-dialect";
+  case EmitPhase::Ptx:
+    return "ptx";
   case EmitPhase::LLVMIR:
     return "llvm-ir";
   case EmitPhase::Asm:
@@ -99,9 +102,7 @@ void registerCompilerPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerAllPasses();
-    mlir::tfm::registerTfmTransformsPasses();
-    mlir::tfm::registerTfmConversionPasses();
-    mlir::tfm::registerTfmPipelines();
+    mlir::tfm::registerAllTfmPasses();
   });
 }
 
@@ -115,6 +116,22 @@ void buildCompilerPipeline(OpPassManager &pm,
   pipeline.packWeights = options.packWeights;
   if (phase == EmitPhase::Linalg) {
     mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
+    return;
+  }
+  if (options.gpu) {
+    mlir::tfm::TfmToNVVMPipelineOptions gpu;
+    gpu.fuseAttention = options.fuseAttention;
+    gpu.fuseElementwise = options.fuseElementwise;
+    gpu.embedWeights = options.embedWeights;
+    gpu.chip = options.gpu->chip;
+    gpu.features = options.gpu->features;
+    gpu.toolkit = options.gpu->toolkit;
+    // --emit=ptx shows the PTX; a library embeds machine code when ptxas
+    // is at hand (the driver JIT-compiles PTX otherwise).
+    gpu.binaryFormat = phase == EmitPhase::Ptx || options.gpu->toolkit.empty()
+                           ? "isa"
+                           : "fatbin";
+    mlir::tfm::buildTfmToNVVMPipeline(pm, gpu);
     return;
   }
   mlir::tfm::applyTarget(pipeline, options.target);
@@ -455,6 +472,8 @@ public:
 private:
   LogicalResult runMLIRSteps(llvm::ArrayRef<PipelineStep> steps);
   LogicalResult runBackend();
+  LogicalResult checkKernelsLink();
+  LogicalResult writePtxFiles();
   LogicalResult writeText(llvm::StringRef text);
   LogicalResult fail(const llvm::Twine &message) {
     if (progress)
@@ -645,6 +664,10 @@ LogicalResult Compilation::run() {
 
   if (failed(runMLIRSteps(*steps)))
     return finish(failure());
+  if (!stopped && options.gpu && failed(checkKernelsLink()))
+    return finish(failure());
+  if (!stopped && phase == EmitPhase::Ptx)
+    return finish(writePtxFiles());
   if (stopped || isMLIRPhase(phase)) {
     if (phase == EmitPhase::So && outputPath == "-" && !stopped)
       return finish(module.emitError("a shared library cannot be written "
@@ -652,6 +675,65 @@ LogicalResult Compilation::run() {
     return finish(writeText(printModule(module)));
   }
   return finish(runBackend());
+}
+
+/// The PTX of every kernel module (gpu.binary objects in `isa` format).
+static SmallVector<std::pair<std::string, std::string>>
+collectPtx(ModuleOp module) {
+  SmallVector<std::pair<std::string, std::string>> out;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute a : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(a);
+      if (object && object.getFormat() == gpu::CompilationTarget::Assembly)
+        out.emplace_back(binary.getSymName().str(),
+                         object.getObject().getValue().str());
+    }
+  });
+  return out;
+}
+
+LogicalResult Compilation::checkKernelsLink() {
+  // Without a toolkit there is no libdevice: a kernel that still calls one
+  // of its functions would fail to load on the GPU, so fail here instead.
+  if (!options.gpu->toolkit.empty())
+    return success();
+  for (auto &[name, ptx] : collectPtx(module)) {
+    size_t at = llvm::StringRef(ptx).find("__nv_");
+    if (at == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef callee = llvm::StringRef(ptx).drop_front(at).take_until(
+        [](char c) { return !(isalnum(c) || c == '_'); });
+    return fail("kernel '" + name + "' calls the libdevice function '" +
+                callee.str() +
+                "', and no CUDA toolkit was found to link libdevice from "
+                "(pass --cuda-path, or set CUDA_HOME)");
+  }
+  return success();
+}
+
+LogicalResult Compilation::writePtxFiles() {
+  if (outputPath == "-")
+    return fail("--emit=ptx writes one file per kernel: name a folder with "
+                "-o DIR");
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
+    return fail("cannot create the folder '" + outputPath +
+                "': " + ec.message());
+  auto kernels = collectPtx(module);
+  if (kernels.empty())
+    return fail("--emit=ptx: the module has no GPU kernel (compile with "
+                "--target=nvptx)");
+  for (auto &[name, ptx] : kernels) {
+    llvm::SmallString<256> path(outputPath);
+    llvm::sys::path::append(path, name + ".ptx");
+    std::error_code ec;
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return fail("cannot write '" + std::string(path) + "': " +
+                  ec.message());
+    out.os() << ptx;
+    out.keep();
+  }
+  return success();
 }
 
 LogicalResult Compilation::runBackend() {
@@ -756,8 +838,12 @@ LogicalResult Compilation::runBackend() {
   ++stepIndex;
   progress->step("link");
   TimingScope linkTimer = nestTimer("link");
-  if (failed(mlir::tfm::linkSharedLibrary(objectPath, outputPath, {},
-                                          options.link, error)))
+  mlir::tfm::LinkOptions link = options.link;
+  // The host code of a GPU model has no OpenMP loop.
+  if (options.gpu)
+    link.openMP = false;
+  if (failed(mlir::tfm::linkSharedLibrary(objectPath, outputPath, {}, link,
+                                          error)))
     return fail(error);
   if (options.writeHeader) {
     std::string headerPath = options.headerPath;

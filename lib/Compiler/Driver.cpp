@@ -84,6 +84,9 @@ struct DriverCLOptions {
           clEnumValN(EmitPhase::Linalg, "linalg", "linalg on tensors"),
           clEnumValN(EmitPhase::LLVMDialect, "llvm-dialect",
                      "MLIR LLVM dialect"),
+          clEnumValN(EmitPhase::Ptx, "ptx",
+                     "--target=nvptx: one .ptx per kernel in the folder -o "
+                     "names"),
           clEnumValN(EmitPhase::LLVMIR, "llvm-ir",
                      "LLVM IR after the middle-end"),
           clEnumValN(EmitPhase::Asm, "asm", "target assembly"),
@@ -114,6 +117,22 @@ struct DriverCLOptions {
       cl::desc("Embed the weights (--weights, or the model folder's "
                "safetensors file) in the library"),
       cl::init(false), cl::cat(category)};
+  cl::opt<std::string> target{
+      "target",
+      cl::desc("What runs the model: cpu (default) or nvptx (NVIDIA GPUs, "
+               "launched from the host CPU)"),
+      cl::value_desc("cpu|nvptx"), cl::init("cpu"), cl::cat(category)};
+  cl::opt<std::string> gpuArch{
+      "gpu-arch",
+      cl::desc("--target=nvptx: the GPU architecture, sm_80 (default), "
+               "sm_86, sm_89, sm_90 or sm_90a"),
+      cl::value_desc("sm_XX"), cl::init(""), cl::cat(category)};
+  cl::opt<std::string> cudaPath{
+      "cuda-path",
+      cl::desc("--target=nvptx: the CUDA toolkit (ptxas, libdevice; "
+               "default: $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, then "
+               "/usr/local/cuda)"),
+      cl::value_desc("dir"), cl::init(""), cl::cat(category)};
   cl::opt<std::string> targetTriple{
       "target-triple", cl::desc("LLVM target triple (default: the host's)"),
       cl::value_desc("triple"), cl::init(""), cl::cat(category)};
@@ -224,6 +243,9 @@ DriverOptions getDriverOptionsFromCL() {
   options.noPackWeights = clOptions->noPackWeights;
   options.weightsPath = clOptions->weights;
   options.embedWeights = clOptions->embedWeights;
+  options.target = clOptions->target;
+  options.gpuArch = clOptions->gpuArch;
+  options.cudaPath = clOptions->cudaPath;
   options.targetTriple = clOptions->targetTriple;
   options.targetCPU = clOptions->targetCPU;
   options.passPipeline = clOptions->passPipeline;
@@ -313,6 +335,76 @@ resolveTarget(const DriverOptions &options, std::string &error) {
   return target;
 }
 
+/// A CUDA toolkit folder is usable when it has ptxas and libdevice.
+static bool isCudaToolkit(llvm::StringRef dir) {
+  llvm::SmallString<256> ptxas(dir), libdevice(dir);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  return llvm::sys::fs::can_execute(ptxas) &&
+         llvm::sys::fs::exists(libdevice);
+}
+
+FailureOr<std::optional<mlir::tfm::GpuTargetDescription>>
+resolveGpuTarget(const DriverOptions &options, std::string &error) {
+  if (!options.targetTriple.empty() &&
+      llvm::Triple(options.targetTriple).isNVPTX()) {
+    error = "--target-triple names the host CPU that launches the kernels; "
+            "for NVIDIA GPUs use --target=nvptx --gpu-arch=sm_XX";
+    return failure();
+  }
+  if (options.target == "cpu") {
+    if (!options.gpuArch.empty() || !options.cudaPath.empty()) {
+      error = std::string(options.gpuArch.empty() ? "--cuda-path"
+                                                  : "--gpu-arch") +
+              " needs --target=nvptx";
+      return failure();
+    }
+    return std::optional<mlir::tfm::GpuTargetDescription>();
+  }
+  if (options.target != "nvptx") {
+    error = "--target=" + options.target +
+            " is not a target tfm compiles for (cpu or nvptx)";
+    return failure();
+  }
+  std::string chip = options.gpuArch.empty() ? "sm_80" : options.gpuArch;
+  if (!llvm::is_contained(mlir::tfm::knownGpuChips(), chip)) {
+    error = "--gpu-arch=" + chip + " is not a GPU architecture tfm knows "
+            "(sm_80, sm_86, sm_89, sm_90, sm_90a)";
+    return failure();
+  }
+  // The toolkit: the option, then the environment as MLIR's NVVM target
+  // reads it, then the usual install folder. One that is named but unusable
+  // is an error; none at all means PTX only.
+  std::string toolkit;
+  if (!options.cudaPath.empty()) {
+    if (!isCudaToolkit(options.cudaPath)) {
+      error = "--cuda-path=" + options.cudaPath +
+              " is not a CUDA toolkit (no bin/ptxas or "
+              "nvvm/libdevice/libdevice.10.bc)";
+      return failure();
+    }
+    toolkit = options.cudaPath;
+  } else {
+    for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"}) {
+      const char *value = std::getenv(var);
+      if (!value || !*value)
+        continue;
+      if (!isCudaToolkit(value)) {
+        error = std::string(var) + "=" + value +
+                " is not a CUDA toolkit (no bin/ptxas or "
+                "nvvm/libdevice/libdevice.10.bc)";
+        return failure();
+      }
+      toolkit = value;
+      break;
+    }
+    if (toolkit.empty() && isCudaToolkit("/usr/local/cuda"))
+      toolkit = "/usr/local/cuda";
+  }
+  return std::optional<mlir::tfm::GpuTargetDescription>(
+      mlir::tfm::gpuTargetFor(chip, toolkit));
+}
+
 namespace {
 
 /// One line per pipeline step, then the back-end steps.
@@ -351,8 +443,16 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
     return failure();
   }
 
+  FailureOr<std::optional<mlir::tfm::GpuTargetDescription>> gpu =
+      resolveGpuTarget(options, error);
+  if (failed(gpu)) {
+    reportError(error);
+    return failure();
+  }
+
   CompileOptions compileOptions;
   compileOptions.target = *target;
+  compileOptions.gpu = *gpu;
   compileOptions.fuseAttention = !options.noFuse;
   compileOptions.packWeights = !options.noPackWeights;
   compileOptions.passPipeline = options.passPipeline;
@@ -452,7 +552,8 @@ int tfmcMain(int argc, char **argv) {
                 "FILE]; see --help)");
     return static_cast<int>(ExitCode::Usage);
   }
-  bool binary = options.emit == EmitPhase::Obj || options.emit == EmitPhase::So;
+  bool binary = options.emit == EmitPhase::Obj ||
+                options.emit == EmitPhase::So || options.emit == EmitPhase::Ptx;
   if (binary && options.outputPath == "-" && options.stopAfter.empty() &&
       !options.listPipeline) {
     reportError("--emit=" + emitPhaseName(options.emit) +

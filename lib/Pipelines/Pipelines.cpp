@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Pipelines/Pipelines.h"
+#include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/Conversion/Passes.h"
 #include "tfm/Target/TargetDescription.h"
 #include "tfm/Transforms/Passes.h"
@@ -15,6 +16,10 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -37,6 +42,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -92,6 +99,21 @@ static void addTfmTransforms(OpPassManager &pm,
 static void addTfmToLinalg(OpPassManager &pm) {
   pm.addPass(mlir::tfm::createConvertTfmToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+}
+
+/// One-shot bufferization across function boundaries with identity
+/// layouts, buffer hoisting and the deallocation pipeline (both targets).
+static void addBufferization(OpPassManager &pm) {
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createBufferLoopHoistingPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
 }
 
 void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
@@ -156,16 +178,7 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
-  pm.addNestedPass<func::FuncOp>(
-      bufferization::createBufferLoopHoistingPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
+  addBufferization(pm);
 
   // 3. Loops. Strided copies become loops too (no memrefCopy calls).
   pm.addPass(createExpandMemRefCopyPass());
@@ -224,6 +237,98 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCheckLLVMLegalPass());
 }
 
+void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
+                                 const TfmToNVVMPipelineOptions &options) {
+  using namespace mlir::tfm;
+  // 0-1. tfm -> linalg on tensors, entry ABI (no weight packing: that
+  // layout is the CPU register kernel's).
+  if (options.fuseAttention)
+    pm.addPass(createFuseAttentionPass());
+  addTfmToLinalg(pm);
+  MaterializeEntryPassOptions entryOptions;
+  entryOptions.embedWeights = options.embedWeights;
+  pm.addPass(createMaterializeEntryPass(entryOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // 2. Bufferization.
+  if (options.fuseElementwise) {
+    pm.addPass(createFuseElementwisePass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  addBufferization(pm);
+
+  // 3. Kernels: loop nests on blocks and threads, buffers on the device.
+  ExpandMemRefCopyPassOptions copies;
+  copies.all = true;
+  pm.addPass(createExpandMemRefCopyPass(copies));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  GPUDistributePassOptions distribute;
+  distribute.threadsPerBlock = options.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createGPUDistributePass(distribute));
+  // Folds the tiles' bound arithmetic: convert-parallel-loops-to-gpu needs
+  // a constant upper bound for the thread loop.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGPUDeviceMemoryPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createGPUCheckKernelsPass());
+
+  // 4. NVVM for the kernels, LLVM with runtime calls for the host.
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = options.chip;
+  nvvm.features = options.features;
+  nvvm.optLevel = 3;
+  if (!options.toolkit.empty()) {
+    // libdevice for the math that stays a call (__nv_*).
+    nvvm.linkLibs.push_back(options.toolkit +
+                            "/nvvm/libdevice/libdevice.10.bc");
+  }
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createApproximateMathPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+
+  // 5. Kernels to PTX / cubin, embedded in the host module.
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.binaryFormat;
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createCanonicalizerPass());
+  CheckLLVMLegalPassOptions legal;
+  legal.allowGpuBinaries = true;
+  pm.addPass(createCheckLLVMLegalPass(legal));
+}
+
+void tfm::registerAllTfmPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerTfmTransformsPasses();
+    registerTfmConversionPasses();
+    registerTfmCodegenGPUPasses();
+    registerTfmPipelines();
+  });
+}
+
 void tfm::registerTfmPipelines() {
   PassPipelineRegistration<TfmToLLVMPipelineOptions>(
       "tfm-lower-to-llvm",
@@ -234,4 +339,9 @@ void tfm::registerTfmPipelines() {
       "tfm-lower-to-linalg",
       "Lower tfm ops to linalg on tensors and clean up (no entry ABI)",
       buildTfmToLinalgPipeline);
+  PassPipelineRegistration<TfmToNVVMPipelineOptions>(
+      "tfm-lower-to-nvvm",
+      "Lower a tfm module to the LLVM dialect for the host and NVVM/PTX "
+      "for the kernels, with the tfm entry ABI",
+      buildTfmToNVVMPipeline);
 }

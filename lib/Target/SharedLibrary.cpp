@@ -120,8 +120,14 @@ LogicalResult mlir::tfm::linkSharedLibrary(
               arg.str() + "' does not exist (build the TfmRuntime target)";
       return failure();
     }
-    for (llvm::StringRef a : ::tfm::runtime::kRuntimeLinkArgs)
+    llvm::StringRef omp = ::tfm::runtime::kRuntimeOpenMPLibrary;
+    std::string ompRpath =
+        ("-Wl,-rpath," + llvm::sys::path::parent_path(omp)).str();
+    for (llvm::StringRef a : ::tfm::runtime::kRuntimeLinkArgs) {
+      if (!options.openMP && !omp.empty() && (a == omp || a == ompRpath))
+        continue;
       args.push_back(a.str());
+    }
   } else {
     // A kernel calls libm (expf, tanhf, ...) and, when multithreaded,
     // libomp: the same libomp the model link uses, found through an rpath.

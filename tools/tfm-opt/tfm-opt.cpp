@@ -33,9 +33,7 @@
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAllPasses();
-  mlir::tfm::registerTfmTransformsPasses();
-  mlir::tfm::registerTfmConversionPasses();
-  mlir::tfm::registerTfmPipelines();
+  mlir::tfm::registerAllTfmPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -41,6 +41,7 @@ enum class EmitPhase {
   Tfm,         ///< tfm dialect, the frontend's output (no pass has run)
   Linalg,      ///< linalg on tensors (the tfm-to-linalg pipeline)
   LLVMDialect, ///< the LLVM dialect (-tfm-lower-to-llvm)
+  Ptx,         ///< GPU targets: one .ptx file per kernel in a folder
   LLVMIR,      ///< LLVM IR text after LLVM's middle-end optimizer
   Asm,         ///< target assembly
   Obj,         ///< relocatable object file
@@ -58,6 +59,9 @@ bool isMLIRPhase(EmitPhase phase);
 struct CompileOptions {
   /// The CPU to compile for; the host by default.
   mlir::tfm::TargetDescription target = mlir::tfm::hostTarget();
+  /// Set: the kernels run on this NVIDIA GPU (-tfm-lower-to-nvvm) and
+  /// `target` is the host that launches them.
+  std::optional<mlir::tfm::GpuTargetDescription> gpu;
   /// LLVM middle-end optimization level (0..3).
   unsigned optLevel = 3;
   /// Weights file (safetensors) whose bytes are embedded in the library

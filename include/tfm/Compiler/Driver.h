@@ -51,6 +51,13 @@ struct DriverOptions {
   /// Embed the weights (from weightsPath or the model folder) in the
   /// library.
   bool embedWeights = false;
+  /// "cpu" (the default) or "nvptx" (NVIDIA GPUs; the host is the CPU
+  /// target below).
+  std::string target = "cpu";
+  /// --gpu-arch (default sm_80) and --cuda-path (default: CUDA_ROOT,
+  /// CUDA_HOME, CUDA_PATH, then /usr/local/cuda when it holds ptxas).
+  std::string gpuArch;
+  std::string cudaPath;
   /// LLVM target triple and CPU; empty: the host's.
   std::string targetTriple;
   std::string targetCPU;
@@ -95,6 +102,11 @@ runFrontend(mlir::MLIRContext &context, const DriverOptions &options,
 /// CPU with the CPU's features. Errors go to `error`.
 mlir::FailureOr<mlir::tfm::TargetDescription>
 resolveTarget(const DriverOptions &options, std::string &error);
+
+/// The GPU that `options` asks for (--target=nvptx, --gpu-arch,
+/// --cuda-path), or none for --target=cpu. Errors go to `error`.
+mlir::FailureOr<std::optional<mlir::tfm::GpuTargetDescription>>
+resolveGpuTarget(const DriverOptions &options, std::string &error);
 
 /// Runs the frontend and the phases up to `options.emit`, writing the
 /// result to `options.outputPath`.

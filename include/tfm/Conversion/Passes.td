@@ -173,8 +173,15 @@ def ExpandMemRefCopyPass : Pass<"tfm-expand-memref-copy"> {
     sized key and value blocks out of strided views). This pass rewrites
     those copies into `linalg.copy`, which `convert-linalg-to-loops` turns
     into loops, so a generated object needs libc and libm only. Contiguous
-    copies are left alone.
+    copies are left alone, unless `all` is set: the GPU pipeline expands
+    every copy, since a copy between device buffers must run in a kernel
+    (`-tfm-gpu-distribute` maps the loops to blocks and threads).
   }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Expand contiguous copies too (for targets where the host cannot "
+           "touch the buffers)">,
+  ];
   let statistics = [
     Statistic<"numExpanded", "expanded-copies",
               "memref.copy ops rewritten into linalg.copy">,
@@ -194,8 +201,17 @@ def CheckLLVMLegalPass : Pass<"tfm-check-llvm-legal", "ModuleOp"> {
     ends `-tfm-lower-to-llvm`: it reports every op that is neither in the
     `llvm` dialect, nor in the `omp` dialect (parallel loops, which the
     OpenMP translation turns into outlined functions and libomp calls), nor
-    a `builtin.module`, by name and location, and fails.
+    a `builtin.module`, by name and location, and fails. With
+    `allow-gpu-binaries` (the GPU pipeline), `gpu.binary` (the embedded
+    kernels) and `gpu.launch_func` on LLVM operands may remain too: the
+    LLVM IR translation turns them into the module's kernel images and
+    `mgpu*` runtime calls.
   }];
+  let options = [
+    Option<"allowGpuBinaries", "allow-gpu-binaries", "bool",
+           /*default=*/"false",
+           "Also accept gpu.binary and gpu.launch_func (GPU targets)">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//

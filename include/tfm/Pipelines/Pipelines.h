@@ -134,6 +134,74 @@ void buildTfmToLinalgPipeline(
     OpPassManager &pm,
     const TfmToLLVMPipelineOptions &options = TfmToLLVMPipelineOptions());
 
+/// Options of -tfm-lower-to-nvvm: the NVIDIA GPU target.
+struct TfmToNVVMPipelineOptions
+    : public PassPipelineOptions<TfmToNVVMPipelineOptions> {
+  PassOptions::Option<std::string> embedWeights{
+      *this, "embed-weights",
+      llvm::cl::desc("Weights file (safetensors) whose bytes are embedded as "
+                     "tfm_embedded_weights"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("Raise unfused scale-softmax-matmul chains into "
+                     "tfm.attention (-tfm-fuse-attention)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse single-use elementwise linalg producers into "
+                     "their consumers before bufferization (fewer kernels)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture, e.g. sm_80 or sm_90"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features (the PTX ISA version), e.g. +ptx80"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit folder (ptxas, fatbinary, libdevice); "
+                     "empty: PTX only, the driver compiles it at load"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> binaryFormat{
+      *this, "binary-format",
+      llvm::cl::desc("What gpu-module-to-binary embeds: isa (PTX text), bin "
+                     "(cubin) or fatbin (cubin and PTX; needs the toolkit)"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("Threads of a block of the elementwise and loop-nest "
+                     "kernels (-tfm-gpu-distribute)"),
+      llvm::cl::init(256)};
+};
+
+/// The stages of -tfm-lower-to-nvvm, in order:
+///
+/// 0. tfm-fuse-attention (attention stays untiled: each op of its chain is
+///    a kernel of its own in this first GPU pipeline);
+/// 1. convert-tfm-to-linalg, tfm-materialize-entry, canonicalize, cse;
+/// 2. elementwise fusion on tensors (optional), one-shot bufferization as
+///    for the CPU;
+/// 3. every copy and linalg op to scf.parallel loop nests, each mapped to a
+///    grid of blocks of threads (tfm-gpu-distribute), gpu.launch ops
+///    (convert-parallel-loops-to-gpu), buffers in device memory
+///    (tfm-gpu-device-memory), kernels outlined into gpu.modules
+///    (gpu-kernel-outlining) and checked (tfm-gpu-check-kernels);
+/// 4. nvvm-attach-target; in each gpu.module: polynomial f32 math
+///    (tfm-approximate-math), convert-gpu-to-nvvm; the host to the LLVM
+///    dialect with gpu-to-llvm (launches become mgpu* runtime calls, which
+///    the tfm runtime implements over the CUDA driver);
+/// 5. gpu-module-to-binary (PTX, cubin or fatbin per `binary-format`),
+///    tfm-check-llvm-legal{allow-gpu-binaries}.
+void buildTfmToNVVMPipeline(OpPassManager &pm,
+                            const TfmToNVVMPipelineOptions &options);
+
+/// Registers every tfm pass (dialect transforms, conversions, GPU code
+/// generation) and the named pipelines: the one registration that tfm-opt
+/// and the compiler share.
+void registerAllTfmPasses();
+
 /// Registers the named pipelines (-tfm-lower-to-llvm, ...) with the global
 /// pass registry so that tfm-opt and --pass-pipeline can use them.
 void registerTfmPipelines();

@@ -41,6 +41,10 @@ struct LinkOptions {
   /// The C++ driver. Default: $TFM_CLANGXX when set, else clang++ in LLVM
   /// 22's tool directory (baked in at configure time).
   std::string clangxx;
+  /// Link LLVM's OpenMP runtime (a model's parallel CPU loops need it). A
+  /// GPU model's host code has no parallel loop: without libomp its
+  /// library loads on machines that have no LLVM installed.
+  bool openMP = true;
 };
 
 /// Links `objectPath` and `extraArchives` into the shared library

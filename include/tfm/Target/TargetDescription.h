@@ -50,6 +50,35 @@ struct TargetDescription {
   double memoryBandwidth = 0;
 };
 
+/// An NVIDIA GPU target: what the NVVM back end needs (architecture, PTX
+/// features, the CUDA toolkit for ptxas and libdevice) and what kernel
+/// configuration sizes grids and blocks from.
+struct GpuTargetDescription {
+  /// Compute capability, e.g. "sm_80" (the default: Ampere, the oldest GPU
+  /// with the features the kernels use) or "sm_90".
+  std::string chip = "sm_80";
+  /// PTX ISA features for the NVPTX back end.
+  std::string features = "+ptx80";
+  /// CUDA toolkit folder (bin/ptxas, nvvm/libdevice); empty: none, and the
+  /// library embeds PTX that the driver compiles when the model is created.
+  std::string toolkit;
+  /// Streaming multiprocessors, shared memory a block may use without
+  /// opting in, registers per SM, threads per block: the limits kernel
+  /// configuration works within.
+  unsigned smCount = 108;
+  int64_t sharedMemoryPerBlock = 48 * 1024;
+  unsigned registersPerSM = 64 * 1024;
+  unsigned maxThreadsPerBlock = 1024;
+};
+
+/// The GPU architectures tfm compiles for ("sm_80", "sm_86", "sm_89",
+/// "sm_90", "sm_90a").
+llvm::ArrayRef<llvm::StringRef> knownGpuChips();
+
+/// The description of `chip` (one of knownGpuChips()), with `toolkit`.
+GpuTargetDescription gpuTargetFor(llvm::StringRef chip,
+                                  llvm::StringRef toolkit);
+
 /// vectorBits / 32 × 2 × fmaUnits × clockGHz × 1e9.
 double derivedPeakFlopsPerCore(const TargetDescription &target);
 

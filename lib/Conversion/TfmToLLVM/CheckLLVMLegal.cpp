@@ -11,6 +11,7 @@
 
 #include "tfm/Conversion/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -37,6 +38,8 @@ struct CheckLLVMLegalPass
     module.walk([&](Operation *op) {
       if (op == module.getOperation() ||
           isa<LLVM::LLVMDialect, omp::OpenMPDialect>(op->getDialect()))
+        return;
+      if (allowGpuBinaries && isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op))
         return;
       ok = false;
       // One error per op kind keeps a large module's report readable.

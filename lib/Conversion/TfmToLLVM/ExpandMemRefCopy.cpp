@@ -43,7 +43,7 @@ struct ExpandMemRefCopyPass
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation()->walk([&](memref::CopyOp copy) {
-      if (!isContiguous(copy.getSource().getType()) ||
+      if (all || !isContiguous(copy.getSource().getType()) ||
           !isContiguous(copy.getTarget().getType()))
         copies.push_back(copy);
     });

@@ -24,3 +24,4 @@ func.func @not_lowered() {
   // expected-error @+1 {{'func.return' is left after lowering to the LLVM dialect}}
   return
 }
+

@@ -1,0 +1,136 @@
+//===- GPUDeviceMemory.cpp - host buffers into device memory --------------===//
+//
+// -tfm-gpu-device-memory: the host functions' memref.alloc/dealloc become
+// stream-ordered gpu.alloc/gpu.dealloc (every buffer is only ever touched by
+// kernels), and an allocation inside a kernel is an error.
+//
+// -tfm-gpu-check-kernels: after outlining, nothing on the host may read or
+// write a buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_GPUDEVICEMEMORYPASS
+#define GEN_PASS_DEF_GPUCHECKKERNELSPASS
+#include "tfm/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `memref` lives in the default (global) memory space.
+bool isGlobalMemory(MemRefType type) {
+  Attribute space = type.getMemorySpace();
+  if (!space)
+    return true;
+  if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space))
+    return gpuSpace.getValue() == gpu::AddressSpace::Global;
+  if (auto intSpace = dyn_cast<IntegerAttr>(space))
+    return intSpace.getInt() == 0;
+  return false;
+}
+
+struct GPUDeviceMemoryPass
+    : tfm::impl::GPUDeviceMemoryPassBase<GPUDeviceMemoryPass> {
+  using Base::Base;
+  GPUDeviceMemoryPass(const GPUDeviceMemoryPass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    SmallVector<memref::AllocOp> allocs;
+    SmallVector<memref::DeallocOp> deallocs;
+    bool failed = false;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op->getParentOfType<gpu::GPUModuleOp>())
+        return WalkResult::skip();
+      bool inKernel = op->getParentOfType<gpu::LaunchOp>() != nullptr;
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (!inKernel) {
+          allocs.push_back(alloc);
+        } else if (isGlobalMemory(alloc.getType())) {
+          alloc.emitOpError(
+              "allocates global memory inside a GPU kernel (it would become "
+              "a per-thread device malloc); shared buffers must be "
+              "workgroup attributions of the kernel");
+          failed = true;
+        }
+      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+        if (!inKernel)
+          deallocs.push_back(dealloc);
+      }
+      return WalkResult::advance();
+    });
+    if (failed)
+      return signalPassFailure();
+
+    IRRewriter rewriter(&getContext());
+    Type token = gpu::AsyncTokenType::get(&getContext());
+    for (memref::AllocOp alloc : allocs) {
+      rewriter.setInsertionPoint(alloc);
+      Location loc = alloc.getLoc();
+      Value ready = gpu::WaitOp::create(rewriter, loc, token, ValueRange{})
+                        .getAsyncToken();
+      auto deviceAlloc = gpu::AllocOp::create(
+          rewriter, loc, alloc.getType(), token, ValueRange{ready},
+          alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+          /*hostShared=*/nullptr);
+      gpu::WaitOp::create(rewriter, loc, Type(),
+                          ValueRange{deviceAlloc.getAsyncToken()});
+      rewriter.replaceOp(alloc, deviceAlloc.getMemref());
+      ++moved;
+    }
+    for (memref::DeallocOp dealloc : deallocs) {
+      rewriter.setInsertionPoint(dealloc);
+      Location loc = dealloc.getLoc();
+      Value ready = gpu::WaitOp::create(rewriter, loc, token, ValueRange{})
+                        .getAsyncToken();
+      auto free = gpu::DeallocOp::create(rewriter, loc, token,
+                                         ValueRange{ready},
+                                         dealloc.getMemref());
+      gpu::WaitOp::create(rewriter, loc, Type(),
+                          ValueRange{free.getAsyncToken()});
+      rewriter.eraseOp(dealloc);
+    }
+  }
+
+  tfm::PassStatistic moved{this, numAllocs, "device-allocs",
+                           "Host allocations moved to device memory"};
+};
+
+struct GPUCheckKernelsPass
+    : tfm::impl::GPUCheckKernelsPassBase<GPUCheckKernelsPass> {
+  void runOnOperation() override {
+    bool failed = false;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      if (isa<gpu::LaunchOp>(op)) {
+        op->emitOpError("is not outlined into a gpu.module (run "
+                        "gpu-kernel-outlining)");
+        failed = true;
+        return WalkResult::skip();
+      }
+      if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp,
+              vector::TransferReadOp, vector::TransferWriteOp,
+              vector::LoadOp, vector::StoreOp>(op)) {
+        op->emitOpError("reads or writes a buffer on the host; every buffer "
+                        "of a GPU model is in device memory, so this must "
+                        "run in a kernel (-tfm-gpu-distribute)");
+        failed = true;
+      }
+      return WalkResult::advance();
+    });
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace

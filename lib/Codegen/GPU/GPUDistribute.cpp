@@ -1,0 +1,187 @@
+//===- GPUDistribute.cpp - parallel loop nests onto blocks and threads ----===//
+//
+// -tfm-gpu-distribute: every top-level scf.parallel of a host function
+// becomes a 1-D grid of 1-D blocks (collapse, tile, map), and every other
+// top-level op that touches memory becomes a one-thread kernel. The result
+// is what convert-parallel-loops-to-gpu turns into gpu.launch ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <numeric>
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_GPUDISTRIBUTEPASS
+#include "tfm/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `op` (or an op nested in it) reads or writes memory; allocation
+/// and freeing do not count (they stay on the host).
+bool touchesMemory(Operation *op) {
+  bool touches = false;
+  op->walk([&](Operation *inner) {
+    if (touches)
+      return WalkResult::interrupt();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects) {
+      // Unknown effects: only ops without regions of their own count
+      // (a region holder's body is visited by the walk).
+      if (inner->getNumRegions() == 0 &&
+          !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+          !isa<func::ReturnOp>(inner))
+        touches = !isPure(inner) && !isa<func::CallOp>(inner);
+      return WalkResult::advance();
+    }
+    touches = effects.hasEffect<MemoryEffects::Read>() ||
+              effects.hasEffect<MemoryEffects::Write>();
+    return WalkResult::advance();
+  });
+  return touches;
+}
+
+/// Threads for a nest of `iterations` (nullopt: dynamic) iterations.
+int64_t threadsFor(std::optional<int64_t> iterations, int64_t maxThreads) {
+  if (!iterations || *iterations >= maxThreads)
+    return maxThreads;
+  // Whole warps: a partial warp wastes the same issue slots anyway.
+  return std::max<int64_t>(32, llvm::alignTo(*iterations, 32));
+}
+
+/// The static trip count of a collapsed one-dimensional loop, if known.
+std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[0]);
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[0]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[0]);
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return llvm::divideCeil(std::max<int64_t>(0, *ub - *lb), *step);
+}
+
+struct GPUDistributePass
+    : tfm::impl::GPUDistributePassBase<GPUDistributePass> {
+  using Base::Base;
+  GPUDistributePass(const GPUDistributePass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (threadsPerBlock < 32 || threadsPerBlock > 1024 ||
+        threadsPerBlock % 32 != 0) {
+      func.emitError("-tfm-gpu-distribute: threads-per-block=")
+          << static_cast<int64_t>(threadsPerBlock) << " must be a multiple of 32 in [32, 1024]";
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> topLevel;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        topLevel.push_back(&op);
+    for (Operation *op : topLevel) {
+      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+        if (failed(distribute(rewriter, loop)))
+          return signalPassFailure();
+        ++kernels;
+        continue;
+      }
+      if (op->getDialect() &&
+          isa<LLVM::LLVMDialect>(op->getDialect()))
+        continue;
+      if (op->hasTrait<OpTrait::IsTerminator>() || !touchesMemory(op))
+        continue;
+      if (failed(wrap(rewriter, op)))
+        return signalPassFailure();
+      ++wrapped;
+      ++kernels;
+    }
+  }
+
+  /// Collapse to one dimension, tile by the block size, map.
+  LogicalResult distribute(IRRewriter &rewriter, scf::ParallelOp loop) {
+    Operation *next = loop->getNextNode();
+    Block *block = loop->getBlock();
+    if (loop.getNumLoops() > 1) {
+      std::vector<unsigned> all(loop.getNumLoops());
+      std::iota(all.begin(), all.end(), 0);
+      rewriter.setInsertionPoint(loop);
+      collapseParallelLoops(rewriter, loop, {all});
+      // The collapsed loop replaces the original at its place.
+      loop = dyn_cast_or_null<scf::ParallelOp>(
+          next ? next->getPrevNode() : &block->back());
+      if (!loop)
+        return emitError(block->getParentOp()->getLoc(),
+                         "-tfm-gpu-distribute: collapsing a parallel loop "
+                         "nest did not give one loop");
+    }
+    int64_t threads = threadsFor(staticTripCount(loop), threadsPerBlock);
+    auto [outer, inner] =
+        scf::tileParallelLoop(loop, {threads}, /*noMinMaxBounds=*/false);
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+    auto mapTo = [&](gpu::Processor p) {
+      return gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id);
+    };
+    if (failed(gpu::setMappingAttr(outer, {mapTo(gpu::Processor::BlockX)})) ||
+        failed(gpu::setMappingAttr(inner, {mapTo(gpu::Processor::ThreadX)})))
+      return outer.emitError("-tfm-gpu-distribute: cannot map the loop");
+    // Loops nested deeper run sequentially in their thread.
+    inner.getBody()->walk([&](scf::ParallelOp nested) {
+      SmallVector<gpu::ParallelLoopDimMappingAttr> seq(
+          nested.getNumLoops(), mapTo(gpu::Processor::Sequential));
+      (void)gpu::setMappingAttr(nested, seq);
+    });
+    return success();
+  }
+
+  /// A one-iteration block of one thread around `op`.
+  LogicalResult wrap(IRRewriter &rewriter, Operation *op) {
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (!op->isAncestor(user))
+          return op->emitOpError(
+              "reads or writes memory on the host and its result is used "
+              "by later host code: it cannot become a GPU kernel");
+    rewriter.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+    auto makeLoop = [&](gpu::Processor p) {
+      auto loop = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{one}, ValueRange{one});
+      (void)gpu::setMappingAttr(
+          loop, {gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id)});
+      return loop;
+    };
+    scf::ParallelOp grid = makeLoop(gpu::Processor::BlockX);
+    rewriter.setInsertionPointToStart(grid.getBody());
+    scf::ParallelOp threads = makeLoop(gpu::Processor::ThreadX);
+    op->moveBefore(threads.getBody()->getTerminator());
+    return success();
+  }
+
+  tfm::PassStatistic kernels{this, numKernels, "kernels",
+                             "Parallel loop nests mapped to a grid of blocks"};
+  tfm::PassStatistic wrapped{
+      this, numWrapped, "host-ops-wrapped",
+      "Top-level memory ops wrapped into one-thread kernels"};
+};
+
+} // namespace
