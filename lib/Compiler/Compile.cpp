@@ -126,6 +126,7 @@ void buildCompilerPipeline(OpPassManager &pm,
     gpu.chip = options.gpu->chip;
     gpu.features = options.gpu->features;
     gpu.toolkit = options.gpu->toolkit;
+    gpu.emulate = options.gpuEmulate;
     // --emit=ptx shows the PTX; a library embeds machine code when ptxas
     // is at hand (the driver JIT-compiles PTX otherwise).
     gpu.binaryFormat = phase == EmitPhase::Ptx || options.gpu->toolkit.empty()
@@ -664,7 +665,8 @@ LogicalResult Compilation::run() {
 
   if (failed(runMLIRSteps(*steps)))
     return finish(failure());
-  if (!stopped && options.gpu && failed(checkKernelsLink()))
+  if (!stopped && options.gpu && !options.gpuEmulate &&
+      failed(checkKernelsLink()))
     return finish(failure());
   if (!stopped && phase == EmitPhase::Ptx)
     return finish(writePtxFiles());

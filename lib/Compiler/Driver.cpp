@@ -133,6 +133,13 @@ struct DriverCLOptions {
                "default: $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, then "
                "/usr/local/cuda)"),
       cl::value_desc("dir"), cl::init(""), cl::cat(category)};
+  cl::opt<bool> gpuEmulate{
+      "gpu-emulate",
+      cl::desc("--target=nvptx: run the GPU pipeline's kernels on the host "
+               "(each launch as loops over its blocks and threads) instead "
+               "of on a GPU; for checking and debugging kernels without "
+               "one"),
+      cl::init(false), cl::cat(category)};
   cl::opt<std::string> targetTriple{
       "target-triple", cl::desc("LLVM target triple (default: the host's)"),
       cl::value_desc("triple"), cl::init(""), cl::cat(category)};
@@ -246,6 +253,7 @@ DriverOptions getDriverOptionsFromCL() {
   options.target = clOptions->target;
   options.gpuArch = clOptions->gpuArch;
   options.cudaPath = clOptions->cudaPath;
+  options.gpuEmulate = clOptions->gpuEmulate;
   options.targetTriple = clOptions->targetTriple;
   options.targetCPU = clOptions->targetCPU;
   options.passPipeline = clOptions->passPipeline;
@@ -353,9 +361,11 @@ resolveGpuTarget(const DriverOptions &options, std::string &error) {
     return failure();
   }
   if (options.target == "cpu") {
-    if (!options.gpuArch.empty() || !options.cudaPath.empty()) {
-      error = std::string(options.gpuArch.empty() ? "--cuda-path"
-                                                  : "--gpu-arch") +
+    if (!options.gpuArch.empty() || !options.cudaPath.empty() ||
+        options.gpuEmulate) {
+      error = std::string(options.gpuEmulate        ? "--gpu-emulate"
+                          : options.gpuArch.empty() ? "--cuda-path"
+                                                    : "--gpu-arch") +
               " needs --target=nvptx";
       return failure();
     }
@@ -453,6 +463,7 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
   CompileOptions compileOptions;
   compileOptions.target = *target;
   compileOptions.gpu = *gpu;
+  compileOptions.gpuEmulate = options.gpuEmulate;
   compileOptions.fuseAttention = !options.noFuse;
   compileOptions.packWeights = !options.noPackWeights;
   compileOptions.passPipeline = options.passPipeline;

@@ -237,6 +237,27 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCheckLLVMLegalPass());
 }
 
+/// The host side of the GPU pipeline to the LLVM dialect: scalar code (no
+/// vectors, no OpenMP); with `gpuLaunches`, launch_func and the gpu
+/// allocation ops become mgpu* runtime calls.
+static void addHostToLLVM(OpPassManager &pm, bool gpuLaunches = false) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  if (gpuLaunches)
+    pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
                                  const TfmToNVVMPipelineOptions &options) {
   using namespace mlir::tfm;
@@ -263,6 +284,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   ExpandMemRefCopyPassOptions copies;
   copies.all = true;
   pm.addPass(createExpandMemRefCopyPass(copies));
+  pm.addNestedPass<func::FuncOp>(createGPULinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -274,6 +296,16 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   // a constant upper bound for the thread loop.
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  if (options.emulate) {
+    // The same kernels, run as host loops over blocks and threads, with the
+    // same polynomial math; then the host's lowering.
+    pm.addPass(createGPUEmulatePass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createApproximateMathPass());
+    addHostToLLVM(pm);
+    pm.addPass(createCheckLLVMLegalPass());
+    return;
+  }
   pm.addPass(createGPUDeviceMemoryPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createGPUCheckKernelsPass());
@@ -295,18 +327,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  addHostToLLVM(pm, /*gpuLaunches=*/true);
 
   // 5. Kernels to PTX / cubin, embedded in the host module.
   GpuModuleToBinaryPassOptions binary;

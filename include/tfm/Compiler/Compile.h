@@ -62,6 +62,9 @@ struct CompileOptions {
   /// Set: the kernels run on this NVIDIA GPU (-tfm-lower-to-nvvm) and
   /// `target` is the host that launches them.
   std::optional<mlir::tfm::GpuTargetDescription> gpu;
+  /// With `gpu`: the host build of the same kernels (-tfm-lower-to-nvvm
+  /// emulate=true): a library that runs them on the CPU.
+  bool gpuEmulate = false;
   /// LLVM middle-end optimization level (0..3).
   unsigned optLevel = 3;
   /// Weights file (safetensors) whose bytes are embedded in the library

@@ -58,6 +58,8 @@ struct DriverOptions {
   /// CUDA_HOME, CUDA_PATH, then /usr/local/cuda when it holds ptxas).
   std::string gpuArch;
   std::string cudaPath;
+  /// --gpu-emulate: the GPU kernels, run on the host (tfm-gpu-emulate).
+  bool gpuEmulate = false;
   /// LLVM target triple and CPU; empty: the host's.
   std::string targetTriple;
   std::string targetCPU;

@@ -174,6 +174,14 @@ struct TfmToNVVMPipelineOptions
       llvm::cl::desc("Threads of a block of the elementwise and loop-nest "
                      "kernels (-tfm-gpu-distribute)"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> emulate{
+      *this, "emulate",
+      llvm::cl::desc("Host build of the same kernels: after stage 3's "
+                     "convert-parallel-loops-to-gpu, run each launch as "
+                     "host loops over its blocks and threads "
+                     "(-tfm-gpu-emulate) and lower for the CPU; the library "
+                     "needs no GPU"),
+      llvm::cl::init(false)};
 };
 
 /// The stages of -tfm-lower-to-nvvm, in order:
@@ -194,6 +202,10 @@ struct TfmToNVVMPipelineOptions
 ///    the tfm runtime implements over the CUDA driver);
 /// 5. gpu-module-to-binary (PTX, cubin or fatbin per `binary-format`),
 ///    tfm-check-llvm-legal{allow-gpu-binaries}.
+///
+/// With `emulate`, stages 0-3 up to convert-parallel-loops-to-gpu are the
+/// same passes; then tfm-gpu-emulate, polynomial math as in the kernels,
+/// and the host's lowering to the LLVM dialect.
 void buildTfmToNVVMPipeline(OpPassManager &pm,
                             const TfmToNVVMPipelineOptions &options);
 

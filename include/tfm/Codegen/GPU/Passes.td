@@ -12,6 +12,43 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GPULinalgToLoopsPass : Pass<"tfm-gpu-linalg-to-loops"> {
+  let summary = "Lower linalg ops on buffers to parallel loops that reduce in registers";
+  let description = [{
+    `linalg op => scf.parallel (parallel dims) { acc = load out; scf.for
+    (reduction dims) iter_args(acc) { payload }; store acc }`
+
+    **Input invariant.** Linalg ops with pure buffer semantics.
+
+    **Output.** Each op whose outputs are indexed by parallel dimensions
+    only (every linalg reduction: matmuls, norms' sums, softmax's max and
+    sum) becomes one `scf.parallel` over its parallel dimensions, in their
+    order; its reduction dimensions become `scf.for` loops inside, outermost
+    first, that carry the output values as `iter_args`. Each output element
+    is read once before the loops (when the payload reads it) and written
+    once after them. A payload's `linalg.index` becomes the loop's
+    induction variable. An op with no parallel dimension gets a
+    one-iteration `scf.parallel`.
+
+    Upstream's `convert-linalg-to-parallel-loops` reads and writes the
+    output element at every reduction step instead; on a GPU that is a
+    global-memory round trip per multiply-add.
+
+    **Untouched.** Linalg ops on tensors and ops whose outputs are indexed by
+    a reduction dimension (left for `convert-linalg-to-parallel-loops`).
+  }];
+  let statistics = [
+    Statistic<"numLowered", "lowered-ops", "linalg ops lowered to loop nests">,
+    Statistic<"numReductions", "register-reductions",
+              "Of them, reductions accumulating in a register">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def GPUDistributePass : Pass<"tfm-gpu-distribute", "func::FuncOp"> {
   let summary = "Map every top-level parallel loop nest of a host function to GPU blocks and threads";
   let description = [{
@@ -21,7 +58,7 @@ def GPUDistributePass : Pass<"tfm-gpu-distribute", "func::FuncOp"> {
 
     **Input invariant.** A bufferized host function (the entry or
     `@tfm_prepare`) whose computations are `scf.parallel` loop nests, as
-    `convert-linalg-to-parallel-loops` leaves them: one nest per linalg op,
+    `-tfm-gpu-linalg-to-loops` leaves them: one nest per linalg op,
     the op's parallel dimensions in the `scf.parallel`, its reduction
     dimensions as `scf.for` loops inside. Copies were expanded into loops
     (`-tfm-expand-memref-copy{all}`).
@@ -93,6 +130,33 @@ def GPUDeviceMemoryPass : Pass<"tfm-gpu-device-memory", "ModuleOp"> {
     Statistic<"numAllocs", "device-allocs", "Host allocations moved to device memory">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
+  let summary = "Run GPU kernels on the host: each gpu.launch becomes its block and thread loops";
+  let description = [{
+    `gpu.launch blocks(g) threads(t) { body } => scf.for bz, by, bx, tz, ty,
+    tx { body }`
+
+    The host build of a GPU pipeline (`tfmc --target=nvptx --gpu-emulate`):
+    the kernels are the ones the NVIDIA build compiles, already distributed
+    over blocks and threads, and run sequentially on the CPU with the
+    launch's ids and sizes bound to the loop variables and bounds. Buffers
+    stay in host memory (no `-tfm-gpu-device-memory`). A wrong index, a
+    missing bounds guard or a wrong grid size shows as a numeric difference
+    from the reference.
+
+    **Limits, reported as errors naming the op.** Running threads one after
+    another is exact only while no thread reads what another thread of the
+    same launch writes. A kernel with a barrier, a shuffle, workgroup or
+    private attributions, clusters or async tokens is rejected rather than
+    run wrongly (those need threads as coroutines switching at barriers).
+  }];
+  let statistics = [
+    Statistic<"numEmulated", "emulated-launches",
+              "gpu.launch ops turned into host loop nests">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
 def GPUCheckKernelsPass : Pass<"tfm-gpu-check-kernels", "ModuleOp"> {

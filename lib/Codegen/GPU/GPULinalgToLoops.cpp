@@ -1,0 +1,225 @@
+//===- GPULinalgToLoops.cpp - linalg ops to one-thread-per-output loops ---===//
+//
+// -tfm-gpu-linalg-to-loops: a linalg op on buffers becomes an scf.parallel
+// over its parallel dimensions whose body computes one output element: its
+// reduction dimensions are scf.for loops that carry the accumulator in a
+// register (iter_args), the output is read once before them and written
+// once after. Upstream's convert-linalg-to-parallel-loops instead reads and
+// writes the output element at every reduction step, which on a GPU is a
+// global-memory round trip per multiply-add.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_GPULINALGTOLOOPSPASS
+#include "tfm/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+
+namespace {
+
+/// The element of `operand` that iteration `ivs` reads or writes, per the
+/// operand's indexing map.
+SmallVector<Value> indicesFor(OpBuilder &b, Location loc, AffineMap map,
+                              ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      indices.push_back(ivs[dim.getPosition()]);
+      continue;
+    }
+    AffineMap one = AffineMap::get(map.getNumDims(), 0, expr);
+    indices.push_back(affine::AffineApplyOp::create(b, loc, one, ivs));
+  }
+  return indices;
+}
+
+Value readElement(OpBuilder &b, Location loc, OpOperand &operand,
+                  AffineMap map, ValueRange ivs) {
+  Value v = operand.get();
+  if (!isa<MemRefType>(v.getType()))
+    return v; // a scalar operand
+  return memref::LoadOp::create(b, loc, v, indicesFor(b, loc, map, ivs));
+}
+
+/// Clones `op`'s payload with its block arguments bound to `args` and its
+/// linalg.index ops to `ivs`; returns the yielded values.
+SmallVector<Value> inlinePayload(OpBuilder &b, linalg::LinalgOp op,
+                                 ValueRange args, ValueRange ivs) {
+  Block &body = op->getRegion(0).front();
+  IRMapping map;
+  map.map(body.getArguments(), args);
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : body.getTerminator()->getOperands())
+    yielded.push_back(map.lookupOrDefault(v));
+  return yielded;
+}
+
+/// Whether this lowering applies: buffers, and outputs indexed by parallel
+/// dimensions only (every linalg reduction is written so).
+bool isSupported(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op->getNumRegions() != 1 ||
+      op->getRegion(0).empty())
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    for (AffineExpr e : op.getMatchingIndexingMap(&init).getResults()) {
+      bool usesReduction = false;
+      e.walk([&](AffineExpr sub) {
+        if (auto d = dyn_cast<AffineDimExpr>(sub))
+          usesReduction |= iterators[d.getPosition()] ==
+                           utils::IteratorType::reduction;
+      });
+      if (usesReduction)
+        return false;
+    }
+  }
+  return true;
+}
+
+void lower(IRRewriter &rw, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  SmallVector<Range> ranges = op.createLoopRanges(rw, loc);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto value = [&](OpFoldResult r) {
+    return getValueOrCreateConstantIndexOp(rw, loc, r);
+  };
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [i, it] : llvm::enumerate(iterators))
+    (it == utils::IteratorType::reduction ? reduction : parallel)
+        .push_back(i);
+
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned d : parallel) {
+    lbs.push_back(value(ranges[d].offset));
+    ubs.push_back(value(ranges[d].size));
+    steps.push_back(value(ranges[d].stride));
+  }
+  if (parallel.empty()) {
+    // A full reduction: one iteration (one thread) computes it.
+    Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+    lbs.push_back(zero);
+    ubs.push_back(one);
+    steps.push_back(one);
+  }
+  auto outer = scf::ParallelOp::create(rw, loc, lbs, ubs, steps);
+  rw.setInsertionPointToStart(outer.getBody());
+  SmallVector<Value> ivs(iterators.size());
+  for (auto [k, d] : llvm::enumerate(parallel))
+    ivs[d] = outer.getInductionVars()[k];
+
+  unsigned numInputs = op.getNumDpsInputs();
+  auto inits = op.getDpsInitsMutable();
+  // The outputs' current values: read once (only when the payload uses
+  // them). Their indices do not depend on reduction dimensions.
+  auto readInits = [&](OpBuilder &b, ValueRange at) {
+    SmallVector<Value> values;
+    Block &body = op->getRegion(0).front();
+    for (auto [k, init] : llvm::enumerate(inits)) {
+      BlockArgument arg = body.getArgument(numInputs + k);
+      if (arg.use_empty() && reduction.empty()) {
+        // Write-only output: nothing to read; the unused block argument is
+        // bound to the buffer itself and never looked up.
+        values.push_back(init.get());
+        continue;
+      }
+      values.push_back(readElement(b, loc, init,
+                                   op.getMatchingIndexingMap(&init), at));
+    }
+    return values;
+  };
+  auto readInputs = [&](OpBuilder &b, ValueRange at) {
+    SmallVector<Value> values;
+    for (OpOperand *input : op.getDpsInputOperands())
+      values.push_back(readElement(b, loc, *input,
+                                   op.getMatchingIndexingMap(input), at));
+    return values;
+  };
+
+  SmallVector<Value> results;
+  if (reduction.empty()) {
+    SmallVector<Value> args = readInputs(rw, ivs);
+    llvm::append_range(args, readInits(rw, ivs));
+    results = inlinePayload(rw, op, args, ivs);
+  } else {
+    // Reduction loops, outermost first, carrying the accumulators.
+    SmallVector<Value> accs = readInits(rw, ivs);
+    std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
+        build = [&](OpBuilder &b, unsigned level,
+                    ValueRange carried) -> SmallVector<Value> {
+      unsigned d = reduction[level];
+      auto loop = scf::ForOp::create(
+          b, loc, value(ranges[d].offset), value(ranges[d].size),
+          value(ranges[d].stride), carried,
+          [&](OpBuilder &nb, Location, Value iv, ValueRange iterArgs) {
+            ivs[d] = iv;
+            SmallVector<Value> next;
+            if (level + 1 < reduction.size()) {
+              next = build(nb, level + 1, iterArgs);
+            } else {
+              SmallVector<Value> args = readInputs(nb, ivs);
+              llvm::append_range(args, iterArgs);
+              next = inlinePayload(nb, op, args, ivs);
+            }
+            scf::YieldOp::create(nb, loc, next);
+          });
+      return SmallVector<Value>(loop.getResults());
+    };
+    results = build(rw, 0, accs);
+  }
+  for (auto [k, init] : llvm::enumerate(inits))
+    memref::StoreOp::create(
+        rw, loc, results[k], init.get(),
+        indicesFor(rw, loc, op.getMatchingIndexingMap(&init), ivs));
+  rw.eraseOp(op);
+}
+
+struct GPULinalgToLoopsPass
+    : tfm::impl::GPULinalgToLoopsPassBase<GPULinalgToLoopsPass> {
+  using Base::Base;
+  GPULinalgToLoopsPass(const GPULinalgToLoopsPass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (isSupported(op))
+        ops.push_back(op);
+    });
+    IRRewriter rw(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      if (llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+            return t == utils::IteratorType::reduction;
+          }))
+        ++reductions;
+      lower(rw, op);
+      ++lowered;
+    }
+  }
+
+  tfm::PassStatistic lowered{this, numLowered, "lowered-ops",
+                             "linalg ops lowered to loop nests"};
+  tfm::PassStatistic reductions{
+      this, numReductions, "register-reductions",
+      "Of them, reductions accumulating in a register"};
+};
+
+} // namespace
