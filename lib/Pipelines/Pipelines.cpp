@@ -284,7 +284,9 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   ExpandMemRefCopyPassOptions copies;
   copies.all = true;
   pm.addPass(createExpandMemRefCopyPass(copies));
-  pm.addNestedPass<func::FuncOp>(createGPULinalgToLoopsPass());
+  GPULinalgToLoopsPassOptions loops;
+  loops.rowsPerThread = options.rowsPerThread;
+  pm.addNestedPass<func::FuncOp>(createGPULinalgToLoopsPass(loops));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

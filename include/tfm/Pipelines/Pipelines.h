@@ -174,6 +174,12 @@ struct TfmToNVVMPipelineOptions
       llvm::cl::desc("Threads of a block of the elementwise and loop-nest "
                      "kernels (-tfm-gpu-distribute)"),
       llvm::cl::init(256)};
+  PassOptions::Option<unsigned> rowsPerThread{
+      *this, "rows-per-thread",
+      llvm::cl::desc("Consecutive rows of a GEMM-like reduction one thread "
+                     "computes, reading their shared operand once "
+                     "(-tfm-gpu-linalg-to-loops)"),
+      llvm::cl::init(4)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("Host build of the same kernels: after stage 3's "

@@ -94,7 +94,27 @@ bool isSupported(linalg::LinalgOp op) {
   return true;
 }
 
-void lower(IRRewriter &rw, linalg::LinalgOp op) {
+/// The parallel dimension whose consecutive values one thread computes
+/// together: the innermost parallel dimension except the last (which spreads
+/// over neighbouring threads for coalesced accesses) that some input does
+/// not depend on, so that input's elements are read once for all of them
+/// (a GEMM's rows: B[k, n] is shared by the rows m). -1 if none.
+int chooseRowDim(linalg::LinalgOp op, ArrayRef<unsigned> parallel) {
+  if (parallel.size() < 2)
+    return -1;
+  for (unsigned d : llvm::reverse(parallel.drop_back())) {
+    bool someInputIndependent = false;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) &&
+          !op.getMatchingIndexingMap(input).isFunctionOfDim(d))
+        someInputIndependent = true;
+    if (someInputIndependent)
+      return d;
+  }
+  return -1;
+}
+
+void lower(IRRewriter &rw, linalg::LinalgOp op, unsigned rows) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
   SmallVector<Range> ranges = op.createLoopRanges(rw, loc);
@@ -107,11 +127,14 @@ void lower(IRRewriter &rw, linalg::LinalgOp op) {
     (it == utils::IteratorType::reduction ? reduction : parallel)
         .push_back(i);
 
+  int rowDim = reduction.empty() || rows < 2 ? -1 : chooseRowDim(op, parallel);
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned d : parallel) {
     lbs.push_back(value(ranges[d].offset));
     ubs.push_back(value(ranges[d].size));
-    steps.push_back(value(ranges[d].stride));
+    steps.push_back(int(d) == rowDim
+                        ? arith::ConstantIndexOp::create(rw, loc, rows)
+                        : value(ranges[d].stride));
   }
   if (parallel.empty()) {
     // A full reduction: one iteration (one thread) computes it.
@@ -160,36 +183,91 @@ void lower(IRRewriter &rw, linalg::LinalgOp op) {
     SmallVector<Value> args = readInputs(rw, ivs);
     llvm::append_range(args, readInits(rw, ivs));
     results = inlinePayload(rw, op, args, ivs);
-  } else {
-    // Reduction loops, outermost first, carrying the accumulators.
-    SmallVector<Value> accs = readInits(rw, ivs);
-    std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
-        build = [&](OpBuilder &b, unsigned level,
-                    ValueRange carried) -> SmallVector<Value> {
-      unsigned d = reduction[level];
-      auto loop = scf::ForOp::create(
-          b, loc, value(ranges[d].offset), value(ranges[d].size),
-          value(ranges[d].stride), carried,
-          [&](OpBuilder &nb, Location, Value iv, ValueRange iterArgs) {
-            ivs[d] = iv;
-            SmallVector<Value> next;
-            if (level + 1 < reduction.size()) {
-              next = build(nb, level + 1, iterArgs);
-            } else {
-              SmallVector<Value> args = readInputs(nb, ivs);
-              llvm::append_range(args, iterArgs);
-              next = inlinePayload(nb, op, args, ivs);
-            }
-            scf::YieldOp::create(nb, loc, next);
-          });
-      return SmallVector<Value>(loop.getResults());
-    };
-    results = build(rw, 0, accs);
+    for (auto [k, init] : llvm::enumerate(inits))
+      memref::StoreOp::create(
+          rw, loc, results[k], init.get(),
+          indicesFor(rw, loc, op.getMatchingIndexingMap(&init), ivs));
+    rw.eraseOp(op);
+    return;
   }
-  for (auto [k, init] : llvm::enumerate(inits))
-    memref::StoreOp::create(
-        rw, loc, results[k], init.get(),
-        indicesFor(rw, loc, op.getMatchingIndexingMap(&init), ivs));
+
+  // Lanes: the `rows` consecutive values of `rowDim` this thread computes
+  // (one lane without a row dimension). A lane past the end reads the last
+  // row again (clamped: every load stays in bounds) and stores nothing.
+  unsigned lanes = rowDim >= 0 ? rows : 1;
+  SmallVector<SmallVector<Value>> laneIvs(lanes, ivs);
+  SmallVector<Value> inRange(lanes);
+  if (rowDim >= 0) {
+    Value base = ivs[rowDim];
+    Value ub = value(ranges[rowDim].size);
+    Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+    Value last = arith::SubIOp::create(rw, loc, ub, one);
+    for (unsigned u = 1; u < lanes; ++u) {
+      Value row = arith::AddIOp::create(
+          rw, loc, base, arith::ConstantIndexOp::create(rw, loc, u));
+      inRange[u] = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::slt,
+                                         row, ub);
+      laneIvs[u][rowDim] = arith::MinSIOp::create(rw, loc, row, last);
+    }
+  }
+  unsigned numInits = inits.size();
+  SmallVector<Value> accs;
+  for (unsigned u = 0; u < lanes; ++u)
+    llvm::append_range(accs, readInits(rw, laneIvs[u]));
+
+  // Reduction loops, outermost first, carrying every lane's accumulators.
+  std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
+      build = [&](OpBuilder &b, unsigned level,
+                  ValueRange carried) -> SmallVector<Value> {
+    unsigned d = reduction[level];
+    auto loop = scf::ForOp::create(
+        b, loc, value(ranges[d].offset), value(ranges[d].size),
+        value(ranges[d].stride), carried,
+        [&](OpBuilder &nb, Location, Value iv, ValueRange iterArgs) {
+          for (SmallVector<Value> &l : laneIvs)
+            l[d] = iv;
+          SmallVector<Value> next;
+          if (level + 1 < reduction.size()) {
+            next = build(nb, level + 1, iterArgs);
+          } else {
+            // An input that does not depend on the row is read once for
+            // all lanes: that reuse is what the lanes are for.
+            SmallVector<SmallVector<Value>> laneArgs(lanes);
+            for (OpOperand *input : op.getDpsInputOperands()) {
+              AffineMap map = op.getMatchingIndexingMap(input);
+              bool perLane = rowDim >= 0 && map.isFunctionOfDim(rowDim);
+              Value shared;
+              for (unsigned u = 0; u < lanes; ++u) {
+                if (perLane || !shared)
+                  shared = readElement(nb, loc, *input, map, laneIvs[u]);
+                laneArgs[u].push_back(shared);
+              }
+            }
+            for (unsigned u = 0; u < lanes; ++u) {
+              llvm::append_range(
+                  laneArgs[u], iterArgs.slice(u * numInits, numInits));
+              llvm::append_range(next,
+                                 inlinePayload(nb, op, laneArgs[u],
+                                               laneIvs[u]));
+            }
+          }
+          scf::YieldOp::create(nb, loc, next);
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  results = build(rw, 0, accs);
+  for (unsigned u = 0; u < lanes; ++u) {
+    OpBuilder::InsertionGuard guard(rw);
+    if (u > 0) {
+      auto inside = scf::IfOp::create(rw, loc, inRange[u]);
+      rw.setInsertionPoint(inside.thenBlock()->getTerminator());
+    }
+    for (auto [k, init] : llvm::enumerate(inits))
+      memref::StoreOp::create(
+          rw, loc, results[u * numInits + k], init.get(),
+          indicesFor(rw, loc, op.getMatchingIndexingMap(&init),
+                     laneIvs[u]));
+  }
   rw.eraseOp(op);
 }
 
@@ -210,7 +288,7 @@ struct GPULinalgToLoopsPass
             return t == utils::IteratorType::reduction;
           }))
         ++reductions;
-      lower(rw, op);
+      lower(rw, op, rowsPerThread);
       ++lowered;
     }
   }

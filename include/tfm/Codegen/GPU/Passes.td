@@ -34,9 +34,22 @@ def GPULinalgToLoopsPass : Pass<"tfm-gpu-linalg-to-loops"> {
     output element at every reduction step instead; on a GPU that is a
     global-memory round trip per multiply-add.
 
+    **Register rows.** With `rows-per-thread` = R > 1, a reduction that has
+    a parallel dimension some input does not depend on (a GEMM's rows `m`,
+    which `B[k, n]` does not use; attention's query positions) gives each
+    iteration R consecutive values of the innermost such dimension other
+    than the innermost parallel one: R accumulators, and that input read
+    once per reduction step for all R. The loop over that dimension steps by
+    R; a row past the end is computed on the last row's (clamped, in-bounds)
+    data and not stored.
+
     **Untouched.** Linalg ops on tensors and ops whose outputs are indexed by
     a reduction dimension (left for `convert-linalg-to-parallel-loops`).
   }];
+  let options = [
+    Option<"rowsPerThread", "rows-per-thread", "unsigned", /*default=*/"1",
+           "Consecutive rows of a reduction computed by one iteration">,
+  ];
   let statistics = [
     Statistic<"numLowered", "lowered-ops", "linalg ops lowered to loop nests">,
     Statistic<"numReductions", "register-reductions",
