@@ -10,6 +10,7 @@
 #include "tfm/Compiler/Compile.h"
 #include "tfm/Conversion/Passes.h"
 #include "tfm/IR/TfmDialect.h"
+#include "tfm/IR/TfmEntryABI.h"
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Target/LLVMEmitter.h"
 #include "tfm/Transforms/Passes.h"
@@ -448,7 +449,7 @@ std::string printModule(ModuleOp module) {
 
 /// The text of the `tfm_model_manifest` global (without its NUL).
 FailureOr<std::string> readManifest(ModuleOp module) {
-  auto global = module.lookupSymbol<LLVM::GlobalOp>("tfm_model_manifest");
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(mlir::tfm::abi::kManifestSymbol);
   auto value = global ? dyn_cast_or_null<StringAttr>(global.getValueOrNull())
                       : StringAttr();
   if (!value)

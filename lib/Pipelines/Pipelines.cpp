@@ -268,6 +268,9 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   addTfmToLinalg(pm);
   MaterializeEntryPassOptions entryOptions;
   entryOptions.embedWeights = options.embedWeights;
+  // (-tfm-gpu-emulate makes it "cpu" again: the emulated build stays
+  // identical to this one up to the kernels.)
+  entryOptions.device = "cuda";
   pm.addPass(createMaterializeEntryPass(entryOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

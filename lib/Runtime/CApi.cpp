@@ -19,16 +19,26 @@
 //
 // Threads: the generated code's parallel loops are OpenMP worksharing loops
 // (libomp, linked into the model library). Their team size is the calling
-// thread's OpenMP setting, which callForward sets from the instance's
+// thread's OpenMP setting, which ThreadCountScope sets from the instance's
 // num_threads for the duration of the call. The OpenMP entry points are weak
 // references: a library whose code has no parallel loop need not link
 // libomp, and then there is nothing to set.
+//
+// CUDA models (manifest "device": "cuda", see Cuda.h): the same validation
+// runs on the host; then the weights table, the inputs and the output the
+// generated code receives are device memory, staged by cuda::run around
+// each call, and the generated host code drives its kernels through the
+// mgpu* functions of Cuda.cpp on the instance's stream. Device failures
+// become TFM_ERROR_UNSUPPORTED (no driver or device), TFM_ERROR_DEVICE or
+// TFM_ERROR_OUT_OF_MEMORY with the CUDA error in the message.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Runtime/tfm_runtime.h"
 
 #include "tfm/Runtime/Loader.h"
+
+#include "Cuda.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -37,6 +47,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -75,7 +86,12 @@ __attribute__((weak)) int omp_get_num_procs(void);
 
 struct tfm_model {
   Manifest manifest;
+  /// CPU models: the weights and the table the generated code reads. CUDA
+  /// models: empty (the weights were copied to the device at creation and
+  /// the host copies released).
   BoundWeights weights;
+  /// CUDA models only: the device side (stream, weights in device memory).
+  cuda::InstancePtr cuda;
   /// tfm_model_set_num_threads's n (0: the default). Atomic so that a
   /// setter racing with forward calls on other threads is not a data race;
   /// each call uses the value it reads when it starts.
@@ -89,6 +105,36 @@ thread_local std::string lastError;
 tfm_status fail(tfm_status status, const llvm::Twine &message) {
   lastError = message.str();
   return status;
+}
+
+tfm_status statusOf(cuda::FailureKind kind) {
+  switch (kind) {
+  case cuda::FailureKind::Unsupported:
+    return TFM_ERROR_UNSUPPORTED;
+  case cuda::FailureKind::InvalidArgument:
+    return TFM_ERROR_INVALID_ARGUMENT;
+  case cuda::FailureKind::Model:
+    return TFM_ERROR_MODEL;
+  case cuda::FailureKind::OutOfMemory:
+    return TFM_ERROR_OUT_OF_MEMORY;
+  case cuda::FailureKind::Device:
+    return TFM_ERROR_DEVICE;
+  }
+  return TFM_ERROR_DEVICE;
+}
+
+/// Fails with the status and message of a device error.
+tfm_status failWith(llvm::Error error) {
+  tfm_status status = TFM_ERROR_DEVICE;
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const cuda::DeviceError &e) {
+        status = statusOf(e.kind());
+        message = e.message();
+      },
+      [&](const llvm::ErrorInfoBase &e) { message = e.message(); });
+  return fail(status, message);
 }
 
 /// Memref descriptor of rank R as MLIR's C interface lays it out.
@@ -197,6 +243,15 @@ tfm_status checkLengths(const int32_t *lengths, int64_t batch, int64_t seq,
   return TFM_OK;
 }
 
+/// The output's element count (checkOutput verified that it fits).
+int64_t outputElements(const Manifest &m, int64_t batch, int64_t seq) {
+  int64_t shape[3];
+  int rank;
+  int64_t elements = 0;
+  outputShape(m, batch, seq, shape, rank, elements);
+  return elements;
+}
+
 tfm_status checkOutput(const Manifest &m, int64_t batch, int64_t seq,
                        float *out, size_t capacity) {
   if (!out)
@@ -260,12 +315,10 @@ using Forward4 = void (*)(void *const *, MemRef<2> *, MemRef<1> *,
 
 /// Calls generated code through a pointer of its real type. The generated
 /// function has no UBSan function-type prologue, so the -fsanitize=function
-/// check is off here.
+/// check is off here. `weights` is the table of the model's device.
 __attribute__((no_sanitize("function"))) void
-callForward(const tfm_model *model, MemRef<2> *ids, MemRef<1> *lengths,
+callForward(void *const *weights, MemRef<2> *ids, MemRef<1> *lengths,
             MemRef<2> *tgt, MemRef<1> *tgtLengths, void *out) {
-  auto *weights = const_cast<void *const *>(model->weights.table.data());
-  ThreadCountScope threads(model);
   if (tgt)
     reinterpret_cast<Forward4>(&_mlir_ciface_forward)(weights, ids, lengths,
                                                       tgt, tgtLengths, out);
@@ -274,12 +327,15 @@ callForward(const tfm_model *model, MemRef<2> *ids, MemRef<1> *lengths,
                                                       out);
 }
 
-/// Fills the prepared slots of `model`'s table (see the file comment).
+/// Fills the prepared slots of a weights table (see the file comment).
 __attribute__((no_sanitize("function"))) void
-callPrepare(const tfm_model *model) {
-  auto *weights = const_cast<void *const *>(model->weights.table.data());
-  ThreadCountScope threads(model);
+callPrepare(void *const *weights) {
   _mlir_ciface_tfm_prepare(weights);
+}
+
+/// The host table of a CPU model.
+void *const *hostTable(const tfm_model *model) {
+  return const_cast<void *const *>(model->weights.table.data());
 }
 
 void *describeOutput(const Manifest &m, float *out, int64_t batch, int64_t seq,
@@ -290,6 +346,96 @@ void *describeOutput(const Manifest &m, float *out, int64_t batch, int64_t seq,
   }
   out3 = describe<3>(out, {batch, seq, m.outputDim});
   return &out3;
+}
+
+/// Runs a validated forward call: `ids` (batch x seq) and `lengths`, plus
+/// `tgt` (batch x tgtSeq) and `tgtLengths` for encoder-decoder models (null
+/// otherwise), into `out` of `outElements` floats. CPU models run the
+/// generated code on the caller's buffers; CUDA models on device copies.
+tfm_status runForward(const tfm_model *model, const int32_t *ids,
+                      int64_t batch, int64_t seq, const int32_t *lengths,
+                      const int32_t *tgt, int64_t tgtSeq,
+                      const int32_t *tgtLengths, float *out,
+                      int64_t outElements) {
+  const Manifest &m = model->manifest;
+  int64_t outSeq = tgt ? tgtSeq : seq;
+  // The descriptors of one call, over host or device buffers.
+  MemRef<2> idsDesc, tgtDesc, out2;
+  MemRef<1> lensDesc, tgtLensDesc;
+  MemRef<3> out3;
+  auto call = [&](void *const *weights, const void *idsData,
+                  const void *lensData, const void *tgtData,
+                  const void *tgtLensData, void *outData) {
+    idsDesc = describe<2>(idsData, {batch, seq});
+    lensDesc = describe<1>(lensData, {batch});
+    if (tgt) {
+      tgtDesc = describe<2>(tgtData, {batch, tgtSeq});
+      tgtLensDesc = describe<1>(tgtLensData, {batch});
+    }
+    void *outDesc = describeOutput(m, static_cast<float *>(outData), batch,
+                                   outSeq, out2, out3);
+    callForward(weights, &idsDesc, &lensDesc, tgt ? &tgtDesc : nullptr,
+                tgt ? &tgtLensDesc : nullptr, outDesc);
+  };
+
+  if (!model->cuda) {
+    ThreadCountScope threads(model);
+    call(hostTable(model), ids, lengths, tgt, tgtLengths, out);
+    return TFM_OK;
+  }
+
+  // batch x seq and the output's elements fit int64 (checked); their bytes
+  // fit size_t on any machine that could hold them, but check anyway.
+  size_t idsBytes, tgtBytes = 0, lensBytes, outBytes;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(batch) * seq,
+                             sizeof(int32_t), &idsBytes) ||
+      (tgt && __builtin_mul_overflow(static_cast<uint64_t>(batch) * tgtSeq,
+                                     sizeof(int32_t), &tgtBytes)) ||
+      __builtin_mul_overflow(static_cast<uint64_t>(batch), sizeof(int32_t),
+                             &lensBytes) ||
+      __builtin_mul_overflow(static_cast<uint64_t>(outElements), sizeof(float),
+                             &outBytes))
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "the inputs or the output are too large for this machine");
+  std::vector<cuda::HostBuffer> inputs = {{ids, idsBytes},
+                                          {lengths, lensBytes}};
+  if (tgt) {
+    inputs.push_back({tgt, tgtBytes});
+    inputs.push_back({tgtLengths, lensBytes});
+  }
+  cuda::Instance &instance = *model->cuda;
+  if (llvm::Error e = cuda::run(
+          instance, inputs, out, outBytes,
+          [&](llvm::ArrayRef<void *> device, void *deviceOut) {
+            call(cuda::weightTable(instance), device[0], device[1],
+                 tgt ? device[2] : nullptr, tgt ? device[3] : nullptr,
+                 deviceOut);
+          }))
+    return failWith(std::move(e));
+  return TFM_OK;
+}
+
+/// The device half of tfm_model_create for a CUDA model: driver, device,
+/// kernels, stream, then the weights copied to device memory (`bound`, the
+/// host copies and the file mappings, is released on return) and the
+/// prepared tensors computed there.
+tfm_status createOnDevice(tfm_model &model, BoundWeights bound) {
+  llvm::Expected<cuda::InstancePtr> instance =
+      cuda::createInstance(model.manifest);
+  if (!instance)
+    return failWith(instance.takeError());
+  model.cuda = std::move(*instance);
+  if (llvm::Error e = cuda::uploadWeights(*model.cuda, model.manifest, bound))
+    return failWith(std::move(e));
+  if (!model.manifest.prepared.empty()) {
+    void *const *table = cuda::weightTable(*model.cuda);
+    if (llvm::Error e = cuda::run(*model.cuda, {}, nullptr, 0,
+                                  [&](llvm::ArrayRef<void *>, void *) {
+                                    callPrepare(table);
+                                  }))
+      return failWith(std::move(e));
+  }
+  return TFM_OK;
 }
 
 } // namespace
@@ -338,22 +484,32 @@ tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
   std::unique_ptr<WeightSet> set(new (std::nothrow) WeightSet(std::move(*files)));
   if (!set)
     return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the weight set");
+  // On CUDA the prepared tensors live in device memory only.
+  bool onDevice = manifest->device == Device::CUDA;
   BindFailure failure;
   llvm::Expected<BoundWeights> bound =
-      bindWeights(*manifest, std::move(set), &failure);
+      bindWeights(*manifest, std::move(set), &failure,
+                  /*withPrepared=*/!onDevice);
   if (!bound)
     return fail(failure == BindFailure::OutOfMemory ? TFM_ERROR_OUT_OF_MEMORY
                                                     : TFM_ERROR_WEIGHTS,
                 llvm::toString(bound.takeError()));
 
-  auto *model = new (std::nothrow) tfm_model;
+  std::unique_ptr<tfm_model> model(new (std::nothrow) tfm_model);
   if (!model)
     return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the model");
   model->manifest = std::move(*manifest);
-  model->weights = std::move(*bound);
-  if (!model->manifest.prepared.empty())
-    callPrepare(model);
-  *out = model;
+  if (onDevice) {
+    if (tfm_status s = createOnDevice(*model, std::move(*bound)))
+      return s;
+  } else {
+    model->weights = std::move(*bound);
+    if (!model->manifest.prepared.empty()) {
+      ThreadCountScope threads(model.get());
+      callPrepare(hostTable(model.get()));
+    }
+  }
+  *out = model.release();
   return TFM_OK;
 }
 
@@ -405,14 +561,8 @@ tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
     return s;
   if (tfm_status s = checkOutput(m, batch, seq, out, out_capacity_elements))
     return s;
-
-  MemRef<2> idsDesc = describe<2>(ids, {batch, seq});
-  MemRef<1> lensDesc = describe<1>(lens, {batch});
-  MemRef<2> out2;
-  MemRef<3> out3;
-  void *outDesc = describeOutput(m, out, batch, seq, out2, out3);
-  callForward(model, &idsDesc, &lensDesc, nullptr, nullptr, outDesc);
-  return TFM_OK;
+  return runForward(model, ids, batch, seq, lens, nullptr, 0, nullptr, out,
+                    outputElements(m, batch, seq));
 }
 
 tfm_status tfm_model_forward_seq2seq(const tfm_model *model,
@@ -449,16 +599,8 @@ tfm_status tfm_model_forward_seq2seq(const tfm_model *model,
     return s;
   if (tfm_status s = checkOutput(m, batch, tgt_seq, out, out_capacity_elements))
     return s;
-
-  MemRef<2> srcDesc = describe<2>(src, {batch, src_seq});
-  MemRef<1> srcLensDesc = describe<1>(srcLens, {batch});
-  MemRef<2> tgtDesc = describe<2>(tgt, {batch, tgt_seq});
-  MemRef<1> tgtLensDesc = describe<1>(tgtLens, {batch});
-  MemRef<2> out2;
-  MemRef<3> out3;
-  void *outDesc = describeOutput(m, out, batch, tgt_seq, out2, out3);
-  callForward(model, &srcDesc, &srcLensDesc, &tgtDesc, &tgtLensDesc, outDesc);
-  return TFM_OK;
+  return runForward(model, src, batch, src_seq, srcLens, tgt, tgt_seq, tgtLens,
+                    out, outputElements(m, batch, tgt_seq));
 }
 
 tfm_status tfm_model_output_shape(const tfm_model *model, int64_t batch,
@@ -515,6 +657,8 @@ const char *tfm_status_string(tfm_status status) {
     return "TFM_ERROR_OUT_OF_MEMORY";
   case TFM_ERROR_UNSUPPORTED:
     return "TFM_ERROR_UNSUPPORTED";
+  case TFM_ERROR_DEVICE:
+    return "TFM_ERROR_DEVICE";
   }
   return "TFM_ERROR_UNKNOWN";
 }

@@ -153,6 +153,19 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
                         "', expected encoder, decoder or encoder_decoder");
   m.architecture = *architecture;
 
+  // Optional: CPU libraries (and every library written before the field
+  // existed) leave it out.
+  if (top->get(Field::kDevice)) {
+    Expected<StringRef> device = read.string(Field::kDevice);
+    if (!device)
+      return device.takeError();
+    std::optional<Device> parsed = parseDevice(*device);
+    if (!parsed)
+      return read.bad(Field::kDevice,
+                      "is '" + *device + "', expected cpu or cuda");
+    m.device = *parsed;
+  }
+
   Expected<int64_t> vocab = read.positive(Field::kVocabSize);
   if (!vocab)
     return vocab.takeError();

@@ -29,6 +29,9 @@ constexpr llvm::StringLiteral kPrepareFunction = "tfm_prepare";
 constexpr llvm::StringLiteral kPrepareAttr = "tfm.prepare";
 /// The name of each result of @tfm_prepare (a result attribute).
 constexpr llvm::StringLiteral kPreparedNameAttr = "tfm.name";
+/// The NUL-terminated JSON manifest global (tfm/Support/Manifest.h) that
+/// -tfm-materialize-entry writes and the runtime reads.
+constexpr llvm::StringLiteral kManifestSymbol = "tfm_model_manifest";
 
 } // namespace mlir::tfm::abi
 

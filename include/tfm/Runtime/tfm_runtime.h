@@ -20,10 +20,14 @@
 |* thread and stays until that thread's next failing call.                    *|
 |*                                                                            *|
 |* Threads: the library has no global state besides that thread-local         *|
-|* message. Separate tfm_model instances may be used from separate threads    *|
-|* at the same time. A forward call does not modify the model, so concurrent  *|
-|* forward calls on one instance are also allowed; tfm_model_destroy must not *|
-|* race with any other call on the same instance.                             *|
+|* message (and, for CUDA models, the driver and the kernel modules it loads  *|
+|* once per process). Separate tfm_model instances may be used from separate  *|
+|* threads at the same time. A forward call does not modify the model, so     *|
+|* concurrent forward calls on one instance are also allowed: on a CPU model  *|
+|* they run in parallel, on a CUDA model (manifest "device": "cuda") a mutex  *|
+|* of the instance runs them one after the other, since they share the        *|
+|* instance's stream. tfm_model_destroy must not race with any other call on  *|
+|* the same instance.                                                         *|
 |*                                                                            *|
 |* Multithreading: a forward call runs its parallel loops (attention heads    *|
 |* and query blocks, GEMM blocks) on an OpenMP team of                        *|
@@ -34,6 +38,15 @@
 |* safetensors file (zero-copy for aligned little-endian F32 tensors; F16 and *|
 |* BF16 are widened to F32 copies at load time). Generated code writes to     *|
 |* `out` only; inputs are never modified.                                     *|
+|*                                                                            *|
+|* CUDA models: tfm_model_create opens the NVIDIA driver (libcuda.so.1, at    *|
+|* run time: the library has no link-time CUDA dependency and loads on any    *|
+|* machine) and copies the weights to device memory; each forward call copies *|
+|* its inputs to the device, runs the kernels on the instance's stream and    *|
+|* copies `out` back before it returns. Without a driver or device, create    *|
+|* fails with TFM_ERROR_UNSUPPORTED. TFM_CUDA_DEVICE=<ordinal> picks the      *|
+|* device (default 0); it is read by the first successful create of the      *|
+|* process.                                                                   *|
 |*                                                                            *|
 |* See docs/c-abi.md for the full contract.                                   *|
 |*                                                                            *|
@@ -75,8 +88,16 @@ typedef enum tfm_status {
   /* An allocation failed (converted weights, the lengths buffer). */
   TFM_ERROR_OUT_OF_MEMORY = 5,
   /* The model does not have this entry point, e.g. tfm_model_forward on an
-   * encoder-decoder model, or no weights path and no embedded weights. */
-  TFM_ERROR_UNSUPPORTED = 6
+   * encoder-decoder model, or no weights path and no embedded weights; or a
+   * CUDA model cannot run here: no NVIDIA driver, no CUDA device, a driver
+   * older than CUDA 12.0, or no code for this GPU in the library. */
+  TFM_ERROR_UNSUPPORTED = 6,
+  /* A CUDA model's device failed: a CUDA driver call or a kernel launch
+   * returned an error (the message names the CUDA error, the driver
+   * function and, for launches, the kernel). After a kernel fault (e.g.
+   * CUDA_ERROR_ILLEGAL_ADDRESS) the process's CUDA context is unusable and
+   * every later call on a CUDA model fails the same way. */
+  TFM_ERROR_DEVICE = 7
 } tfm_status;
 
 /* A loaded model: the manifest, the bound weights. Opaque. */
@@ -114,14 +135,18 @@ TFM_API tfm_status tfm_model_create(const char *weights_path, tfm_model **out);
  * on the thread count: the threads split independent blocks of work, and
  * every sum is accumulated in the same order whatever the split. A model
  * compiled without multithreading (the -tfm-lower-to-llvm option
- * parallelize=false) runs on the calling thread and ignores the setting. */
+ * parallelize=false) runs on the calling thread and ignores the setting, and
+ * so does a CUDA model (its host code is sequential); the calls still
+ * validate and store n. */
 TFM_API tfm_status tfm_model_set_num_threads(tfm_model *model, int n);
 
 /* The thread count a forward call of this instance will use, after
  * resolving 0 to the default, in *n. */
 TFM_API tfm_status tfm_model_get_num_threads(const tfm_model *model, int *n);
 
-/* Releases the model and its weight mappings. NULL is a no-op. */
+/* Releases the model and its weight mappings (for a CUDA model also its
+ * device memory, its stream and its reference to the device's primary
+ * context). NULL is a no-op. */
 TFM_API tfm_status tfm_model_destroy(tfm_model *model);
 
 /* Runs an encoder or decoder model.
@@ -132,7 +157,11 @@ TFM_API tfm_status tfm_model_destroy(tfm_model *model);
  * `out` receives the output in row-major order; its shape is what
  * tfm_model_output_shape returns: [batch, seq, vocab] logits,
  * [batch, seq, hidden] states, or [batch, classes] class logits.
- * `out_capacity_elements` is the number of floats `out` can hold. */
+ * `out_capacity_elements` is the number of floats `out` can hold.
+ *
+ * On a CUDA model every argument is validated on the host before anything is
+ * sent to the device; `ids`, `lengths` and `out` stay host memory (the call
+ * copies them). Concurrent calls on one CUDA instance are serialized. */
 TFM_API tfm_status tfm_model_forward(const tfm_model *model,
                                      const int32_t *ids, int64_t batch,
                                      int64_t seq, const int32_t *lengths,
@@ -155,9 +184,9 @@ TFM_API tfm_status tfm_model_output_shape(const tfm_model *model,
                                           int64_t shape[3], int *rank);
 
 /* The model's manifest, a NUL-terminated JSON object (format
- * "tfm-manifest/1": model_name, architecture, vocab_size, max_seq_len,
- * output, output_dims, inputs, weights). The string lives as long as the
- * library is loaded. */
+ * "tfm-manifest/1": model_name, architecture, device (only when not "cpu":
+ * "cuda"), vocab_size, max_seq_len, output, output_dims, inputs, weights,
+ * prepared). The string lives as long as the library is loaded. */
 TFM_API tfm_status tfm_model_info(const tfm_model *model,
                                   const char **manifest_json);
 

@@ -4,13 +4,17 @@
 // JSON object (docs/architecture.md, "The manifest"):
 //
 //   {"format":"tfm-manifest/1","model_name":"tiny-gpt",
-//    "architecture":"decoder","vocab_size":64,"max_seq_len":32,
+//    "architecture":"decoder","device":"cuda","vocab_size":64,
+//    "max_seq_len":32,
 //    "output":"logits","output_dims":[64],"inputs":["ids","lengths"],
 //    "weights":[{"name":"embed.tokens","shape":[64,32]},...],
 //    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...]}
 //
-// "prepared" (optional) lists the tensors that the library's tfm_prepare
-// computes from the weights once per model instance (packed layouts).
+// "device" (optional, "cpu" when absent) says where the generated code runs:
+// "cpu", or "cuda" for a library whose host code launches CUDA kernels
+// through the mgpu* runtime calls (lib/Runtime/Cuda.cpp). "prepared"
+// (optional) lists the tensors that the library's tfm_prepare computes from
+// the weights once per model instance (packed layouts).
 //
 // This header is the one description of that format: the field names, the
 // spellings of the architecture and output kinds, the struct both sides
@@ -94,6 +98,28 @@ inline std::optional<OutputKind> parseOutputKind(llvm::StringRef name) {
   return std::nullopt;
 }
 
+/// Where a model's generated code runs: the manifest's "device" field.
+enum class Device { CPU, CUDA };
+
+/// "cpu", "cuda".
+inline llvm::StringRef deviceName(Device device) {
+  switch (device) {
+  case Device::CPU:
+    return "cpu";
+  case Device::CUDA:
+    return "cuda";
+  }
+  llvm_unreachable("unknown device");
+}
+
+/// The inverse of deviceName; nullopt for any other string.
+inline std::optional<Device> parseDevice(llvm::StringRef name) {
+  for (Device d : {Device::CPU, Device::CUDA})
+    if (name == deviceName(d))
+      return d;
+  return std::nullopt;
+}
+
 /// The entry's inputs, in argument order: ids, lengths or src, src_lengths,
 /// tgt, tgt_lengths.
 inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch) {
@@ -126,6 +152,8 @@ struct Manifest {
     static constexpr llvm::StringLiteral kFormat = "format";
     static constexpr llvm::StringLiteral kModelName = "model_name";
     static constexpr llvm::StringLiteral kArchitecture = "architecture";
+    /// Optional: "cpu" (the default, not written) or "cuda".
+    static constexpr llvm::StringLiteral kDevice = "device";
     static constexpr llvm::StringLiteral kVocabSize = "vocab_size";
     static constexpr llvm::StringLiteral kMaxSeqLen = "max_seq_len";
     static constexpr llvm::StringLiteral kOutput = "output";
@@ -141,6 +169,10 @@ struct Manifest {
 
   std::string modelName;
   Architecture architecture = Architecture::Decoder;
+  /// Where the generated code runs. For Device::CUDA the weights table,
+  /// the input and the output memrefs hold device pointers, and the runtime
+  /// drives the kernels on one stream per model instance.
+  Device device = Device::CPU;
   int64_t vocabSize = 0;
   int64_t maxSeqLen = 0;
   OutputKind output = OutputKind::Logits;
@@ -156,8 +188,8 @@ struct Manifest {
 
   /// Parses and validates a manifest. Every error starts with `origin` (the
   /// file or symbol the text came from) and names the field at fault:
-  /// missing or mistyped fields, an unknown format, architecture or output
-  /// kind, output_dims that are not one positive dimension (equal to
+  /// missing or mistyped fields, an unknown format, architecture, device or
+  /// output kind, output_dims that are not one positive dimension (equal to
   /// vocab_size for logits), inputs that do not match the architecture,
   /// weights without a name or with a negative dimension, a name listed
   /// twice.
@@ -165,7 +197,8 @@ struct Manifest {
                                         llvm::StringRef origin);
 
   /// The compact JSON text, fields in the order of Field (what the compiler
-  /// embeds; parse reads it back).
+  /// embeds; parse reads it back). Optional fields at their default
+  /// ("device": "cpu", an empty "prepared") are left out.
   std::string toJSON() const {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -174,6 +207,8 @@ struct Manifest {
       j.attribute(Field::kFormat, kFormatVersion);
       j.attribute(Field::kModelName, modelName);
       j.attribute(Field::kArchitecture, architectureName(architecture));
+      if (device != Device::CPU)
+        j.attribute(Field::kDevice, deviceName(device));
       j.attribute(Field::kVocabSize, vocabSize);
       j.attribute(Field::kMaxSeqLen, maxSeqLen);
       j.attribute(Field::kOutput, outputKindName(output));

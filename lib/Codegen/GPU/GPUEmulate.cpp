@@ -16,7 +16,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/IR/TfmEntryABI.h"
+#include "tfm/Support/Manifest.h"
 #include "tfm/Transforms/PassStatistics.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -31,7 +35,8 @@ using namespace mlir;
 
 namespace {
 
-struct GPUEmulatePass : tfm::impl::GPUEmulatePassBase<GPUEmulatePass> {
+struct GPUEmulatePass
+    : mlir::tfm::impl::GPUEmulatePassBase<GPUEmulatePass> {
   using Base::Base;
   GPUEmulatePass(const GPUEmulatePass &other) : Base(other) {}
 
@@ -44,6 +49,33 @@ struct GPUEmulatePass : tfm::impl::GPUEmulatePassBase<GPUEmulatePass> {
         return signalPassFailure();
       ++emulated;
     }
+    if (failed(runOnHost()))
+      signalPassFailure();
+  }
+
+  /// The model's buffers are host memory now: its manifest (when it has
+  /// one) says "cpu", so the runtime drives no GPU.
+  LogicalResult runOnHost() {
+    auto global = getOperation().lookupSymbol<LLVM::GlobalOp>(
+        mlir::tfm::abi::kManifestSymbol);
+    if (!global)
+      return success();
+    auto text = dyn_cast_or_null<StringAttr>(global.getValueOrNull());
+    if (!text)
+      return global.emitOpError("holds no manifest text");
+    StringRef json = text.getValue();
+    json.consume_back(StringRef("\0", 1));
+    llvm::Expected<::tfm::Manifest> manifest =
+        ::tfm::Manifest::parse(json, "model manifest");
+    if (!manifest)
+      return global.emitOpError(llvm::toString(manifest.takeError()));
+    manifest->device = ::tfm::Device::CPU;
+    std::string data = manifest->toJSON();
+    data.push_back('\0');
+    global.setValueAttr(StringAttr::get(&getContext(), data));
+    global.setGlobalType(LLVM::LLVMArrayType::get(
+        IntegerType::get(&getContext(), 8), data.size()));
+    return success();
   }
 
   LogicalResult emulate(IRRewriter &rw, gpu::LaunchOp launch) {
@@ -114,7 +146,7 @@ struct GPUEmulatePass : tfm::impl::GPUEmulatePassBase<GPUEmulatePass> {
     return success();
   }
 
-  tfm::PassStatistic emulated{this, numEmulated, "emulated-launches",
+  mlir::tfm::PassStatistic emulated{this, numEmulated, "emulated-launches",
                               "gpu.launch ops turned into host loop nests"};
 };
 

@@ -36,7 +36,6 @@ using namespace mlir::tfm;
 namespace {
 
 using namespace mlir::tfm::abi;
-constexpr StringLiteral kManifestGlobal = "tfm_model_manifest";
 constexpr StringLiteral kEmbeddedGlobal = "tfm_embedded_weights";
 constexpr StringLiteral kEmbeddedSizeGlobal = "tfm_embedded_weights_size";
 constexpr StringLiteral kArchitectureAttr = "tfm.architecture";
@@ -356,7 +355,7 @@ struct MaterializeEntryPass
     // Globals.
     b.setInsertionPointToEnd(module.getBody());
     if (!kernel)
-      createStringGlobal(b, loc, kManifestGlobal, manifest, /*alignment=*/0,
+      createStringGlobal(b, loc, kManifestSymbol, manifest, /*alignment=*/0,
                          /*nulTerminate=*/true);
     if (!embedWeights.empty()) {
       auto file = llvm::MemoryBuffer::getFile(embedWeights, /*IsText=*/false,
@@ -417,6 +416,11 @@ struct MaterializeEntryPass
              << "'; expected encoder, decoder or encoder_decoder (or "
              << kKernelArchitecture << ", for an entry without a manifest)";
     manifest.architecture = *architecture;
+    std::optional<::tfm::Device> where = ::tfm::parseDevice(device);
+    if (!where)
+      return module.emitError("-tfm-materialize-entry: device=")
+             << device << " is not a device (cpu or cuda)";
+    manifest.device = *where;
     size_t numInputs = ::tfm::entryInputs(*architecture).size();
     if (entry.getNumArguments() != numInputs)
       return entry.emitError("architecture '")

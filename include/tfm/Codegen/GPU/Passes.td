@@ -157,7 +157,8 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     launch's ids and sizes bound to the loop variables and bounds. Buffers
     stay in host memory (no `-tfm-gpu-device-memory`). A wrong index, a
     missing bounds guard or a wrong grid size shows as a numeric difference
-    from the reference.
+    from the reference. The manifest's `"device"` becomes `"cpu"`: the
+    runtime treats the library as a CPU model.
 
     **Limits, reported as errors naming the op.** Running threads one after
     another is exact only while no thread reads what another thread of the
