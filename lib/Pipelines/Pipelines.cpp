@@ -116,6 +116,27 @@ static void addBufferization(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
 }
 
+/// The entry ABI (weights table, out-param, manifest naming `device`),
+/// then clean-up.
+static void addEntryABI(OpPassManager &pm, StringRef embedWeights,
+                        StringRef device) {
+  tfm::MaterializeEntryPassOptions entry;
+  entry.embedWeights = embedWeights.str();
+  entry.device = device.str();
+  pm.addPass(tfm::createMaterializeEntryPass(entry));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// tfm's elementwise fusion on tensors, then clean-up. Not upstream's
+/// -linalg-fuse-elementwise-ops: that one fuses producers into
+/// contractions, which then run as scalar loops.
+static void addElementwiseFusion(OpPassManager &pm) {
+  pm.addPass(tfm::createFuseElementwisePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
                                    const TfmToLLVMPipelineOptions &options) {
   addTfmTransforms(pm, options);
@@ -146,20 +167,11 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createPackWeightsPass(pack));
     pm.addPass(createOutlinePreparePass());
   }
-  MaterializeEntryPassOptions entryOptions;
-  entryOptions.embedWeights = options.embedWeights;
-  pm.addPass(createMaterializeEntryPass(entryOptions));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addEntryABI(pm, options.embedWeights, "cpu");
 
   // 2. Bufferization.
-  if (options.fuseElementwise) {
-    // Not upstream's -linalg-fuse-elementwise-ops: that one fuses
-    // producers into contractions, which then run as scalar loops.
-    pm.addPass(createFuseElementwisePass());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
+  if (options.fuseElementwise)
+    addElementwiseFusion(pm);
   if (options.vectorize) {
     TileAndVectorizePassOptions tile;
     tile.vectorBits = options.vectorBits ? unsigned(options.vectorBits)
@@ -266,21 +278,13 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
   addTfmToLinalg(pm);
-  MaterializeEntryPassOptions entryOptions;
-  entryOptions.embedWeights = options.embedWeights;
-  // (-tfm-gpu-emulate makes it "cpu" again: the emulated build stays
-  // identical to this one up to the kernels.)
-  entryOptions.device = "cuda";
-  pm.addPass(createMaterializeEntryPass(entryOptions));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // (-tfm-gpu-emulate makes the manifest's device "cpu" again: the
+  // emulated build stays identical to this one up to the kernels.)
+  addEntryABI(pm, options.embedWeights, "cuda");
 
   // 2. Bufferization.
-  if (options.fuseElementwise) {
-    pm.addPass(createFuseElementwisePass());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
+  if (options.fuseElementwise)
+    addElementwiseFusion(pm);
   addBufferization(pm);
 
   // 3. Kernels: loop nests on blocks and threads, buffers on the device.
