@@ -438,11 +438,6 @@ public:
   /// The one allocation holding the weights and the prepared tensors.
   CUdeviceptr weights = 0;
   std::vector<void *> table;
-  /// Page-locked host memory the output is copied through (grown to the
-  /// largest output seen; null when the driver refused it: then the output
-  /// is copied to the caller's pageable memory directly).
-  void *staging = nullptr;
-  size_t stagingBytes = 0;
   /// Counted in Process::instances.
   bool counted = false;
   /// Serializes the calls on this instance (they share the stream and the
@@ -547,8 +542,6 @@ void InstanceDeleter::operator()(Instance *instance) const {
       }
       if (instance->weights)
         api.cuMemFree(instance->weights);
-      if (instance->staging)
-        api.cuMemFreeHost(instance->staging);
       std::lock_guard<std::mutex> lock(p.mutex);
       if (instance->counted && --p.instances == 0 && p.pool)
         // The last instance: hand the cached activation memory back.
@@ -694,25 +687,6 @@ void *const *tfm::runtime::cuda::weightTable(const Instance &instance) {
   return instance.table.data();
 }
 
-/// Makes the instance's pinned staging buffer hold at least `bytes`; false
-/// when it cannot (the caller then copies to pageable memory directly).
-static bool stagingFor(Instance &instance, size_t bytes) {
-  if (bytes == 0 || bytes <= instance.stagingBytes)
-    return instance.staging != nullptr;
-  const DriverApi &api = *instance.api;
-  if (instance.staging) {
-    api.cuMemFreeHost(instance.staging);
-    instance.staging = nullptr;
-    instance.stagingBytes = 0;
-  }
-  void *pinned = nullptr;
-  if (api.cuMemAllocHost(&pinned, bytes) != CUDA_SUCCESS || !pinned)
-    return false;
-  instance.staging = pinned;
-  instance.stagingBytes = bytes;
-  return true;
-}
-
 llvm::Error tfm::runtime::cuda::run(
     Instance &instance, llvm::ArrayRef<HostBuffer> inputs, void *out,
     size_t outBytes,
@@ -752,13 +726,8 @@ llvm::Error tfm::runtime::cuda::run(
     }
     if (!instance.failed)
       body(deviceInputs, deviceOut);
-    // The output comes back through page-locked memory: a copy from the
-    // device into pageable memory goes through the driver's small bounce
-    // buffers (measured on an H100 VM: about 1.7 GB/s, 62 ms for GPT-2's
-    // 103 MB of logits), one into pinned memory runs at the bus's speed.
-    void *landing = stagingFor(instance, outBytes) ? instance.staging : out;
     if (!instance.failed && outBytes)
-      instance.check(api.cuMemcpyDtoHAsync(landing, block + offsets.back(),
+      instance.check(api.cuMemcpyDtoHAsync(out, block + offsets.back(),
                                            outBytes, instance.stream),
                      "cuMemcpyDtoHAsync",
                      "the output, " + Twine(outBytes) + " bytes");
@@ -773,8 +742,6 @@ llvm::Error tfm::runtime::cuda::run(
                  "', the last one launched";
       instance.check(r, "cuStreamSynchronize", detail);
     }
-    if (!instance.failed && outBytes && landing != out)
-      std::memcpy(out, landing, outBytes);
   }
   return takeFailure(instance);
 }

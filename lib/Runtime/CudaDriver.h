@@ -108,8 +108,6 @@ constexpr int kDriverApiVersion = 12000;
   X(cuMemAllocFromPoolAsync,                                                   \
     (CUdeviceptr * pointer, size_t bytes, CUmemoryPool pool, CUstream stream)) \
   X(cuMemFreeAsync, (CUdeviceptr pointer, CUstream stream))                    \
-  X(cuMemAllocHost, (void **pointer, size_t bytes))                           \
-  X(cuMemFreeHost, (void *pointer))                                            \
   X(cuMemcpyHtoD, (CUdeviceptr dst, const void *src, size_t bytes))            \
   X(cuMemcpyHtoDAsync,                                                         \
     (CUdeviceptr dst, const void *src, size_t bytes, CUstream stream))         \
