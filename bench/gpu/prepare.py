@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Prepares the GPU test bundle, on the machine that has tfmc.
+
+    bench/gpu/prepare.sh OUTDIR [--arch sm_90] [--jobs N] [--only NAME] [--force]
+
+For every example model (examples/*.json), every small Hugging Face config
+of test/Frontend/Inputs/hf/ and a GPT-2-small-sized config, OUTDIR gets a
+folder with the GPU library (tfmc --target=nvptx --gpu-arch=ARCH) and the
+CPU library of the same model, both xz-compressed, and for all but GPT-2
+small: random weights, token ids (a ragged batch), and the float64 output
+of test/Integration/reference/tfm_ref.py on them. OUTDIR/index.json lists
+it all; bench/gpu/run.py reads it on the GPU machine (docs/gpu-bench.md).
+
+Weights of small models are shipped (tfm_ref.py init). Larger ones are
+written again on the GPU machine by weightgen.py, which gives the same
+bytes there (the sha256 recorded here is checked there). Models too large
+for that, or for the reference, are listed as skipped with the reason.
+GPT-2 small ships no weights: run.py draws them with torch and runs the
+same weights through Hugging Face transformers.
+
+Standard library only (no numpy); runs the models' preparations in
+parallel worker processes (--jobs).
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import glob
+import json
+import lzma
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "reference"))
+import tfm_ref  # noqa: E402
+import weightgen  # noqa: E402
+
+FORMAT = "tfm-gpu-bench/1"
+# Models with at most this many parameters ship their weights; up to
+# GENERATE_LIMIT they are generated on the GPU machine; beyond, skipped.
+SHIP_LIMIT = 2_000_000
+GENERATE_LIMIT = 200_000_000
+# Ragged batches: (batch, seq) for shipped-weight models (seq capped at the
+# model's max_seq_len) and for the generated, full-size ones, whose float64
+# reference costs seconds per token in plain Python.
+SMALL_BATCH, SMALL_SEQ = 3, 16
+LARGE_BATCH, LARGE_SEQ = 2, 8
+RTOL, ATOL = 1e-4, 1e-6
+# GPT-2 small (Hugging Face's gpt2 config): compared with PyTorch at
+# CHECK_SHAPE, timed at TIMING_SHAPES (batch, seq).
+GPT2_SMALL = {
+    "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
+    "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05,
+    "n_ctx": 1024, "n_positions": 1024, "n_embd": 768, "n_head": 12, "n_layer": 12,
+    "vocab_size": 50257, "bos_token_id": 50256, "eos_token_id": 50256,
+    "scale_attn_weights": True, "tie_word_embeddings": True, "use_cache": False,
+}
+CHECK_SHAPE = (2, 128)
+TIMING_SHAPES = [(1, 512), (8, 128)]
+
+
+class PrepareError(Exception):
+    pass
+
+
+def run(cmd, log=None):
+    """Runs a command; on failure raises PrepareError with the end of its
+    output (all of it goes to `log` when given)."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        if log:
+            lines = p.stdout.splitlines()
+            with open(log, "w") as f:
+                f.write("$ %s\n" % " ".join(cmd))
+                if len(lines) > 400:
+                    f.write("[... %d lines left out ...]\n" % (len(lines) - 400))
+                f.write("\n".join(lines[-400:]) + "\n")
+        tail = [l for l in p.stdout.splitlines() if l.strip()][-1:] or ["(no output)"]
+        raise PrepareError("%s exited with %d: %s" % (os.path.basename(cmd[0]),
+                                                       p.returncode, tail[0][:300]))
+    return p.stdout
+
+
+def ref(*argv):
+    """tfm_ref.py's command line, in process."""
+    if tfm_ref.main([str(a) for a in argv]) != 0:
+        raise PrepareError("tfm_ref.py %s failed (see its message above)" % argv[0])
+
+
+def xz(path):
+    with open(path, "rb") as f, lzma.open(path + ".xz", "wb", preset=6) as g:
+        shutil.copyfileobj(f, g)
+    os.remove(path)
+    return os.path.basename(path) + ".xz"
+
+
+# ------------------------------------------------------------------- the plan
+
+def plan(args):
+    """(jobs, skipped): one job per model to prepare."""
+    jobs, skipped = [], []
+    sources = [("example", p) for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.json")))]
+    sources += [("hf", p) for p in sorted(glob.glob(
+        os.path.join(ROOT, "test", "Frontend", "Inputs", "hf", "*", "config.json")))]
+    for origin, path in sources:
+        if origin == "example":
+            name = os.path.splitext(os.path.basename(path))[0]
+        else:
+            name = "hf-" + os.path.basename(os.path.dirname(path))
+        if args.only and not any(o in name for o in args.only):
+            continue
+        m = tfm_ref.load_model(path)
+        params = sum(math.prod(shape) for _, shape, _, _ in tfm_ref.file_tensors(m))
+        if params > GENERATE_LIMIT:
+            skipped.append({"name": name, "source": os.path.relpath(path, ROOT),
+                            "skipped": "%.1e parameters (%.0f GB of f32 weights): too big to "
+                                       "generate on the GPU machine within minutes, and for "
+                                       "the plain-Python float64 reference here"
+                                       % (params, params * 4 / 1e9)})
+            continue
+        small = params <= SHIP_LIMIT
+        batch, seq = (SMALL_BATCH, SMALL_SEQ) if small else (LARGE_BATCH, LARGE_SEQ)
+        jobs.append({"name": name, "kind": "reference", "source": path, "params": params,
+                     "description": "model.json" if origin == "example" else "config.json",
+                     "weights": "ship" if small else "generate",
+                     "batch": batch, "seq": min(seq, m.max_seq_len),
+                     "seq2seq": m.architecture == "encoder_decoder"})
+    if not args.only or any(o in "gpt2-small" for o in args.only):
+        jobs.append({"name": "gpt2-small", "kind": "timing", "source": None,
+                     "params": 124_439_808, "weights": "torch"})
+    # Longest first, so that the parallel workers finish together.
+    jobs.sort(key=lambda j: -j["params"])
+    return jobs, skipped
+
+
+# --------------------------------------------------------------- one model
+
+def compile_library(tools, source, folder, target, args):
+    """Compiles one library; returns its index entry."""
+    so = os.path.join(folder, target + ".so")
+    cmd = [tools["tfmc"], source, "--quiet", "--target-cpu=" + args.cpu_target, "-o", so]
+    if target == "gpu":
+        cmd += ["--target=nvptx", "--gpu-arch=" + args.arch]
+        if args.gpu_emulate:
+            cmd.append("--gpu-emulate")
+    start = time.time()
+    log = os.path.join(folder, target + "-compile.log")
+    try:
+        run(cmd, log)
+    except PrepareError as e:
+        return {"error": "compile failed: %s" % e, "log": os.path.basename(log),
+                "seconds": round(time.time() - start, 1)}
+    lib = {"manifest": json.loads(run([tools["tfm-run"], so, "--print-manifest"]))}
+    omp = re.search(r"^\s*(libomp\S*) => (\S+)", run(["ldd", so]), re.M)
+    if omp:  # the OpenMP runtime the library loads (run.py ships a copy)
+        lib["libomp"] = omp.groups()
+    os.remove(os.path.join(folder, target + ".h"))
+    lib.update(file=xz(so), seconds=round(time.time() - start, 1))
+    return lib
+
+
+def check_weights(tools, weights, manifest, folder):
+    """tfm-run --check-weights: the file holds every tensor the library needs."""
+    path = os.path.join(folder, "manifest.json")
+    with open(path, "w") as f:
+        json.dump(manifest, f)
+    try:
+        run([tools["tfm-run"], "--check-weights", weights, "--manifest", path])
+    finally:
+        os.remove(path)
+
+
+def prepare_model(job, outdir, tools, args):
+    """Fills OUTDIR/NAME; returns the model's index entry (with "error" when
+    something other than a library failed)."""
+    start = time.time()
+    name = job["name"]
+    folder = os.path.join(outdir, name)
+    os.makedirs(folder)
+    entry = {"name": name, "kind": job["kind"], "params": job["params"]}
+    try:
+        if job["kind"] == "timing":
+            source = os.path.join(folder, "config.json")
+            with open(source, "w") as f:
+                json.dump(GPT2_SMALL, f, indent=2)
+            entry.update(config="config.json", seed=args.seed, check_shape=list(CHECK_SHAPE),
+                         timing_shapes=[list(s) for s in TIMING_SHAPES])
+        else:
+            source = os.path.join(folder, job["description"])
+            shutil.copy(job["source"], source)
+            entry.update(source=os.path.relpath(job["source"], ROOT),
+                         description=os.path.basename(source))
+        libs = {t: compile_library(tools, source, folder, t, args) for t in ("gpu", "cpu")}
+        manifests = [lib.pop("manifest") for lib in libs.values() if "manifest" in lib]
+        omp = [lib.pop("libomp") for lib in libs.values() if "libomp" in lib]
+        if omp:
+            entry["libomp"] = omp[0]
+        entry["libraries"] = libs
+        if not manifests:
+            raise PrepareError("neither library compiled (see %s/*-compile.log)" % name)
+        entry["manifest_weights"] = manifests[0]["weights"]
+        if job["kind"] == "reference":
+            entry.update(prepare_reference(job, source, folder, tools, manifests[0]))
+    except (PrepareError, tfm_ref.RefError, OSError, ValueError) as e:
+        entry["error"] = str(e)
+    entry["prepare_seconds"] = round(time.time() - start, 1)
+    return entry
+
+
+def prepare_reference(job, source, folder, tools, manifest):
+    """Weights, tokens and the float64 reference output."""
+    seed = job["seed"]
+    files = {"ids": "ids.npy", "lengths": "lengths.npy"}
+    ref("tokens", source, os.path.join(folder, "ids.npy"), "--batch", job["batch"],
+        "--seq", job["seq"], "--seed", seed + 1,
+        "--lengths-out", os.path.join(folder, "lengths.npy"), "--ragged")
+    dec = []
+    if job["seq2seq"]:
+        files.update(decoder_ids="decoder_ids.npy", decoder_lengths="decoder_lengths.npy")
+        ref("tokens", source, os.path.join(folder, "decoder_ids.npy"), "--batch", job["batch"],
+            "--seq", job["seq"], "--seed", seed + 2,
+            "--lengths-out", os.path.join(folder, "decoder_lengths.npy"), "--ragged")
+        dec = ["--decoder-tokens", os.path.join(folder, "decoder_ids.npy"),
+               "--decoder-lengths", os.path.join(folder, "decoder_lengths.npy")]
+    out = {"inputs": files, "reference": "reference.npy",
+           "tolerance": {"rtol": RTOL, "atol": ATOL}}
+    with tempfile.TemporaryDirectory(prefix="tfm-gpu-bench-") as tmp:
+        if job["weights"] == "ship":
+            weights = os.path.join(folder, "weights.safetensors")
+            ref("init", source, weights, "--seed", seed)
+            out["weights"] = {"file": "weights.safetensors"}
+        else:
+            weights = os.path.join(tmp, "weights.safetensors")
+            tensors = [list(t) for t in tfm_ref.file_tensors(tfm_ref.load_model(source))]
+            digest = weightgen.write_safetensors(weights, tensors, seed)
+            out["weights"] = {"generate": {"seed": seed, "sha256": digest,
+                                           "bytes": os.path.getsize(weights),
+                                           "tensors": tensors}}
+        check_weights(tools, weights, manifest, tmp)
+        ref("run", source, weights, os.path.join(folder, "ids.npy"),
+            "--lengths", os.path.join(folder, "lengths.npy"), *dec,
+            "--out", os.path.join(folder, "reference.npy"))
+    return out
+
+
+# ------------------------------------------------------------------ driver
+
+def describe(entry):
+    if "skipped" in entry:
+        return "skipped: " + entry["skipped"]
+    parts = []
+    for target, lib in entry.get("libraries", {}).items():
+        parts.append("%s %s" % (target, "ok" if "file" in lib else
+                                "FAILED (%s/%s)" % (entry["name"], lib["log"])))
+    if "error" in entry:
+        parts.append("ERROR: " + entry["error"])
+    elif entry["kind"] == "reference":
+        parts.append("reference ok")
+    return "%s (%.0f s)" % (", ".join(parts), entry["prepare_seconds"])
+
+
+def toolkit_version():
+    try:
+        out = subprocess.run(["ptxas", "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    return out.strip().splitlines()[-1] if out.strip() else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir")
+    ap.add_argument("--arch", default="sm_90", help="--gpu-arch of the GPU libraries")
+    ap.add_argument("--cpu-target", default="x86-64-v3",
+                    help="--target-cpu of both libraries' host code (default x86-64-v3, "
+                         "so that they run on the GPU machine's CPU too)")
+    ap.add_argument("--gpu-emulate", action="store_true",
+                    help="build the GPU libraries with --gpu-emulate (kernels run on the "
+                         "host): tests this bundle and run.py on a machine without a GPU")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="models prepared at once (default: one per core)")
+    ap.add_argument("--only", action="append",
+                    help="prepare only models whose name contains this (repeatable)")
+    ap.add_argument("--force", action="store_true", help="replace an existing OUTDIR")
+    args = ap.parse_args()
+
+    tools = {t: os.path.join(args.build_dir, "bin", t) for t in ("tfmc", "tfm-run")}
+    for path in tools.values():
+        if not os.access(path, os.X_OK):
+            sys.exit("prepare: %s not found (scripts/build.sh builds it)" % path)
+    outdir = os.path.abspath(args.outdir)
+    if os.path.exists(outdir) and os.listdir(outdir):
+        if not (args.force and os.path.exists(os.path.join(outdir, "index.json"))):
+            sys.exit("prepare: %s exists and is not empty (--force replaces a bundle)" % outdir)
+        shutil.rmtree(outdir)
+    os.makedirs(outdir, exist_ok=True)
+
+    start = time.time()
+    jobs, skipped = plan(args)
+    for job in jobs:
+        job["seed"] = args.seed
+    print("prepare: %d models into %s (%d at once); skipped: %s"
+          % (len(jobs), outdir, args.jobs, ", ".join(s["name"] for s in skipped) or "none"),
+          flush=True)
+    entries = []
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(prepare_model, job, outdir, tools, args): job for job in jobs}
+        for n, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            entry = future.result()
+            entries.append(entry)
+            print("[%d/%d] %s: %s" % (n, len(jobs), entry["name"], describe(entry)), flush=True)
+    order = {job["name"]: i for i, job in enumerate(sorted(jobs, key=lambda j: j["name"]))}
+    entries.sort(key=lambda e: order[e["name"]])
+
+    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                            capture_output=True, text=True).stdout.strip()
+    index = {"format": FORMAT,
+             "created": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+             "host": platform.node(), "tfm_commit": commit or None,
+             "gpu_arch": args.arch, "gpu_emulate": args.gpu_emulate,
+             "cpu_target": args.cpu_target, "cuda_toolkit": toolkit_version(),
+             "seed": args.seed, "models": entries + skipped}
+    omp = [e.pop("libomp") for e in entries if "libomp" in e]
+    if omp:
+        os.makedirs(os.path.join(outdir, "lib"))
+        dest = os.path.join(outdir, "lib", omp[0][0])
+        shutil.copy(omp[0][1], dest)
+        index["libomp"] = "lib/" + xz(dest)
+    with open(os.path.join(outdir, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+        f.write("\n")
+
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(outdir) for f in fs)
+    failed = [e["name"] for e in entries if "error" in e]
+    no_gpu = [e["name"] for e in entries if "file" not in e.get("libraries", {}).get("gpu", {})]
+    print("prepare: %s, %.1f MiB, %.0f s" % (outdir, size / 2 ** 20, time.time() - start))
+    if no_gpu:
+        print("prepare: no GPU library for %d of %d models: %s"
+              % (len(no_gpu), len(entries), ", ".join(no_gpu)))
+    if size > 60 * 2 ** 20:
+        print("prepare: warning: over 60 MiB, more than the device machine takes")
+    if failed:
+        print("prepare: FAILED: %s" % ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
