@@ -547,11 +547,31 @@ int tfmcMain(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerDefaultTimingManagerCLOptions();
+  // --help lists tfmc's options and MLIR's instrumentation (-mlir-*, which
+  // docs/user-guide.md describes); LLVM's hundreds of back-end options stay
+  // usable and are listed by --help-hidden.
+  static cl::OptionCategory mlirCategory("MLIR instrumentation options");
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.first.starts_with("mlir-"))
+      entry.second->addCategory(mlirCategory);
+  stopAfterOption()->addCategory(clOptions->inspect);
+  const cl::OptionCategory *shown[] = {&clOptions->category,
+                                       &clOptions->inspect, &mlirCategory};
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    bool ours = llvm::any_of(option->Categories, [&](cl::OptionCategory *c) {
+      return llvm::is_contained(shown, c);
+    });
+    // Hidden, not removed: --help-hidden lists them.
+    if (!ours && option->getOptionHiddenFlag() == cl::NotHidden &&
+        entry.first != "help" && entry.first != "version")
+      option->setHiddenFlag(cl::Hidden);
+  }
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tfmc: compiles a Transformer model (tfm spec, Hugging Face "
           "config.json or model folder) to a shared library, or to any "
-          "phase before it\n",
+          "phase before it (--help-hidden also lists LLVM's options)\n",
           &llvm::errs()))
     return static_cast<int>(ExitCode::Usage);
 
