@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${TFM_BUILD_DIR:-build}
 if [ ! -f "$BUILD_DIR/build.ninja" ] || [ $# -gt 0 ]; then
+  # A configure that failed before (say, run before install-deps.sh put
+  # clang there) leaves a cache with empty Release flags: start afresh.
+  if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+    rm -f "$BUILD_DIR/CMakeCache.txt"
+  fi
   cmake -S . -B "$BUILD_DIR" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
