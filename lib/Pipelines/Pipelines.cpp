@@ -317,6 +317,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   }
   pm.addPass(createGPUDeviceMemoryPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createGPUNameKernelsPass());
   pm.addPass(createGPUCheckKernelsPass());
 
   // 4. NVVM for the kernels, LLVM with runtime calls for the host.

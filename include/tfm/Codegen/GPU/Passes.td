@@ -173,6 +173,23 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def GPUNameKernelsPass : Pass<"tfm-gpu-name-kernels", "ModuleOp"> {
+  let summary = "Name each outlined kernel after the model op it computes";
+  let description = [{
+    `gpu.module @forward_kernel_3 { gpu.func @forward_kernel } =>
+    gpu.module @layers_0_attn_q_1 { gpu.func @layers_0_attn_q_1 }`
+
+    After `gpu-kernel-outlining`, which calls every kernel
+    `<function>_kernel`: each kernel module and its kernel take the model
+    name in the location of their launch (the frontend names every op,
+    e.g. `layers.0.attn.q`), as a C identifier made unique among the
+    module's symbols (`_1`, `_2`, ... for the second and later kernels of
+    one op). Profiles, `tfmc --emit=ptx` files and the runtime's errors then
+    say which op a kernel belongs to. A launch without a name in its
+    location keeps the outlined name.
+  }];
+}
+
 def GPUCheckKernelsPass : Pass<"tfm-gpu-check-kernels", "ModuleOp"> {
   let summary = "Fail unless every kernel is outlined and the host touches no device memory";
   let description = [{
