@@ -518,7 +518,7 @@ def run_worker(args, entry, work, timeout):
                   "step": "starting"}
     result["seconds"] = round(time.time() - start, 1)
     if code is None:
-        result["error"] = "killed after %d s during %s" % (timeout, result["step"])
+        result["error"] = "killed after %.3g s during %s" % (timeout, result["step"])
     elif code < 0:
         result["error"] = "crashed (%s) during %s" % (signal.Signals(-code).name, result["step"])
     elif code != 0 and "error" not in result:
