@@ -142,14 +142,5 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
   GpuTargetDescription gpu;
   gpu.chip = chip.str();
   gpu.toolkit = toolkit.str();
-  // The data-center part of each generation (A100, A10/3090-class, L4/L40,
-  // H100): SM counts only size grids, so a smaller part of the same
-  // architecture runs the same code correctly.
-  if (chip == "sm_86")
-    gpu.smCount = 84;
-  else if (chip == "sm_89")
-    gpu.smCount = 58;
-  else if (chip.starts_with("sm_90"))
-    gpu.smCount = 132;
   return gpu;
 }

@@ -51,8 +51,10 @@ struct TargetDescription {
 };
 
 /// An NVIDIA GPU target: what the NVVM back end needs (architecture, PTX
-/// features, the CUDA toolkit for ptxas and libdevice) and what kernel
-/// configuration sizes grids and blocks from.
+/// features, the CUDA toolkit for ptxas and libdevice). Limits for kernel
+/// configuration (SM count, shared memory, registers) join it when a pass
+/// sizes kernels from them; today -tfm-gpu-distribute's block size is a
+/// pipeline option.
 struct GpuTargetDescription {
   /// Compute capability, e.g. "sm_80" (the default: Ampere, the oldest GPU
   /// with the features the kernels use) or "sm_90".
@@ -62,13 +64,6 @@ struct GpuTargetDescription {
   /// CUDA toolkit folder (bin/ptxas, nvvm/libdevice); empty: none, and the
   /// library embeds PTX that the driver compiles when the model is created.
   std::string toolkit;
-  /// Streaming multiprocessors, shared memory a block may use without
-  /// opting in, registers per SM, threads per block: the limits kernel
-  /// configuration works within.
-  unsigned smCount = 108;
-  int64_t sharedMemoryPerBlock = 48 * 1024;
-  unsigned registersPerSM = 64 * 1024;
-  unsigned maxThreadsPerBlock = 1024;
 };
 
 /// The GPU architectures tfm compiles for ("sm_80", "sm_86", "sm_89",

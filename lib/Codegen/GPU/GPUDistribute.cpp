@@ -32,27 +32,21 @@ using namespace mlir;
 namespace {
 
 /// Whether `op` (or an op nested in it) reads or writes memory; allocation
-/// and freeing do not count (they stay on the host).
+/// and freeing do not count (they stay on the host). An op whose effects
+/// are unknown counts unless it is pure.
 bool touchesMemory(Operation *op) {
-  bool touches = false;
-  op->walk([&](Operation *inner) {
-    if (touches)
-      return WalkResult::interrupt();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-    if (!effects) {
-      // Unknown effects: only ops without regions of their own count
-      // (a region holder's body is visited by the walk).
-      if (inner->getNumRegions() == 0 &&
-          !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-          !isa<func::ReturnOp>(inner))
-        touches = !isPure(inner) && !isa<func::CallOp>(inner);
-      return WalkResult::advance();
-    }
-    touches = effects.hasEffect<MemoryEffects::Read>() ||
-              effects.hasEffect<MemoryEffects::Write>();
-    return WalkResult::advance();
+  WalkResult result = op->walk([&](Operation *inner) {
+    bool touches;
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner))
+      touches = effects.hasEffect<MemoryEffects::Read>() ||
+                effects.hasEffect<MemoryEffects::Write>();
+    else
+      // A region holder's body is visited by the walk itself.
+      touches = !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                !isPure(inner);
+    return touches ? WalkResult::interrupt() : WalkResult::advance();
   });
-  return touches;
+  return result.wasInterrupted();
 }
 
 /// Threads for a nest of `iterations` (nullopt: dynamic) iterations.
