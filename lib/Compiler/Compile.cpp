@@ -8,12 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Compiler/Compile.h"
-#include "tfm/Conversion/Passes.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Target/LLVMEmitter.h"
-#include "tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

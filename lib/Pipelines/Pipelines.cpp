@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Pipelines/Pipelines.h"
+#include "tfm/ABI/Passes.h"
+#include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/Conversion/Passes.h"
 #include "tfm/Target/TargetDescription.h"
@@ -355,6 +358,9 @@ void tfm::registerAllTfmPasses() {
   std::call_once(once, [] {
     registerTfmTransformsPasses();
     registerTfmConversionPasses();
+    registerTfmABIPasses();
+    registerTfmCodegenCommonPasses();
+    registerTfmCodegenCPUPasses();
     registerTfmCodegenGPUPasses();
     registerTfmPipelines();
   });

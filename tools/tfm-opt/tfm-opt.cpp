@@ -16,11 +16,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "tfm/Conversion/Passes.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Transforms/PassStatistics.h"
-#include "tfm/Transforms/Passes.h"
 
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -32,6 +32,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "Codegen", "Common", "Inputs"))
 import tfm_ref as R  # noqa: E402
 # The hashed inputs (the IR computes the same formula) are the tile-sram
 # numerics generator's.

@@ -12,7 +12,7 @@
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
-#include "tfm/Transforms/Passes.h"
+#include "tfm/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -24,7 +24,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_PACKWEIGHTSPASS
-#include "tfm/Transforms/Passes.h.inc"
+#include "tfm/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

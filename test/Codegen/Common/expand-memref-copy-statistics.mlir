@@ -11,7 +11,7 @@
 // RUN: tfm-opt %s -tfm-expand-memref-copy -o /dev/null 2>&1 | count 0
 // The name and description printed here are those of Passes.td, as the
 // generated reference shows them.
-// RUN: FileCheck %s --check-prefix=DOC --input-file=%tfm_src/docs/reference/Passes/TfmConversionPasses.md
+// RUN: FileCheck %s --check-prefix=DOC --input-file=%tfm_src/docs/reference/Passes/TfmCodegenCommonPasses.md
 
 // The cases of expand-memref-copy.mlir in one module: three copies of a
 // non-contiguous buffer (two in @strided, one in @dynamic_offset) are

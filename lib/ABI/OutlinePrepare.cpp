@@ -11,7 +11,7 @@
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
-#include "tfm/Transforms/Passes.h"
+#include "tfm/ABI/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,7 +25,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_OUTLINEPREPAREPASS
-#include "tfm/Transforms/Passes.h.inc"
+#include "tfm/ABI/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

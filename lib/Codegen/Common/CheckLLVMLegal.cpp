@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfm/Conversion/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -21,7 +21,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_CHECKLLVMLEGALPASS
-#include "tfm/Conversion/Passes.h.inc"
+#include "tfm/Codegen/Common/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

@@ -25,7 +25,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "Integration", "reference"))
 import tfm_ref as R  # noqa: E402
 
 # (atol, rtol) by element type: f32 as in test/Pipelines/Numerics; f16

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfm/Conversion/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -22,7 +22,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_APPROXIMATEMATHPASS
-#include "tfm/Conversion/Passes.h.inc"
+#include "tfm/Codegen/Common/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

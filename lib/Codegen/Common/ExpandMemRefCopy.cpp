@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfm/Conversion/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,7 +20,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_EXPANDMEMREFCOPYPASS
-#include "tfm/Conversion/Passes.h.inc"
+#include "tfm/Codegen/Common/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

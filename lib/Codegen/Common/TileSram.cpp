@@ -23,7 +23,7 @@
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
-#include "tfm/Transforms/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -43,7 +43,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_TILESRAMPASS
-#include "tfm/Transforms/Passes.h.inc"
+#include "tfm/Codegen/Common/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfm/Conversion/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,7 +23,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_FUSEELEMENTWISEPASS
-#include "tfm/Conversion/Passes.h.inc"
+#include "tfm/Codegen/Common/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfm/Conversion/Passes.h"
+#include "tfm/Codegen/CPU/Passes.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -36,7 +36,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_TILEANDVECTORIZEPASS
-#include "tfm/Conversion/Passes.h.inc"
+#include "tfm/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

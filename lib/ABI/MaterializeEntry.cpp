@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfm/Conversion/Passes.h"
+#include "tfm/ABI/Passes.h"
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Support/Manifest.h"
@@ -27,7 +27,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_MATERIALIZEENTRYPASS
-#include "tfm/Conversion/Passes.h.inc"
+#include "tfm/ABI/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

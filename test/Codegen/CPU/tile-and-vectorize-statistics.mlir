@@ -10,7 +10,7 @@
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize))' -o /dev/null 2>&1 | count 0
 // The names and descriptions printed here are those of Passes.td, as the
 // generated reference shows them.
-// RUN: FileCheck %s --check-prefix=DOC --input-file=%tfm_src/docs/reference/Passes/TfmConversionPasses.md
+// RUN: FileCheck %s --check-prefix=DOC --input-file=%tfm_src/docs/reference/Passes/TfmCodegenCPUPasses.md
 
 // The counters of -tfm-tile-and-vectorize over one module, on a function
 // pipeline (MLIR runs copies of the pass on several threads; their counts

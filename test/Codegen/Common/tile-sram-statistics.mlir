@@ -16,7 +16,7 @@
 // RUN: tfm-opt %s -tfm-tile-sram -o /dev/null 2>&1 | count 0
 // The names and descriptions printed here are those of Passes.td, as the
 // generated reference shows them.
-// RUN: FileCheck %s --check-prefix=DOC --input-file=%tfm_src/docs/reference/Passes/TfmTransformsPasses.md
+// RUN: FileCheck %s --check-prefix=DOC --input-file=%tfm_src/docs/reference/Passes/TfmCodegenCommonPasses.md
 
 // The counters of -tfm-tile-sram over three attention ops (the cases of
 // tile-sram-cost-model.mlir): with untiled-max-keys=256 the dynamic Tk is

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfm/Conversion/Passes.h"
+#include "tfm/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -20,7 +20,7 @@
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_LOWERVECTOROPSPASS
-#include "tfm/Conversion/Passes.h.inc"
+#include "tfm/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tfm
 
 using namespace mlir;

@@ -1,0 +1,283 @@
+//===- Passes.td - CPU codegen -----------------------------*- tablegen -*-===//
+//
+// The CPU target's passes: GEMM weight packing, cache/register tiling,
+// vectorization and threads, vector lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_CODEGEN_CPU_PASSES_TD
+#define TFM_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
+  let summary = "Give the weights of contractions a panel-major layout, prepared once per model instance";
+  let description = [{
+    `C[.., n] += A[.., k] * W[k, n] (or W[n, k]) => C[.., nb, r] += A[.., k] * Wp[nb, k, r]`,
+    `Wp = pack(W)` marked `tfm.prepare`
+
+    Runs on linalg on tensors (after `-convert-tfm-to-linalg`). A linalg
+    contraction (f32, two inputs, one init, no `linalg.index`) whose input
+    is a rank-2 `tfm.weight` `W` is rewritten to read a packed copy `Wp` of
+    shape `[N / P, K, P]`: panel `nb` holds columns `nb*P .. nb*P+P-1` of
+    every row `k`, so each `KC x P` block the register kernels of
+    `-tfm-tile-and-vectorize` stream is contiguous (an unpacked `W[k, n]`
+    is read at a stride of `N` floats, a page every row or two; an unpacked
+    `W[n, k]` is transposed on every call). `P` is the widest multiple of
+    `panel` that divides `N - N mod panel` and is at most `max-panel`: the
+    `P / panel` register tiles of a panel reuse each block of `A` from L1.
+    The output's `N` must be static. The weight's map must
+    be `(k, n)` or `(n, k)` with `n` a parallel loop that is the innermost
+    dimension of the output and that the other input does not use, and `k`
+    a reduction loop. The output is expanded to `[.., N / P, P]` and
+    collapsed back; the new loop `r` is the innermost.
+
+    `Wp` is one `linalg.generic` copy of the weight (through
+    `tensor.expand_shape`) per weight name and layout, inserted at the
+    start of the function and marked with the discardable attribute
+    `tfm.prepare = "<weight name>:packed[n=<dim of N>,panel=<P>]"`, which
+    `-tfm-outline-prepare` moves into `@tfm_prepare`: the copy is made once
+    when a model instance is created, never per call.
+
+    When `N` is not a multiple of `panel` (an LM head over a 50257-token
+    vocabulary), the first `N - N mod panel` columns are packed and the op
+    is split: the packed part writes those columns of the init, and a copy
+    of the op on the remaining (fewer than `panel`) columns, reading a
+    slice of `W` as stored, writes the rest (`tensor.extract_slice` /
+    `insert_slice`).
+
+    Left alone: weights with fewer than `panel` columns, `[K, N]` weights
+    whose packed columns are one panel (already panel-major), other element
+    types, and contractions that read no weight (attention's `Q.Kᵀ` and
+    `P.V`).
+  }];
+  let options = [
+    Option<"panel", "panel", "int64_t", /*default=*/"32",
+           "Panel granule in f32 lanes: the register tile's width (two "
+           "vectors); every panel width is a multiple of it">,
+    Option<"maxPanel", "max-panel", "int64_t", /*default=*/"0",
+           "Widest panel (a multiple of panel; 0: panel)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::tfm::TfmDialect",
+  ];
+  let statistics = [
+    Statistic<"numPackedContractions", "packed-contractions",
+              "Contractions rewritten to read a packed weight">,
+    Statistic<"numPackedWeights", "packed-weights",
+              "Packed weight layouts made (one per weight name and layout)">,
+  ];
+}
+
+def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors for registers and caches, then vectorize them";
+  let description = [{
+    `linalg contraction => scf.for nest (cache tiles, packed B, register tiles) + vector.contract`,
+    `other linalg op => scf.for over vector-sized tiles + vector ops`,
+    with `parallel` inside an `scf.forall` of row blocks
+
+    Runs on linalg on tensors (after elementwise fusion, before
+    bufferization). Every tile size comes from the options, which the
+    pipeline derives from the `TargetDescription` (vector width, register
+    count, L1 and L2 sizes); the pass holds no machine constants.
+
+    **Contractions** (any `linalg` op that `isaContractionOpInterface`
+    accepts, f32 accumulator, whose output's innermost dimension is an `n`
+    dimension: `linalg.matmul`, the rank-3 projections, attention's `QKᵀ`
+    and `PV`). With `VL = vector-bits / 32`, `NR = 2·VL`,
+    `MR = min(8, (vector-registers - 4) / 2)` (the `MR×NR` accumulator uses
+    `2·MR` registers), `KC = l1-bytes / 2 / (4·NR)` and
+    `NC = l2-bytes / 2 / (4·KC)` (multiple of `NR`):
+
+    1. batch dimensions, and all but the innermost `m`, `n`, `k` dimension,
+       are tiled by 1; `n` by `NC`, `k` by `KC` (cache tiles); unit
+       dimensions are dropped, giving a plain `C[m,n] += A[m,k]·B[k,n]`;
+    2. a `B` read as `B[n,k]` (an `out_in` weight, the keys of `QKᵀ`) is
+       packed once per cache tile into a `KC×NC` buffer (`linalg.transpose`,
+       itself vectorized as `VL×VL` blocks), so the kernel reads `B` rows
+       contiguously; the buffer has a static size and is hoisted out of the
+       loops by bufferization;
+    3. register tiles `MR × NR × 1`; the `k` loop is innermost;
+    4. vectorization to `vector.contract` (lowered to outer products / FMAs
+       by `convert-vector-to-llvm`); the accumulator's `transfer_read` and
+       `transfer_write` are hoisted out of the `k` loop, so it lives in
+       registers for the whole `KC` panel.
+
+    With `parallel`, a contraction that no loop encloses is split for
+    threads: its outer parallel dimensions of `B` (batch dimensions, outer
+    `n` dimensions such as heads or the panels of a packed weight) by an
+    `scf.forall` of one index per iteration, together with its rows in
+    blocks of `4·MC` (so that a few panels do not leave threads idle);
+    otherwise, inside every cache tile and after `B` is packed,
+    its rows by an `scf.forall` of `MC` rows (`parallel-rows`, default
+    `4·MR`), and the packing itself by an `scf.forall` of `2·VL` rows of
+    `k`. Every iteration writes a disjoint block (of the result or of the
+    packed buffer) and allocates its own temporaries; the packed `B` tile
+    is written before the row blocks and only read by them. The reduction
+    over `k` stays in order inside an iteration, so results do not depend
+    on the number of threads. Nothing is split inside another `scf.forall`
+    (the tiled attention's contractions). `-tfm-lower-to-llvm` turns the
+    foralls into OpenMP worksharing loops.
+
+    With `parallel`, every **other linalg op** that no loop encloses (layer
+    and RMS norm reductions, bias broadcasts, GELU, residual adds,
+    transposes, RoPE, the embedding gather, fills; whatever `elementwise`
+    says) is split too: its outer parallel loops, those that index every
+    result as a plain dimension (all parallel loops but the innermost: batch
+    × tokens, batch × heads × tokens), become an `scf.forall` of row
+    blocks. The innermost loop and the reduction loops stay whole in a
+    block, so a block computes whole rows and writes its own slice of every
+    result. With `R` the bytes of one row (every operand over the loops not
+    split; a dynamic extent counts as 1), a block holds
+    `ceil(B / R)` rows, `B` = `parallel-block-bytes` (default `l1-bytes`),
+    gathered from the innermost split loop outwards: a static loop the rows
+    cover stays whole, a longer one is cut into blocks of at least the rows
+    still needed (a divisor of its extent when one is at most twice that), a
+    dynamic one is blocked by them (the loops outside it by 1). An op whose
+    static extents make fewer than two blocks stays serial; with dynamic
+    extents the number of blocks is known at run time only (one block
+    still pays for a parallel region). An init that the op never reads
+    (a `tensor.empty`) is first replaced by an input of the same type and
+    indexing map that the op reads last and that another op computed (not
+    a weight or an argument), so the blocks overwrite that input in place,
+    as bufferization does for the op alone; a fill that only initializes
+    the op's result (a reduction's accumulator) is not split by itself,
+    each block fills its own slice. Then, with
+    `elementwise`, the op in the block is tiled and vectorized as below.
+
+    ```mlir
+    // before: a layer norm's mean over [B, T, 768] (B, T dynamic)
+    %m = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x : tensor<?x?x768xf32>) outs(%acc : tensor<?x?xf32>) ...
+    // after (l1-bytes = 32768: rows of 768·4 + 4 bytes, 11 per block)
+    %m = scf.forall (%b, %t) = (0, 0) to (%B, %T) step (1, 11)
+        shared_outs(%o = %acc) -> (tensor<?x?xf32>) {
+      %xs = tensor.extract_slice %x[%b, %t, 0] [1, %n, 768] [1, 1, 1] ...
+      %r = linalg.generic ... ins(%xs ...) outs(...) -> tensor<1x?xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %r into %o[%b, %t] [1, %n] [1, 1] ...
+      }
+    }
+    ```
+
+    Every loop whose tile is larger than 1 is **peeled**: the main loop has
+    static full tiles, the remainder (dynamic batch × sequence sizes, a
+    vocabulary that `NR` does not divide) is tiled again by 1 along its
+    dynamic dimensions, so every vectorized op has a static shape and no
+    masks are needed.
+
+    **Other linalg ops** (elementwise, reductions, transposes, fills,
+    broadcasts; with `elementwise`, or whatever `elementwise` says when the
+    op is statically shaped and inside a tiled attention's key loop, an
+    `scf.for` marked `tfm.key_blocks`: the online softmax on the score
+    tile) with a static innermost loop: every other loop is tiled by
+    1, the innermost by `2·VL` or `VL` when that divides it, or left whole
+    when it is at most `2·VL` or a reduction of at most `l1-bytes / 16`
+    bytes; then unit dimensions are dropped and the tile vectorized
+    (`vector.multi_reduction` for reductions, `vector.gather` for
+    data-dependent `tensor.extract`). These loops are not peeled, and ops
+    with a dynamic innermost loop are left alone: peeling many nests with
+    dynamic loops made compile time grow several-fold (affine
+    simplification after peeling, bufferization's slice analysis); LLVM's
+    loop vectorizer takes those loops. Ops the vectorizer rejects stay
+    scalar and become loops later.
+
+    ```mlir
+    // before
+    %c = linalg.matmul ins(%a, %b : tensor<?x768xf32>, tensor<768x768xf32>)
+                       outs(%acc : tensor<?x768xf32>) -> tensor<?x768xf32>
+    // after (sketch, vector-bits=512)
+    scf.for %k0 = %c0 to %c768 step %c192 ... {      // cache tile of k
+      scf.for %m = %c0 to %mMain step %c8 ... {      // full register tiles
+        scf.for %n = %c0 to %c768 step %c32 ... {
+          %acc0 = vector.transfer_read ... : vector<8x32xf32>
+          %r = scf.for %k = %c0 to %c192 step %c1 iter_args(%v = %acc0) {
+            %a = vector.transfer_read ... : vector<8x1xf32>
+            %b = vector.transfer_read ... : vector<1x32xf32>
+            %d = vector.contract {...} %a, %b, %v
+            scf.yield %d
+          }
+          vector.transfer_write %r, ...
+      } }
+      scf.for %m = %mMain to %M step %c8 ... { ... 1×32 tiles ... }  // remainder
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "Width of a native f32 vector register in bits">,
+    Option<"vectorRegisters", "vector-registers", "unsigned",
+           /*default=*/"32", "Number of architectural vector registers">,
+    Option<"l1Bytes", "l1-bytes", "int64_t", /*default=*/"32768",
+           "Per-core L1 data cache size in bytes">,
+    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"1048576",
+           "Per-core L2 cache size in bytes">,
+    Option<"contractions", "contractions", "bool", /*default=*/"true",
+           "Tile and vectorize contractions">,
+    Option<"elementwise", "elementwise", "bool", /*default=*/"true",
+           "Tile and vectorize the other linalg ops">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Split top-level linalg ops into scf.forall loops for "
+           "multithreading: contractions (batch and head dimensions, row "
+           "blocks in each cache tile, the packing) and every other op "
+           "(row blocks of its outer parallel loops)">,
+    Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
+           "Rows (m) per parallel block of a contraction (0: 4 register "
+           "tiles, 4·MR)">,
+    Option<"parallelBlockBytes", "parallel-block-bytes", "int64_t",
+           /*default=*/"0",
+           "Least data (bytes of its operands) per parallel row block of a "
+           "non-contraction op (0: l1-bytes)">,
+  ];
+  let statistics = [
+    Statistic<"numContractions", "contractions",
+              "Contractions tiled for registers and caches">,
+    Statistic<"numPacked", "packed-operands",
+              "Contraction operands packed (transposed) per cache tile">,
+    Statistic<"numVectorized", "vectorized-ops", "Tiles vectorized">,
+    Statistic<"numParallel", "parallel-loops",
+              "scf.forall loops made for threads (contractions, packing)">,
+    Statistic<"numParallelOps", "parallel-ops",
+              "Other linalg ops split into scf.forall row blocks for threads">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def LowerVectorOpsPass : Pass<"tfm-lower-vector-ops"> {
+  let summary = "Lower vector.contract, multi_reduction, transpose and transfer permutations for the CPU";
+  let description = [{
+    `vector.contract => vector.outerproduct => vector.fma`,
+    `vector.multi_reduction => vector.reduction`,
+    `vector.transpose => shuffles`, `transfer with permutation => minor identity + broadcast/transpose`
+
+    Runs after bufferization, before `convert-vector-to-scf` and
+    `convert-vector-to-llvm`: the latter lowers contractions and transposes
+    itself but not `vector.multi_reduction`, and scalarizing math after it
+    would leave vector ops behind. Contractions become outer products (one
+    broadcast FMA per row of the register tile), multi-reductions along the
+    innermost dimension become `vector.reduction` (reassociated by
+    `convert-vector-to-llvm`), transposes 16×16 shuffles. f32 min/max
+    reductions (`maxnumf`, `maximumf`, ...) of a power-of-two length become
+    a tree of vector min/max ops over halves: LLVM expands its min/max
+    reduction intrinsics without `nnan` one lane at a time on x86 (32
+    scalar max-and-NaN-blend steps for a row of 32 scores).
+
+    The pattern set holds no `vector.shape_cast` lowering and no
+    canonicalization: together they do not terminate.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+#endif // TFM_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,214 @@
+//===- Passes.td - target-neutral codegen ------------------*- tablegen -*-===//
+//
+// Code generation that every target runs, each configured by the module's
+// target: attention tiling, elementwise fusion, inline math, the checks and
+// copies before the LLVM dialect. Contracts: input, output, untouched, errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_CODEGEN_COMMON_PASSES_TD
+#define TFM_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileSramPass : Pass<"tfm-tile-sram"> {
+  let summary = "Tile tfm.attention into a flash-attention loop nest sized for fast memory";
+  let description = [{
+    `tfm.attention(Q, K, V) => scf.forall (b, kv head, query block) { scf.for key blocks { online softmax } }`
+
+    Every `tfm.attention` becomes a loop nest over `Br x Bc` tiles in which
+    the `Tq x Tk` score matrix never exists: per query block the scores of
+    one key block at a time live in a `[G*Br, Bc]` tile (`G = Hq / Hkv`
+    query heads of one K/V head share it), and the softmax is computed
+    online with a running row max `m`, a running row sum `l` and an f32
+    accumulator `acc` that are rescaled by `exp2(m_old - m_new)` per key
+    block (scores are kept in log2 units, so every exponential is an `exp2`); the output is `acc / l` (0 where `l = 0`, a row that sees no key).
+
+    ```
+    scf.forall (%b, %n, %qb) in (B, Hkv, ceil(Tq / Br)) shared_outs(%out) {
+      Qs  = scale*log2(e) * Q[b, n*G : n*G+G, qb*Br : +Br, :] (f32, zero padded, [G*Br, D])
+      a, h, ub, d = key bounds of this query block               (see below)
+      scf.for %k0 = a to h step Bc   (masked: window head)
+      scf.for %k0 = h to ub step Bc  (unmasked: whole blocks every row sees)
+      scf.for %k0 = ub to d step Bc  (masked: causal diagonal, remainder)
+        S    = Qs . K[b, n, k0 : k0+Bc, :]^T                     linalg.matmul
+        S    = S + log2(e)*(bias - slope*|i+off-j|), masked -> -inf  linalg.generic
+        mnew = max(m, rowmax(S)); S = exp2(S - mnew)
+        alpha = exp2(m - mnew); l = l*alpha + rowsum(S); acc = acc*alpha + S . V[b, n, k0 : k0+Bc, :]
+        m = mnew
+      out[b, n*G : n*G+G, qb*Br : +Br, :] = l > 0 ? acc / l : 0
+    } {tfm.tile = {block_q = Br, block_k = Bc, group = G, footprint_bytes, budget_bytes}}
+    ```
+
+    With `off = Tk - Tq`, rows `i` of the block and `len = key_lengths[b]`
+    clamped to `[0, Tk]` (else `Tk`), the key bounds are:
+
+    - `none`: every block in `[0, len)` unmasked except the remainder;
+    - `causal`: `d = min(len, q0 + bq + off)`, whole blocks up to the first
+      row's diagonal `q0 + off + 1` unmasked, the diagonal blocks masked;
+      blocks above the diagonal are never loaded;
+    - `sliding_window`: additionally `a = max(0, q0 + off - window + 1)`, so
+      blocks left of the window are never loaded, and the blocks holding the
+      window's left edge are masked.
+
+    Padding (`key_lengths`) only shortens the key loops. Masked blocks copy
+    their (possibly short) K/V block into zeroed `[Bc, D]` buffers and apply
+    the full visibility rule; unmasked blocks read K/V in place. Masked
+    scores are `-inf` and the running max starts at the finite `-FLT_MAX`,
+    so `exp2(-inf - -inf)` never happens and fully masked rows give 0.
+    The row max uses `maxnumf` (it ignores a NaN score); a NaN score still
+    propagates through `exp2` and the row sum into its row's output.
+
+    Tile choice: `Bc` is a multiple of the f32 lanes of `vector-bits`, both
+    are at most `max-block-q` / `max-block-k` (and the static `Tq` / `Tk`).
+    Among powers of two the pass takes the largest score tile `Br*Bc` (ties:
+    the larger `Br`, more reuse of each K/V block) whose working set fits
+    `fast-memory-bytes`:
+
+    `4*G*Br*D (Q) + 4*Bc*(D+Dv) (K, V block) + 4*G*Br*Bc (scores) + 4*G*Br*Dv (acc) + 16*G*Br (max, sum, block max, rescale) [+ e*G*Br*Bc (bias tile)]`
+
+    where `e` is the byte size of the bias element type (Q, K and V
+    tiles are f32 whatever the input type). If even `Br = 1`
+    and `Bc` = one vector does not fit, the pass fails with an error naming
+    the budget and what the smallest tile needs. Head counts and head sizes
+    must be static; batch and sequence lengths may be dynamic.
+
+    Cost model (`untiled-max-keys = N > 0`): short sequences are faster
+    untiled on a CPU (the whole score matrix fits in cache and the tiles'
+    padding is wasted work). An op with a static `Tk <= N` is left alone
+    (marked `tfm.untiled`); with a dynamic `Tk` the pass emits
+    `scf.if (Tk <= N) { tfm.attention {tfm.untiled} } else { loop nest }`.
+    `convert-tfm-to-linalg` lowers the untiled op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"fastMemoryBytes", "fast-memory-bytes", "int64_t",
+           /*default=*/"262144",
+           "Bytes of fast memory one tile's working set may use (a share of "
+           "the per-core L2 on CPUs, shared memory per block on GPUs)">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
+           "Native vector width in bits: block_k is a multiple of its f32 lanes">,
+    Option<"maxBlockQ", "max-block-q", "int64_t", /*default=*/"128",
+           "Largest query block (rows per query head)">,
+    Option<"maxBlockK", "max-block-k", "int64_t", /*default=*/"128",
+           "Largest key block">,
+    Option<"untiledMaxKeys", "untiled-max-keys", "int64_t", /*default=*/"0",
+           "Cost model: attention over at most this many keys keeps the "
+           "untiled lowering (statically, or by a runtime branch on Tk); "
+           "0 tiles everything">,
+  ];
+  let statistics = [
+    Statistic<"numTiled", "tiled", "tfm.attention ops tiled">,
+    Statistic<"numKeptUntiled", "kept-untiled",
+              "tfm.attention ops left untiled (static Tk <= untiled-max-keys)">,
+  ];
+}
+
+def FuseElementwisePass : Pass<"tfm-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, but never into a contraction";
+  let description = [{
+    `elementwise producer (one use) + elementwise consumer => one linalg.generic`,
+    `elementwise producer + contraction => unchanged`
+
+    Upstream's `-linalg-fuse-elementwise-ops` (the same patterns: producer
+    fusion, reshape propagation by expansion, constant folding, with its
+    default rule that the producer has no other use), plus one rule:
+    nothing is fused into an op that `isaContractionOpInterface` accepts.
+    Upstream fuses, for instance, LayerNorm's normalization into the next
+    projection; the result recomputes the normalization (an `rsqrt`
+    included) for every multiply-add, and is no longer a contraction, so
+    `-tfm-tile-and-vectorize` cannot schedule it as a GEMM: it runs as
+    scalar loops. Reductions (softmax sums, norms) still absorb their
+    elementwise producers.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def ApproximateMathPass : Pass<"tfm-approximate-math"> {
+  let summary = "Replace f32 exp, erf, tanh, log (and friends) by polynomial approximations";
+  let description = [{
+    `math.exp / math.erf / math.tanh / ... (f32, scalar or vector) => arith + FMA polynomials`
+
+    `convert-math-to-llvm` turns `math.exp` on a vector into one call of
+    `expf` per lane, and `convert-math-to-libm` does the same for `erf` and
+    `tanh`: the vectorized softmax, GELU and SiLU would be scalar again. This
+    pass applies MLIR's polynomial approximations
+    (`populateMathPolynomialApproximationPatterns`, the same ones as
+    Eigen/XNNPACK; errors of a few ulp) to f32 math ops, scalar and vector,
+    so they stay in vector registers. f64 ops are left alone.
+
+    `math.exp2` (f32; the tiled attention's softmax, whose scores are in
+    log2 units) gets a shorter expansion of tfm's own, about 14 vector
+    instructions: clamp to [-127, 128], `k = roundeven(min(t, 127))`, a
+    degree-6 polynomial of `t - k` fitted on [-0.5, 1], times `2^k` built
+    from the exponent bits. Relative error at most 1.4e-7; `t <= -127`
+    gives exactly 0 (a masked score's `-inf` stays a zero weight),
+    `t >= 128` gives `+inf`, NaN stays NaN.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def ExpandMemRefCopyPass : Pass<"tfm-expand-memref-copy"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into linalg.copy";
+  let description = [{
+    `memref.copy %a, %b (a or b strided, non-contiguous) => linalg.copy ins(%a) outs(%b)`
+
+    `finalize-memref-to-llvm` copies contiguous buffers (identity layout, or
+    a static row-major shape) with a `memcpy` and every other buffer with a
+    call to `memrefCopy`, a function of MLIR's C runner utilities that a
+    model library does not link (the tiled attention copies dynamically
+    sized key and value blocks out of strided views). This pass rewrites
+    those copies into `linalg.copy`, which `convert-linalg-to-loops` turns
+    into loops, so a generated object needs libc and libm only. Contiguous
+    copies are left alone, unless `all` is set: the GPU pipeline expands
+    every copy, since a copy between device buffers must run in a kernel
+    (`-tfm-gpu-distribute` maps the loops to blocks and threads).
+  }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Expand contiguous copies too (for targets where the host cannot "
+           "touch the buffers)">,
+  ];
+  let statistics = [
+    Statistic<"numExpanded", "expanded-copies",
+              "memref.copy ops rewritten into linalg.copy">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CheckLLVMLegalPass : Pass<"tfm-check-llvm-legal", "ModuleOp"> {
+  let summary = "Fail unless only the llvm and omp dialects (and builtin.module) are left";
+  let description = [{
+    Conversion passes succeed while leaving illegal ops behind; the failure
+    would only show at translation to LLVM IR, far from its cause. This pass
+    ends `-tfm-lower-to-llvm`: it reports every op that is neither in the
+    `llvm` dialect, nor in the `omp` dialect (parallel loops, which the
+    OpenMP translation turns into outlined functions and libomp calls), nor
+    a `builtin.module`, by name and location, and fails. With
+    `allow-gpu-binaries` (the GPU pipeline), `gpu.binary` (the embedded
+    kernels) and `gpu.launch_func` on LLVM operands may remain too: the
+    LLVM IR translation turns them into the module's kernel images and
+    `mgpu*` runtime calls.
+  }];
+  let options = [
+    Option<"allowGpuBinaries", "allow-gpu-binaries", "bool",
+           /*default=*/"false",
+           "Also accept gpu.binary and gpu.launch_func (GPU targets)">,
+  ];
+}
+
+#endif // TFM_CODEGEN_COMMON_PASSES_TD
