@@ -2,7 +2,6 @@
 # lit configuration for the tfm test suite.
 
 import os
-import shutil
 import sys
 
 import lit.formats
@@ -16,7 +15,6 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tfm_obj_root, "test")
 
-config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tfm_src", config.tfm_src_root))
 config.substitutions.append(("%tfm_obj", config.tfm_obj_root))
 config.substitutions.append(("%python", sys.executable))
@@ -40,11 +38,8 @@ if str(config.tfm_sanitizers).upper() in ("ON", "1", "TRUE", "YES"):
         config.environment[name] = ours + (":" + theirs if theirs else "")
 
 tool_dirs = [config.tfm_tools_dir, config.llvm_tools_dir]
-tools = ["tfm-opt", "tfmc", "tfm-run", "tfm-bench", "mlir-translate", "llc", "opt"]
+tools = ["tfm-opt", "tfmc", "tfm-run", "tfm-bench", "mlir-translate", "llc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
-
-if shutil.which("ptxas"):
-    config.available_features.add("ptxas")
 
 # %mlir_runner: runs generated code under LLVM 22's mlir-runner with its
 # runner utility libraries (printMemrefF32) and LLVM's OpenMP runtime for the

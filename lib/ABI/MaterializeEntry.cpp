@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/ABI/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Support/Manifest.h"
@@ -38,7 +39,6 @@ namespace {
 using namespace mlir::tfm::abi;
 constexpr StringLiteral kEmbeddedGlobal = "tfm_embedded_weights";
 constexpr StringLiteral kEmbeddedSizeGlobal = "tfm_embedded_weights_size";
-constexpr StringLiteral kArchitectureAttr = "tfm.architecture";
 constexpr StringLiteral kKernelArchitecture = "kernel";
 
 /// Builds the memref descriptor `{data, data, 0, shape, row-major strides}`
@@ -395,11 +395,11 @@ struct MaterializeEntryPass
                << attr << "' (integer) is missing; the manifest needs it";
       return a.getInt();
     };
-    FailureOr<StringRef> name = str("tfm.model_name");
+    FailureOr<StringRef> name = str(kModelNameAttr);
     FailureOr<StringRef> arch = str(kArchitectureAttr);
-    FailureOr<int64_t> vocab = num("tfm.vocab_size");
-    FailureOr<int64_t> maxSeq = num("tfm.max_seq_len");
-    FailureOr<StringRef> output = str("tfm.output");
+    FailureOr<int64_t> vocab = num(kVocabSizeAttr);
+    FailureOr<int64_t> maxSeq = num(kMaxSeqLenAttr);
+    FailureOr<StringRef> output = str(kOutputAttr);
     if (failed(name) || failed(arch) || failed(vocab) || failed(maxSeq) ||
         failed(output))
       return failure();
@@ -428,7 +428,7 @@ struct MaterializeEntryPass
              << entry.getSymName() << " takes " << entry.getNumArguments();
     std::optional<::tfm::OutputKind> kind = ::tfm::parseOutputKind(*output);
     if (!kind)
-      return module.emitError("module attribute 'tfm.output' is '")
+      return module.emitError("module attribute '") << kOutputAttr << "' is '"
              << *output << "'; expected logits, classes or hidden";
     manifest.output = *kind;
 

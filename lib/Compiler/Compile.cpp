@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Compiler/Compile.h"
+#include "tfm/Codegen/Common/Target.h"
+#include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/Pipelines/Pipelines.h"
@@ -77,13 +79,6 @@ llvm::StringRef emitPhaseName(EmitPhase phase) {
   llvm_unreachable("unknown phase");
 }
 
-std::optional<EmitPhase> parseEmitPhase(llvm::StringRef name) {
-  for (EmitPhase phase : allEmitPhases())
-    if (emitPhaseName(phase) == name)
-      return phase;
-  return std::nullopt;
-}
-
 bool isMLIRPhase(EmitPhase phase) { return phase <= EmitPhase::LLVMDialect; }
 
 //===----------------------------------------------------------------------===//
@@ -113,10 +108,8 @@ void buildCompilerPipeline(OpPassManager &pm,
   mlir::tfm::TfmToLLVMPipelineOptions pipeline;
   pipeline.fuseAttention = options.fuseAttention;
   pipeline.packWeights = options.packWeights;
-  if (phase == EmitPhase::Linalg) {
-    mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
-    return;
-  }
+  pipeline.embedWeights = options.embedWeights;
+  pipeline.fuseElementwise = options.fuseElementwise;
   if (options.gpu) {
     mlir::tfm::TfmToNVVMPipelineOptions gpu;
     gpu.fuseAttention = options.fuseAttention;
@@ -131,13 +124,17 @@ void buildCompilerPipeline(OpPassManager &pm,
     gpu.binaryFormat = phase == EmitPhase::Ptx || options.gpu->toolkit.empty()
                            ? "isa"
                            : "fatbin";
-    mlir::tfm::buildTfmToNVVMPipeline(pm, gpu);
+    if (phase == EmitPhase::Linalg)
+      mlir::tfm::buildTfmToLinalgPipeline(pm, gpu);
+    else
+      mlir::tfm::buildTfmToNVVMPipeline(pm, gpu);
     return;
   }
-  mlir::tfm::applyTarget(pipeline, options.target);
-  pipeline.embedWeights = options.embedWeights;
-  pipeline.fuseElementwise = options.fuseElementwise;
-  mlir::tfm::buildTfmToLLVMPipeline(pm, pipeline);
+  // The target comes from the module (Compilation::run sets it).
+  if (phase == EmitPhase::Linalg)
+    mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
+  else
+    mlir::tfm::buildTfmToLLVMPipeline(pm, pipeline);
 }
 
 namespace {
@@ -607,11 +604,33 @@ LogicalResult Compilation::run() {
     return registry;
   }());
 
+  // The target, stated once, when the pipeline starts: every pass that
+  // sizes anything reads it. (--emit=tfm, the frontend's output, has none;
+  // an input module that states one keeps it.)
+  if (phase != EmitPhase::Tfm && !options.gpu &&
+      !module->hasAttr(mlir::tfm::kTargetAttr))
+    mlir::tfm::setTarget(module, options.target);
+
   std::string error;
   FailureOr<std::vector<PipelineStep>> steps =
       getPipelineSteps(module.getContext(), options, phase, error);
   if (failed(steps))
     return module.emitError(error);
+
+  // An input at a later phase continues the pipeline where that phase
+  // ended: the steps before are a prefix of this pipeline.
+  if (options.inputPhase != EmitPhase::Tfm) {
+    size_t done = steps->size();
+    if (options.inputPhase == EmitPhase::Linalg) {
+      FailureOr<std::vector<PipelineStep>> prefix = getPipelineSteps(
+          module.getContext(), options, EmitPhase::Linalg, error);
+      if (failed(prefix))
+        return module.emitError(error);
+      done = prefix->size();
+    }
+    steps->erase(steps->begin(),
+                 steps->begin() + std::min(done, steps->size()));
+  }
 
   // --stop-after: cut the pipeline after that step.
   std::vector<std::string> backend = getBackendSteps(phase);
@@ -840,11 +859,14 @@ LogicalResult Compilation::runBackend() {
   progress->step("link");
   TimingScope linkTimer = nestTimer("link");
   mlir::tfm::LinkOptions link = options.link;
-  // The host code of a GPU model has no OpenMP loop.
-  if (options.gpu)
+  // libomp only for code that calls it: none in the host code of a GPU
+  // model, none for a target with one thread (-tfm-cpu-openmp left the
+  // loops serial).
+  if (llvm::none_of(llvmModule->functions(), [](const llvm::Function &f) {
+        return f.getName().starts_with("__kmpc_");
+      }))
     link.openMP = false;
-  if (failed(mlir::tfm::linkSharedLibrary(objectPath, outputPath, {}, link,
-                                          error)))
+  if (failed(mlir::tfm::linkSharedLibrary(objectPath, outputPath, link, error)))
     return fail(error);
   if (options.writeHeader) {
     std::string headerPath = options.headerPath;

@@ -8,13 +8,22 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Compiler/Driver.h"
+#include "tfm/Codegen/Common/Target.h"
 #include "tfm/Compiler/Diagnostics.h"
 #include "tfm/Compiler/Report.h"
 #include "tfm/Frontend/Frontend.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmDialect.h"
+#include "tfm/IR/TfmEntryABI.h"
+#include "tfm/IR/TfmOps.h"
 #include "tfm/Target/LLVMEmitter.h"
 #include "tfm/Transforms/PassStatistics.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/AsmState.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -69,7 +78,8 @@ struct DriverCLOptions {
   cl::opt<std::string> input{cl::Positional, cl::desc("<model>"),
                              cl::value_desc(
                                  "tfm spec .json, HF config.json or HF model "
-                                 "folder"),
+                                 "folder, or a .mlir --emit output to "
+                                 "continue"),
                              cl::cat(category)};
   cl::opt<std::string> output{
       "o",
@@ -148,6 +158,13 @@ struct DriverCLOptions {
       cl::desc("LLVM CPU name, e.g. znver4 (default: the host's, or "
                "'generic' for another triple)"),
       cl::value_desc("cpu"), cl::init(""), cl::cat(category)};
+  cl::opt<unsigned> threads{
+      "target-threads",
+      cl::desc("Hardware threads the generated code may use (the thread "
+               "count itself is the run time's); 1: single-threaded code, "
+               "no libomp (default: this machine's, also when "
+               "cross-compiling)"),
+      cl::value_desc("n"), cl::init(0), cl::cat(category)};
 
   cl::opt<std::string> passPipeline{
       "pass-pipeline",
@@ -256,6 +273,7 @@ DriverOptions getDriverOptionsFromCL() {
   options.gpuEmulate = clOptions->gpuEmulate;
   options.targetTriple = clOptions->targetTriple;
   options.targetCPU = clOptions->targetCPU;
+  options.threads = clOptions->threads;
   options.passPipeline = clOptions->passPipeline;
   options.stopAfter = stopAfterOption()->getValue();
   options.dumpIRDir = clOptions->dumpIRDir;
@@ -266,11 +284,60 @@ DriverOptions getDriverOptionsFromCL() {
   return options;
 }
 
+/// Whether the input is MLIR text (an `--emit` output) instead of a model.
+static bool isMLIRInput(llvm::StringRef path) {
+  return path.ends_with(".mlir");
+}
+
+FailureOr<EmitPhase> inputPhaseOf(ModuleOp module, llvm::StringRef path) {
+  bool tfmOps = false, onlyLLVM = true;
+  module.getBody()->walk([&](Operation *op) {
+    // tfm.weight stays until the entry ABI: linalg modules have it too.
+    if (isa<mlir::tfm::TfmDialect>(op->getDialect()) &&
+        !isa<mlir::tfm::WeightOp>(op))
+      tfmOps = true;
+    // What -tfm-check-llvm-legal lets through: the llvm and omp dialects,
+    // and the GPU pipeline's embedded binaries.
+    if (!isa<LLVM::LLVMDialect, omp::OpenMPDialect>(op->getDialect()) &&
+        !isa<gpu::BinaryOp>(op))
+      onlyLLVM = false;
+  });
+  if (tfmOps || module.getBody()->empty())
+    return EmitPhase::Tfm;
+  if (onlyLLVM)
+    return EmitPhase::LLVMDialect;
+  // After -tfm-materialize-entry the module has its weights table; the
+  // --emit=linalg output (the end of the pipeline's prefix) does not.
+  if (!module->hasAttr(mlir::tfm::abi::kWeightsAttr))
+    return EmitPhase::Linalg;
+  reportError(path.str() +
+              ": the module is between --emit phases (the entry ABI is "
+              "materialized but it is not the LLVM dialect yet): tfmc "
+              "continues from an --emit=tfm, --emit=linalg or "
+              "--emit=llvm-dialect output");
+  return failure();
+}
+
 OwningOpRef<ModuleOp> runFrontend(MLIRContext &context,
                                   const DriverOptions &options,
                                   TimingScope *timing,
                                   std::string *loadedWeightsPath) {
   TimingScope root = timing ? timing->nest("frontend") : TimingScope();
+
+  if (isMLIRInput(options.inputPath)) {
+    // IR given back: parsed (diagnostics name the file, line and column)
+    // and verified, then the pipeline continues from its phase.
+    TimingScope parseTimer = root.nest("parse");
+    context.loadDialect<mlir::tfm::TfmDialect>();
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(options.inputPath, &context);
+    if (!module) {
+      reportError(options.inputPath + ": cannot be read as an MLIR module "
+                                      "(see the diagnostics above)");
+      return nullptr;
+    }
+    return module;
+  }
 
   TimingScope loadTimer = root.nest("load model and check weights");
   llvm::Expected<LoadedModel> model =
@@ -310,15 +377,19 @@ resolveTarget(const DriverOptions &options, std::string &error) {
   std::string cpu = !options.targetCPU.empty() ? options.targetCPU
                     : sameTriple               ? host.cpu
                                                : "generic";
+  if (options.threads)
+    host.threads = options.threads;
   if (sameTriple && cpu == host.cpu)
     return host;
 
   // Another machine: its CPU's own features, the documented defaults of
-  // TargetDescription for the rest (caches, clock, one thread), so that
-  // the result does not depend on the machine that compiles.
+  // TargetDescription for the caches and clock, so that tile sizes do not
+  // depend on the machine that compiles. Threads stay on (the count is the
+  // run time's): cross-compiled code is multithreaded unless --target-threads=1.
   mlir::tfm::TargetDescription target;
   target.triple = triple;
   target.cpu = cpu;
+  target.threads = host.threads;
   std::unique_ptr<llvm::TargetMachine> machine =
       mlir::tfm::createTargetMachine(target, error);
   if (!machine)
@@ -506,6 +577,36 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
       runFrontend(context, options, &root, &loadedWeights);
   if (!module)
     return failure();
+  if (isMLIRInput(options.inputPath)) {
+    FailureOr<EmitPhase> phase = inputPhaseOf(*module, options.inputPath);
+    if (failed(phase))
+      return failure();
+    if (*phase > options.emit ||
+        (*phase == options.emit && *phase != EmitPhase::Tfm)) {
+      reportError(options.inputPath + ": the module is already at --emit=" +
+                  emitPhaseName(*phase).str() + "; ask for a later phase "
+                  "than that (--emit=" + emitPhaseName(options.emit).str() +
+                  " was asked)");
+      return failure();
+    }
+    compileOptions.inputPhase = *phase;
+    // The module's own target, stated when its pipeline started, is the
+    // one it continues with (its tiles were chosen for it).
+    if (auto stated = module->getOperation()->getAttrOfType<
+                      mlir::tfm::CpuTargetAttr>(mlir::tfm::kTargetAttr)) {
+      if (!options.targetTriple.empty() || !options.targetCPU.empty() ||
+          options.threads) {
+        reportError(options.inputPath + ": the module states its target (" +
+                    mlir::tfm::kTargetAttr.str() + ", cpu '" +
+                    stated.getCpu().str() +
+                    "'); --target-triple, --target-cpu and --target-threads "
+                    "cannot change it (remove the attribute to compile the "
+                    "module for another target)");
+        return failure();
+      }
+      compileOptions.target = mlir::tfm::getTargetDescription(stated);
+    }
+  }
   if (options.embedWeights) {
     FailureOr<std::string> file = weightsFileToEmbed(options, loadedWeights);
     if (failed(file))
@@ -570,7 +671,8 @@ int tfmcMain(int argc, char **argv) {
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tfmc: compiles a Transformer model (tfm spec, Hugging Face "
-          "config.json or model folder) to a shared library, or to any "
+          "config.json or model folder, or a .mlir file tfmc emitted, which "
+          "continues from its phase) to a shared library, or to any "
           "phase before it (--help-hidden also lists LLVM's options)\n",
           &llvm::errs()))
     return static_cast<int>(ExitCode::Usage);

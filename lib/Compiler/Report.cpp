@@ -8,6 +8,7 @@
 
 #include "tfm/Compiler/Report.h"
 #include "tfm/Compiler/Diagnostics.h"
+#include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -27,7 +28,6 @@ namespace {
 /// The name of the attribute a tiling pass leaves on the loop nest (or the
 /// op) it produced: a dictionary of integers (block_q, block_k, ...,
 /// footprint_bytes, budget_bytes).
-constexpr llvm::StringLiteral kTileAttr = "tfm.tile";
 
 struct Shapes {
   int64_t seq;
@@ -180,25 +180,14 @@ std::optional<KernelCost> costOf(Operation *op, const Shapes &shapes) {
   return std::nullopt;
 }
 
-/// The integer entries of a `tfm.tile` dictionary.
-std::vector<std::pair<std::string, int64_t>> tileEntries(DictionaryAttr dict) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  for (NamedAttribute a : dict)
-    if (auto i = dyn_cast<IntegerAttr>(a.getValue()))
-      out.push_back({a.getName().str(), i.getInt()});
-  return out;
-}
-
-void attachTiles(KernelCost &k, DictionaryAttr dict) {
-  k.tiles.clear();
-  for (auto &[name, value] : tileEntries(dict)) {
-    if (name == "footprint_bytes")
-      k.footprintBytes = value;
-    else if (name == "budget_bytes")
-      k.budgetBytes = value;
-    else
-      k.tiles.push_back({name, value});
-  }
+/// The tiles of a tiled attention, from the #tfm.attention_tiling its loop
+/// nest carries.
+void attachTiles(KernelCost &k, mt::AttentionTilingAttr tiling) {
+  k.tiles = {{"block_k", tiling.getBlockK()},
+             {"block_q", tiling.getBlockQ()},
+             {"group", tiling.getGroup()}};
+  k.footprintBytes = tiling.getFootprintBytes();
+  k.budgetBytes = tiling.getBudgetBytes();
 }
 
 std::string formatBytes(double bytes) {
@@ -230,28 +219,30 @@ std::string joinDims(const std::vector<std::pair<std::string, int64_t>> &d,
 } // namespace
 
 void KernelCollector::observe(ModuleOp module) {
-  if (auto name = module->getAttrOfType<StringAttr>("tfm.model_name"))
+  if (auto name = module->getAttrOfType<StringAttr>(mt::kModelNameAttr))
     model = name.getValue().str();
   resolvedSeq = seq;
   if (resolvedSeq <= 0) {
-    auto maxSeq = module->getAttrOfType<IntegerAttr>("tfm.max_seq_len");
+    auto maxSeq = module->getAttrOfType<IntegerAttr>(mt::kMaxSeqLenAttr);
     resolvedSeq = maxSeq ? maxSeq.getInt() : 1;
   }
   Shapes shapes{resolvedSeq};
 
   std::vector<KernelCost> now;
   // Tiles by location, in walk order.
-  std::map<std::string, std::vector<DictionaryAttr>> tilesAt;
+  std::map<std::string, std::vector<mt::AttentionTilingAttr>> tilesAt;
   module.walk([&](Operation *op) {
     if (isa<mt::TfmDialect>(op->getDialect())) {
       if (std::optional<KernelCost> k = costOf(op, shapes)) {
-        if (auto tile = op->getAttrOfType<DictionaryAttr>(kTileAttr))
+        if (auto tile = op->getAttrOfType<mt::AttentionTilingAttr>(
+                mt::kLoweringConfigAttr))
           attachTiles(*k, tile);
         now.push_back(std::move(*k));
       }
       return;
     }
-    if (auto tile = op->getAttrOfType<DictionaryAttr>(kTileAttr))
+    if (auto tile = op->getAttrOfType<mt::AttentionTilingAttr>(
+            mt::kLoweringConfigAttr))
       tilesAt[modelPlace(op->getLoc())].push_back(tile);
   });
 

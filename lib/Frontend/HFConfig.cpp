@@ -14,7 +14,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
 #include <cmath>
@@ -31,6 +33,40 @@ StringRef supportedHFModelTypes() {
 }
 
 namespace {
+
+/// The last component of a hub id ("sentence-transformers/all-MiniLM-L6-v2")
+/// or of a path in either separator style ("/models/minilm/",
+/// "C:\\models\\minilm"); "" when there is none.
+StringRef lastComponent(StringRef nameOrPath) {
+  StringRef trimmed = nameOrPath.rtrim("/\\");
+  StringRef base = trimmed.substr(trimmed.find_last_of("/\\") + 1);
+  return base == "." || base == ".." ? StringRef() : base;
+}
+
+/// The model's name (tfm.model_name: the manifest, the model header, the
+/// report), taken from the model rather than from its model_type, which
+/// would call every BERT "bert". It is the last component of
+/// `_name_or_path`, which transformers writes when it saves a checkpoint
+/// (the hub id or the folder it was loaded from), when present and
+/// non-empty; else the name of the folder that holds config.json; else, for
+/// a config file under another name, that file's stem; `modelType` only
+/// when even that is empty.
+std::string hfModelName(std::optional<std::string> nameOrPath,
+                        StringRef configPath, StringRef modelType) {
+  if (nameOrPath)
+    if (StringRef base = lastComponent(*nameOrPath); !base.empty())
+      return base.str();
+  SmallString<256> path(configPath);
+  // "config.json" alone is a file of the current directory: name that.
+  (void)sys::fs::make_absolute(path);
+  sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  StringRef name = sys::path::filename(path) == "config.json"
+                       ? sys::path::filename(sys::path::parent_path(path))
+                       : sys::path::stem(path);
+  if (StringRef base = lastComponent(name); !base.empty())
+    return base.str();
+  return modelType.str();
+}
 
 class HFParser {
 public:
@@ -527,7 +563,8 @@ Expected<ModelConfig> HFParser::parse(StringRef text) {
   std::optional<std::string> modelType = root.getString("model_type", true);
   if (!modelType)
     return errors.takeError();
-  config.name = *modelType;
+  config.name = hfModelName(root.getString("_name_or_path", false),
+                            errors.getFile(), *modelType);
   if (*modelType == "gpt2")
     parseGPT2(root);
   else if (*modelType == "bert")

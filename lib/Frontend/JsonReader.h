@@ -62,10 +62,8 @@ public:
   std::string fieldPath(llvm::StringRef key) const {
     return joinPath(path, key);
   }
-  const std::string &getPath() const { return path; }
-  JsonErrors &getErrors() { return errors; }
 
-  /// Integers in [min, max]; `what` overrides the field name in messages.
+  /// An integer in [min, max]; other values are errors naming the field.
   std::optional<int64_t> getInt(llvm::StringRef key, bool required,
                                 int64_t min, int64_t max);
   std::optional<double> getNumber(llvm::StringRef key, bool required,

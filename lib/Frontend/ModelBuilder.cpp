@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
+#include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 
@@ -342,12 +343,12 @@ Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
 
 OwningOpRef<ModuleOp> ModelBuilder::build() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  (*module)->setAttr("tfm.model_name", b.getStringAttr(config.name));
-  (*module)->setAttr("tfm.architecture",
+  (*module)->setAttr(kModelNameAttr, b.getStringAttr(config.name));
+  (*module)->setAttr(kArchitectureAttr,
                      b.getStringAttr(architectureName(config.arch)));
-  (*module)->setAttr("tfm.vocab_size", b.getI64IntegerAttr(config.vocabSize));
-  (*module)->setAttr("tfm.max_seq_len", b.getI64IntegerAttr(config.maxSeqLen));
-  (*module)->setAttr("tfm.output", b.getStringAttr(config.outputKind()));
+  (*module)->setAttr(kVocabSizeAttr, b.getI64IntegerAttr(config.vocabSize));
+  (*module)->setAttr(kMaxSeqLenAttr, b.getI64IntegerAttr(config.maxSeqLen));
+  (*module)->setAttr(kOutputAttr, b.getStringAttr(config.outputKind()));
 
   auto dyn = ShapedType::kDynamic;
   auto idsType = RankedTensorType::get({dyn, dyn}, b.getI32Type());

@@ -33,13 +33,6 @@ StringRef ModelConfig::outputKind() const {
   llvm_unreachable("unknown head");
 }
 
-SmallVector<int64_t> TensorRef::viewShape() const {
-  SmallVector<int64_t> result(shape);
-  if (isSlice())
-    result[sliceDim] = sliceSize;
-  return result;
-}
-
 namespace {
 
 bool isGated(Activation act) {

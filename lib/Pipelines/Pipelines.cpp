@@ -12,7 +12,6 @@
 #include "tfm/Codegen/Common/Passes.h"
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/Conversion/Passes.h"
-#include "tfm/Target/TargetDescription.h"
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -43,56 +42,26 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <mutex>
 
 using namespace mlir;
 
-namespace {
-
-/// The widest f32 vector of the host, for pipelines run without a target
-/// (tfm-opt, tests): the code must run where it is compiled.
-unsigned hostVectorBits() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  std::string list;
-  for (const auto &f : features)
-    list += std::string(f.second ? "+" : "-") + f.first().str() + ",";
-  return tfm::vectorBitsForFeatures(llvm::sys::getProcessTriple(), list);
-}
-
-} // namespace
-
-void tfm::applyTarget(TfmToLLVMPipelineOptions &options,
-                      const TargetDescription &target) {
-  options.vectorBits = target.vectorBits;
-  options.vectorRegisters = target.vectorRegisters;
-  options.l1Bytes = target.l1Bytes;
-  options.l2Bytes = target.l2Bytes;
-  // One hardware thread: single-threaded code, which needs no libomp.
-  options.parallelize = target.threads > 1;
-}
-
-/// Stage 0: the tfm-level transforms every CPU pipeline starts with.
+/// Stage 0: the target (the host's unless the module states one), then the
+/// tfm-level transforms: fusion, attention tiling (configured for the
+/// target, then carried out).
 static void addTfmTransforms(OpPassManager &pm,
                              const tfm::TfmToLLVMPipelineOptions &options) {
   using namespace mlir::tfm;
+  pm.addPass(createSetTargetPass());
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
   if (!options.tileAttention)
     return;
-  TileSramPassOptions tile;
-  // Q, K/V, score tiles and accumulators in an eighth of L2 (256 KiB with
-  // 2 MiB: 128 x 128 tiles for D = 64, 128 x 64 for D = 128). With the
-  // vectorized online softmax the per-key-block costs (row reductions,
-  // rescaling, loop overhead) favour long key blocks: 7-12 % faster than
-  // L2 / 16 (128 x 32 and 64 x 32 tiles), see docs/performance.md.
-  tile.fastMemoryBytes = options.l2Bytes / 8;
-  tile.vectorBits = options.vectorBits ? unsigned(options.vectorBits)
-                                       : hostVectorBits();
-  tile.untiledMaxKeys = options.attentionUntiledMaxKeys;
-  pm.addPass(createTileSramPass(tile));
+  ConfigureAttentionPassOptions configure;
+  configure.untiledMaxKeys = options.attentionUntiledMaxKeys;
+  pm.addPass(createConfigureAttentionPass(configure));
+  pm.addPass(createTileSramPass());
 }
 
 /// Stage 1: tfm -> linalg on tensors. Elementwise arith on tensors (an
@@ -144,52 +113,30 @@ void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
                                    const TfmToLLVMPipelineOptions &options) {
   addTfmTransforms(pm, options);
   addTfmToLinalg(pm);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 }
 
 void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
                                  const TfmToLLVMPipelineOptions &options) {
-  // 0. tfm -> tfm: fusion, attention tiling.
-  addTfmTransforms(pm, options);
-  // 1. tfm -> linalg on tensors, entry ABI. Weights that GEMM register
-  // kernels stream get panels of two vectors, made once per model instance
-  // in @tfm_prepare.
-  addTfmToLinalg(pm);
+  // 0-1. The target, tfm -> tfm (fusion, attention tiling), tfm -> linalg
+  // on tensors: what --emit=linalg shows, exactly.
+  buildTfmToLinalgPipeline(pm, options);
+  // 1. Entry ABI. Weights that GEMM register kernels stream get panels of
+  // register tiles, made once per model instance in @tfm_prepare.
   if (options.packWeights) {
-    // Panels of whole register tiles (two vectors wide), up to eight of
-    // them: measured on AVX-512, 256-wide panels made GPT-2's projections
-    // 8-20 % faster than reading the weights as stored, 32-wide ones 8 %
-    // slower (each A micro-panel is then reused by one register tile only);
-    // see docs/performance.md.
-    PackWeightsPassOptions pack;
-    pack.panel = 2 * ((options.vectorBits ? unsigned(options.vectorBits)
-                                          : hostVectorBits()) /
-                      32);
-    pack.maxPanel = 8 * pack.panel;
-    pm.addPass(createPackWeightsPass(pack));
+    pm.addPass(createPackWeightsPass());
     pm.addPass(createOutlinePreparePass());
   }
   addEntryABI(pm, options.embedWeights, "cpu");
 
-  // 2. Bufferization.
+  // 2. Bufferization, after the CPU schedule is chosen and carried out.
   if (options.fuseElementwise)
     addElementwiseFusion(pm);
   if (options.vectorize) {
-    TileAndVectorizePassOptions tile;
-    tile.vectorBits = options.vectorBits ? unsigned(options.vectorBits)
-                                         : hostVectorBits();
-    tile.vectorRegisters =
-        options.vectorRegisters
-            ? unsigned(options.vectorRegisters)
-            : vectorRegistersFor(llvm::sys::getProcessTriple(),
-                                 tile.vectorBits);
-    tile.l1Bytes = options.l1Bytes;
-    tile.l2Bytes = options.l2Bytes;
-    tile.elementwise = options.vectorizeElementwise;
-    tile.parallel = options.parallelize;
-    tile.parallelRows = options.parallelRows;
-    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(tile));
+    CpuConfigurePassOptions configure;
+    configure.elementwise = options.vectorizeElementwise;
+    configure.parallelRows = options.parallelRows;
+    pm.addNestedPass<func::FuncOp>(createCpuConfigurePass(configure));
+    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -205,18 +152,9 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createApproximateMathPass());
     pm.addPass(createLowerVectorOpsPass());
   }
-  // Multithreading: every scf.forall (attention's batch x K/V head x query
-  // block loop from -tfm-tile-sram; the batch/head loops, row blocks and
-  // packing of contractions from -tfm-tile-and-vectorize) becomes an OpenMP
-  // worksharing loop. Their bodies write disjoint blocks of buffers that
-  // exist before the loop and allocate their own tiles, so no iteration
-  // shares a written buffer; nothing reduces across iterations. The thread
-  // count is the calling thread's OpenMP setting (the runtime sets it per
-  // model instance). Without this, scf-to-cf runs the foralls serially.
-  if (options.parallelize) {
-    pm.addPass(createForallToParallelLoopPass());
-    pm.addPass(createConvertSCFToOpenMPPass());
-  }
+  // Multithreading, when the target has threads: every scf.forall becomes
+  // an OpenMP worksharing loop. Otherwise scf-to-cf runs them serially.
+  pm.addPass(createCpuOpenMPPass());
 
   // 4. LLVM dialect. n-D vector transfers become unrolled 1-D ones first.
   VectorTransferToSCFOptions vectorToSCF;
@@ -243,12 +181,12 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
-  if (options.parallelize)
-    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 
-  // 5. Nothing else may be left.
+  // 5. The target in LLVM's terms; nothing else may be left.
+  pm.addPass(createLowerTargetPass());
   pm.addPass(createCheckLLVMLegalPass());
 }
 
@@ -273,14 +211,19 @@ static void addHostToLLVM(OpPassManager &pm, bool gpuLaunches = false) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
-                                 const TfmToNVVMPipelineOptions &options) {
-  using namespace mlir::tfm;
-  // 0-1. tfm -> linalg on tensors, entry ABI (no weight packing: that
-  // layout is the CPU register kernel's).
+void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
+                                   const TfmToNVVMPipelineOptions &options) {
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
   addTfmToLinalg(pm);
+}
+
+void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
+                                 const TfmToNVVMPipelineOptions &options) {
+  using namespace mlir::tfm;
+  // 0-1. tfm -> linalg on tensors (what --emit=linalg shows), entry ABI (no
+  // weight packing: that layout is the CPU register kernel's).
+  buildTfmToLinalgPipeline(pm, options);
   // (-tfm-gpu-emulate makes the manifest's device "cpu" again: the
   // emulated build stays identical to this one up to the kernels.)
   addEntryABI(pm, options.embedWeights, "cuda");
@@ -374,8 +317,11 @@ void tfm::registerTfmPipelines() {
       buildTfmToLLVMPipeline);
   PassPipelineRegistration<TfmToLLVMPipelineOptions>(
       "tfm-lower-to-linalg",
-      "Lower tfm ops to linalg on tensors and clean up (no entry ABI)",
-      buildTfmToLinalgPipeline);
+      "The prefix of -tfm-lower-to-llvm that ends on linalg on tensors "
+      "(no entry ABI)",
+      [](OpPassManager &pm, const TfmToLLVMPipelineOptions &options) {
+        buildTfmToLinalgPipeline(pm, options);
+      });
   PassPipelineRegistration<TfmToNVVMPipelineOptions>(
       "tfm-lower-to-nvvm",
       "Lower a tfm module to the LLVM dialect for the host and NVVM/PTX "

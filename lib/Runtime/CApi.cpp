@@ -37,6 +37,7 @@
 #include "tfm/Runtime/tfm_runtime.h"
 
 #include "tfm/Runtime/Loader.h"
+#include "tfm/Runtime/MemRefDescriptor.h"
 
 #include "Cuda.h"
 
@@ -137,31 +138,12 @@ tfm_status failWith(llvm::Error error) {
   return fail(status, message);
 }
 
-/// Memref descriptor of rank R as MLIR's C interface lays it out.
-template <int R>
-struct MemRef {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t sizes[R];
-  int64_t strides[R];
-};
-
-template <int R>
-MemRef<R> describe(const void *data, const int64_t (&sizes)[R]) {
-  MemRef<R> m;
-  // Generated code never writes through input descriptors; the memref ABI
-  // just has no const.
-  m.allocated = m.aligned = const_cast<void *>(data);
-  m.offset = 0;
-  int64_t stride = 1;
-  for (int i = R - 1; i >= 0; --i) {
-    m.sizes[i] = sizes[i];
-    m.strides[i] = stride;
-    stride *= sizes[i];
-  }
-  return m;
-}
+/// The descriptors of the generated entry's arguments: token ids [B, T] and
+/// lengths [B] (src/tgt alike), the output as [B, C] classes or [B, T, V|D].
+using IdsDesc = MemRefDescriptor<int32_t, 2>;
+using LengthsDesc = MemRefDescriptor<int32_t, 1>;
+using ClassesOutDesc = MemRefDescriptor<float, 2>;
+using SequenceOutDesc = MemRefDescriptor<float, 3>;
 
 /// Output rank and dims for (batch, seq); checked for int64 overflow.
 bool outputShape(const Manifest &m, int64_t batch, int64_t seq,
@@ -309,16 +291,16 @@ private:
   int saved = 0;
 };
 
-using Forward2 = void (*)(void *const *, MemRef<2> *, MemRef<1> *, void *);
-using Forward4 = void (*)(void *const *, MemRef<2> *, MemRef<1> *,
-                          MemRef<2> *, MemRef<1> *, void *);
+using Forward2 = void (*)(void *const *, IdsDesc *, LengthsDesc *, void *);
+using Forward4 = void (*)(void *const *, IdsDesc *, LengthsDesc *, IdsDesc *,
+                          LengthsDesc *, void *);
 
 /// Calls generated code through a pointer of its real type. The generated
 /// function has no UBSan function-type prologue, so the -fsanitize=function
 /// check is off here. `weights` is the table of the model's device.
 __attribute__((no_sanitize("function"))) void
-callForward(void *const *weights, MemRef<2> *ids, MemRef<1> *lengths,
-            MemRef<2> *tgt, MemRef<1> *tgtLengths, void *out) {
+callForward(void *const *weights, IdsDesc *ids, LengthsDesc *lengths,
+            IdsDesc *tgt, LengthsDesc *tgtLengths, void *out) {
   if (tgt)
     reinterpret_cast<Forward4>(&_mlir_ciface_forward)(weights, ids, lengths,
                                                       tgt, tgtLengths, out);
@@ -339,12 +321,12 @@ void *const *hostTable(const tfm_model *model) {
 }
 
 void *describeOutput(const Manifest &m, float *out, int64_t batch, int64_t seq,
-                     MemRef<2> &out2, MemRef<3> &out3) {
+                     ClassesOutDesc &out2, SequenceOutDesc &out3) {
   if (m.output == OutputKind::Classes) {
-    out2 = describe<2>(out, {batch, m.outputDim});
+    out2 = describeContiguous<float, 2>(out, {batch, m.outputDim});
     return &out2;
   }
-  out3 = describe<3>(out, {batch, seq, m.outputDim});
+  out3 = describeContiguous<float, 3>(out, {batch, seq, m.outputDim});
   return &out3;
 }
 
@@ -360,17 +342,18 @@ tfm_status runForward(const tfm_model *model, const int32_t *ids,
   const Manifest &m = model->manifest;
   int64_t outSeq = tgt ? tgtSeq : seq;
   // The descriptors of one call, over host or device buffers.
-  MemRef<2> idsDesc, tgtDesc, out2;
-  MemRef<1> lensDesc, tgtLensDesc;
-  MemRef<3> out3;
+  IdsDesc idsDesc, tgtDesc;
+  LengthsDesc lensDesc, tgtLensDesc;
+  ClassesOutDesc out2;
+  SequenceOutDesc out3;
   auto call = [&](void *const *weights, const void *idsData,
                   const void *lensData, const void *tgtData,
                   const void *tgtLensData, void *outData) {
-    idsDesc = describe<2>(idsData, {batch, seq});
-    lensDesc = describe<1>(lensData, {batch});
+    idsDesc = describeContiguous<int32_t, 2>(idsData, {batch, seq});
+    lensDesc = describeContiguous<int32_t, 1>(lensData, {batch});
     if (tgt) {
-      tgtDesc = describe<2>(tgtData, {batch, tgtSeq});
-      tgtLensDesc = describe<1>(tgtLensData, {batch});
+      tgtDesc = describeContiguous<int32_t, 2>(tgtData, {batch, tgtSeq});
+      tgtLensDesc = describeContiguous<int32_t, 1>(tgtLensData, {batch});
     }
     void *outDesc = describeOutput(m, static_cast<float *>(outData), batch,
                                    outSeq, out2, out3);

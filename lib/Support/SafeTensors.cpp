@@ -470,15 +470,6 @@ void SafeTensorsWriter::addF32(StringRef name, llvm::ArrayRef<int64_t> shape,
   add(name, DType::F32, shape, bytes);
 }
 
-void SafeTensorsWriter::setMetadata(StringRef key, StringRef value) {
-  for (auto &[k, v] : metadata_)
-    if (k == key) {
-      v = value.str();
-      return;
-    }
-  metadata_.emplace_back(key.str(), value.str());
-}
-
 Error SafeTensorsWriter::write(StringRef path) const {
   llvm::StringSet<> seen;
   for (const Pending &t : tensors_) {
@@ -506,14 +497,6 @@ Error SafeTensorsWriter::write(StringRef path) const {
     llvm::raw_string_ostream os(header);
     llvm::json::OStream j(os);
     j.objectBegin();
-    if (!metadata_.empty()) {
-      j.attributeBegin("__metadata__");
-      j.objectBegin();
-      for (const auto &[k, v] : metadata_)
-        j.attribute(k, v);
-      j.objectEnd();
-      j.attributeEnd();
-    }
     uint64_t offset = 0;
     for (const Pending &t : tensors_) {
       j.attributeBegin(t.name);

@@ -27,12 +27,21 @@ std::string fromEnv(const char *name, llvm::StringRef fallback) {
   return fallback.str();
 }
 
-/// A C identifier made of `s` (upper case, other characters as '_').
-std::string macroName(llvm::StringRef s) {
-  std::string out;
-  for (char c : s)
-    out.push_back(llvm::isAlnum(c) ? llvm::toUpper(c) : '_');
-  return out;
+/// The include guard of a model's header: TFM_MODEL_<name>_H with the name
+/// upper-cased and every run of other characters (punctuation, spaces, the
+/// UTF-8 bytes of a name taken from the model) made one '_', none at its
+/// ends, so that no "__" makes the identifier reserved.
+std::string headerGuard(llvm::StringRef modelName) {
+  std::string guard = "TFM_MODEL_";
+  for (char c : modelName) {
+    if (llvm::isAlnum(c))
+      guard.push_back(llvm::toUpper(c));
+    else if (guard.back() != '_')
+      guard.push_back('_');
+  }
+  if (guard.back() != '_')
+    guard.push_back('_');
+  return guard + "H";
 }
 
 /// `s` as the contents of a C string literal: quotes, backslashes and '?'
@@ -87,10 +96,10 @@ std::string commentText(llvm::StringRef s) {
 
 } // namespace
 
-LogicalResult mlir::tfm::linkSharedLibrary(
-    llvm::StringRef objectPath, llvm::StringRef outputPath,
-    llvm::ArrayRef<std::string> extraArchives, const LinkOptions &options,
-    std::string &error) {
+LogicalResult mlir::tfm::linkSharedLibrary(llvm::StringRef objectPath,
+                                           llvm::StringRef outputPath,
+                                           const LinkOptions &options,
+                                           std::string &error) {
   std::string clangxx =
       options.clangxx.empty()
           ? fromEnv("TFM_CLANGXX", TFM_LLVM_TOOLS_DIR "/clang++")
@@ -107,42 +116,41 @@ LogicalResult mlir::tfm::linkSharedLibrary(
   }
   std::vector<std::string> args{clangxx, "-shared", "-o", outputPath.str(),
                                 objectPath.str()};
-  for (const std::string &a : extraArchives)
-    args.push_back(a);
+  // The runtime archives (build outputs) and libomp (found at configure
+  // time) are named by absolute path in RuntimeLink.h: say which one is
+  // missing rather than leave it to the linker.
+  auto missing = [&](llvm::StringRef path, llvm::StringRef what,
+                     llvm::StringRef hint) {
+    if (llvm::sys::fs::exists(path))
+      return false;
+    error = ("cannot link '" + outputPath + "': " + what + " '" + path +
+             "' does not exist" + hint)
+                .str();
+    return true;
+  };
   if (options.mode == LinkMode::Model) {
-    // The runtime's archives must have been built (they are build outputs,
-    // named by absolute path in the generated list).
     for (llvm::StringRef arg : ::tfm::runtime::kRuntimeLinkArgs) {
-      if (arg.starts_with("-") || !arg.ends_with(".a") ||
-          llvm::sys::fs::exists(arg))
-        continue;
-      error = "cannot link '" + outputPath.str() + "': the runtime archive '" +
-              arg.str() + "' does not exist (build the TfmRuntime target)";
-      return failure();
-    }
-    llvm::StringRef omp = ::tfm::runtime::kRuntimeOpenMPLibrary;
-    std::string ompRpath =
-        ("-Wl,-rpath," + llvm::sys::path::parent_path(omp)).str();
-    for (llvm::StringRef a : ::tfm::runtime::kRuntimeLinkArgs) {
-      if (!options.openMP && !omp.empty() && (a == omp || a == ompRpath))
-        continue;
-      args.push_back(a.str());
-    }
-  } else {
-    // A kernel calls libm (expf, tanhf, ...) and, when multithreaded,
-    // libomp: the same libomp the model link uses, found through an rpath.
-    if (::tfm::runtime::kRuntimeHasOpenMP) {
-      llvm::StringRef omp = ::tfm::runtime::kRuntimeOpenMPLibrary;
-      if (!llvm::sys::fs::exists(omp)) {
-        error = "cannot link '" + outputPath.str() + "': the OpenMP runtime '" +
-                omp.str() + "' found at configure time does not exist";
+      if (!arg.starts_with("-") && arg.ends_with(".a") &&
+          missing(arg, "the runtime archive",
+                  " (build the TfmRuntime target)"))
         return failure();
-      }
-      args.push_back(omp.str());
-      args.push_back(("-Wl,-rpath," + llvm::sys::path::parent_path(omp)).str());
+      args.push_back(arg.str());
     }
-    args.push_back("-lm");
   }
+  // libomp serves the parallel loops of a kernel and of a CPU model; a GPU
+  // model's host code has none (options.openMP is off for it).
+  if (options.mode == LinkMode::Kernel || options.openMP) {
+    if (!::tfm::runtime::kOpenMPLinkArgs.empty() &&
+        missing(::tfm::runtime::kOpenMPLibrary,
+                "the OpenMP runtime found at configure time", ""))
+      return failure();
+    for (llvm::StringRef arg : ::tfm::runtime::kOpenMPLinkArgs)
+      args.push_back(arg.str());
+  }
+  // A kernel calls libm (expf, tanhf, ...); kRuntimeLinkArgs has it for a
+  // model.
+  if (options.mode == LinkMode::Kernel)
+    args.push_back("-lm");
   // A symbol that nothing defines (a runtime helper that generated code
   // calls, an OpenMP entry point without libomp) fails the link here, not
   // the dlopen of the library later. Not in sanitizer builds: there the
@@ -198,7 +206,7 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
     return failure();
   }
   llvm::raw_ostream &os = out.os();
-  std::string guard = "TFM_MODEL_" + macroName(m.modelName) + "_H";
+  std::string guard = headerGuard(m.modelName);
   os << "/* " << commentText(llvm::sys::path::filename(outputPath))
      << ": generated by tfm for model '" << commentText(m.modelName)
      << "'. Do not edit.\n"

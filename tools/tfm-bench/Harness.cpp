@@ -236,7 +236,7 @@ tfm::bench::compileKernelLibrary(mlir::ModuleOp module,
   mlir::tfm::LinkOptions link;
   link.mode = mlir::tfm::LinkMode::Kernel;
   std::string error;
-  if (failed(mlir::tfm::linkSharedLibrary(objPath, soPath, {}, link, error)))
+  if (failed(mlir::tfm::linkSharedLibrary(objPath, soPath, link, error)))
     return llvm::createStringError("linking the benchmark kernel: " + error);
   return seconds;
 }

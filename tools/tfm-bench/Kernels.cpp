@@ -14,6 +14,7 @@
 #include "Kernels.h"
 
 #include "tfm/IR/TfmEntryABI.h"
+#include "tfm/Runtime/MemRefDescriptor.h"
 #include "tfm/Support/Flops.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -127,23 +128,6 @@ llvm::Error checkSizes(const KernelBench &k) {
   return llvm::Error::success();
 }
 
-/// A memref descriptor {allocated, aligned, offset, sizes[], strides[]} as
-/// 64-bit words (every field is 8 bytes).
-std::vector<int64_t> descriptor(void *data, const Shape &shape) {
-  std::vector<int64_t> d{reinterpret_cast<int64_t>(data),
-                         reinterpret_cast<int64_t>(data), 0};
-  for (int64_t s : shape)
-    d.push_back(s);
-  std::vector<int64_t> strides(shape.size());
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= shape[i];
-  }
-  d.insert(d.end(), strides.begin(), strides.end());
-  return d;
-}
-
 /// Calls `fn(table, args[0], ..., args[N-1])`.
 template <size_t... I>
 void callWith(void *fn, void *table, void *const *args,
@@ -237,7 +221,8 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
       (*buf)[i] = rng.uniform(o.lo, o.hi);
     byName[o.name] = buf.get();
     if (!o.weight)
-      descriptors.push_back(descriptor(buf->data(), o.shape));
+      descriptors.push_back(
+          tfm::runtime::describeContiguousWords(buf->data(), o.shape));
     buffers.push_back(std::move(buf));
   }
   // The weights table: the weights in the order of the module's
@@ -285,7 +270,8 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   Buffer out(numel(k.resultShape));
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = NAN;
-  descriptors.push_back(descriptor(out.data(), k.resultShape));
+  descriptors.push_back(
+      tfm::runtime::describeContiguousWords(out.data(), k.resultShape));
   std::vector<void *> args;
   for (std::vector<int64_t> &d : descriptors)
     args.push_back(d.data());

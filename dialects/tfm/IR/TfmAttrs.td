@@ -67,4 +67,146 @@ def Tfm_PoolingAttr : EnumAttr<Tfm_Dialect, Tfm_Pooling, "pooling"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+
+//===----------------------------------------------------------------------===//
+// Targets and kernel configuration
+//
+// The driver states the target once, as the module attribute `tfm.target`;
+// configuration passes read it and record each decision on the op it is
+// for, as `tfm.lowering_config`; the passes that transform read those and
+// decide nothing themselves (docs/architecture.md, "Configuration").
+//===----------------------------------------------------------------------===//
+
+def Tfm_CpuTargetAttr : AttrDef<Tfm_Dialect, "CpuTarget"> {
+  let mnemonic = "cpu_target";
+  let summary = "The CPU a module is compiled for";
+  let description = [{
+    What LLVM needs to generate code (`triple`, `cpu`, `features`) and what
+    kernel configuration sizes tiles from: the widest f32 vector
+    (`vector_bits`), the architectural vector registers, the per-core L1
+    data cache and L2 sizes in bytes, and the hardware threads generated code
+    may use (1: single-threaded code, no OpenMP).
+
+    ```mlir
+    module attributes {tfm.target = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu",
+        cpu = "znver4", features = "+avx512f,+fma", vector_bits = 512,
+        vector_registers = 32, l1_bytes = 32768, l2_bytes = 1048576, threads = 16>}
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"LLVM target triple">:$triple,
+    StringRefParameter<"LLVM CPU name">:$cpu,
+    StringRefParameter<"LLVM target features">:$features,
+    "unsigned":$vector_bits,
+    "unsigned":$vector_registers,
+    "int64_t":$l1_bytes,
+    "int64_t":$l2_bytes,
+    "unsigned":$threads
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tfm_KeyBlocks : I32EnumAttr<"KeyBlocks",
+    "which key blocks a loop of a tiled attention visits", [
+    I32EnumAttrCase<"full", 0>,
+    I32EnumAttrCase<"diagonal", 1>,
+    I32EnumAttrCase<"remainder", 2>,
+    I32EnumAttrCase<"window_head", 3>
+  ]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_KeyBlocksAttr : EnumAttr<Tfm_Dialect, Tfm_KeyBlocks, "key_blocks"> {
+  let summary = "The role of a key-block loop of a tiled attention";
+  let description = [{
+    On each `scf.for` over key blocks that `-tfm-tile-sram` builds:
+    `full` blocks need no mask, `diagonal` and `window_head` blocks cross
+    the causal diagonal or the window's start and are masked, `remainder`
+    is the last, partial block of an unmasked attention. Later passes
+    (`-tfm-tile-and-vectorize`) find the online softmax by it.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tfm_AttentionTilingAttr : AttrDef<Tfm_Dialect, "AttentionTiling"> {
+  let mnemonic = "attention_tiling";
+  let summary = "How one tfm.attention is tiled for fast memory";
+  let description = [{
+    The decision of a configuration pass (`-tfm-configure-attention`) for
+    one `tfm.attention`, which `-tfm-tile-sram` carries out: query blocks of
+    `block_q` rows (times `group`, the query heads that share a K/V head),
+    key blocks of `block_k`, whose working set is `footprint_bytes` of the
+    target's `budget_bytes`. With `untiled_max_keys` > 0 and a dynamic key
+    length, the tiled nest runs only when Tk exceeds it (a runtime branch to
+    the untiled op). The tiled loop nest keeps the attribute, so reports and
+    IR dumps show the choice.
+  }];
+  let parameters = (ins
+    "int64_t":$block_q,
+    "int64_t":$block_k,
+    "int64_t":$group,
+    "int64_t":$footprint_bytes,
+    "int64_t":$budget_bytes,
+    DefaultValuedParameter<"int64_t", "0">:$untiled_max_keys
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tfm_AttentionUntiledAttr : AttrDef<Tfm_Dialect, "AttentionUntiled"> {
+  let mnemonic = "attention_untiled";
+  let summary = "One tfm.attention is kept whole, not tiled";
+  let description = [{
+    The decision of `-tfm-configure-attention` for an attention over at
+    most `untiled-max-keys` keys (the whole score matrix fits in cache, and
+    tiling would only add padding), or of `-tfm-tile-sram` for the untiled
+    side of its runtime branch on `Tk`. Tiling passes leave such an op
+    alone; `convert-tfm-to-linalg` lowers it whole.
+  }];
+}
+
+def Tfm_CpuContractionAttr : AttrDef<Tfm_Dialect, "CpuContraction"> {
+  let mnemonic = "cpu_contraction";
+  let summary = "The CPU schedule of one contraction";
+  let description = [{
+    The decision of `-tfm-cpu-configure` for one linalg contraction, which
+    `-tfm-tile-and-vectorize` carries out: register tiles of `mr` x `nr`
+    (`nr` = two vectors of `lanes` f32), cache tiles of `kc` (k) x `nc`
+    (n), and, with `parallel_rows` > 0, threads: row blocks of that many
+    rows (0: serial).
+  }];
+  let parameters = (ins
+    "int64_t":$lanes,
+    "int64_t":$mr,
+    "int64_t":$nr,
+    "int64_t":$kc,
+    "int64_t":$nc,
+    "int64_t":$parallel_rows
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tfm_CpuElementwiseAttr : AttrDef<Tfm_Dialect, "CpuElementwise"> {
+  let mnemonic = "cpu_elementwise";
+  let summary = "The CPU schedule of one linalg op that is not a contraction";
+  let description = [{
+    The decision of `-tfm-cpu-configure` for an elementwise op, reduction,
+    transpose, fill or broadcast, which `-tfm-tile-and-vectorize` carries
+    out: with `parallel_block_bytes` > 0, threads take row blocks of at
+    least that many bytes (0: serial); with `vectorize`, the innermost loop
+    is tiled by `lanes` or `2 * lanes` f32 and vectorized (a reduction of at
+    most `whole_reduction` elements stays whole).
+  }];
+  let parameters = (ins
+    "int64_t":$lanes,
+    "int64_t":$whole_reduction,
+    "int64_t":$parallel_block_bytes,
+    "bool":$vectorize
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TFM_IR_TFMATTRS_TD

@@ -52,13 +52,16 @@ enum class EmitPhase {
 llvm::ArrayRef<EmitPhase> allEmitPhases();
 /// The `--emit=` spelling of a phase ("tfm", "llvm-dialect", ..., "so").
 llvm::StringRef emitPhaseName(EmitPhase phase);
-std::optional<EmitPhase> parseEmitPhase(llvm::StringRef name);
 /// Whether the phase's result is MLIR text (tfm, linalg, llvm-dialect).
 bool isMLIRPhase(EmitPhase phase);
 
 struct CompileOptions {
   /// The CPU to compile for; the host by default.
   mlir::tfm::TargetDescription target = mlir::tfm::hostTarget();
+  /// The phase the input module is at (an `--emit=tfm|linalg|llvm-dialect`
+  /// output given back to tfmc): the pipeline steps up to the end of that
+  /// phase are not run again.
+  EmitPhase inputPhase = EmitPhase::Tfm;
   /// Set: the kernels run on this NVIDIA GPU (-tfm-lower-to-nvvm) and
   /// `target` is the host that launches them.
   std::optional<mlir::tfm::GpuTargetDescription> gpu;

@@ -63,6 +63,10 @@ struct DriverOptions {
   /// LLVM target triple and CPU; empty: the host's.
   std::string targetTriple;
   std::string targetCPU;
+  /// --target-threads: hardware threads the generated code may use; 1 compiles
+  /// single-threaded code (no libomp). 0: the compiling machine's, for the
+  /// host and for another target alike.
+  unsigned threads = 0;
   /// See CompileOptions.
   std::string passPipeline;
   std::string stopAfter;

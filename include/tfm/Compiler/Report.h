@@ -3,7 +3,7 @@
 // For every attention and GEMM kernel of a tfm module (tfm.attention,
 // tfm.linear, tfm.matmul, tfm.ffn, tfm.lm_head) at one sequence length and
 // batch 1: FLOPs, the minimum bytes moved, the tiles a tiling pass chose
-// (its `tfm.tile` attribute), the fast-memory footprint against the
+// (its #tfm.attention_tiling), the fast-memory footprint against the
 // target's budget, and a roofline time estimate from the target's peak
 // FLOP/s and memory bandwidth (TargetDescription).
 //
@@ -42,7 +42,7 @@ struct KernelCost {
   flops::Flops flops;
   /// Every operand read once and the result written once.
   double bytes = 0;
-  /// The tiles from a `tfm.tile` attribute ({"block_q", 64}, ...); empty:
+  /// The tiles from a #tfm.attention_tiling ({"block_q", 64}, ...); empty:
   /// untiled.
   std::vector<std::pair<std::string, int64_t>> tiles;
   /// Bytes that must stay in fast memory at once: the tile working set
@@ -71,7 +71,7 @@ struct KernelReport {
 /// Collects the kernels of a tfm module across the steps of a compile.
 /// observe() is called with the module at every step while it holds tfm
 /// ops; kernels that a tiling pass replaces by a loop nest carrying a
-/// `tfm.tile` attribute (with the kernel's location) keep their costs and
+/// #tfm.attention_tiling (with the kernel's location) keep their costs and
 /// gain the tiles, kernels that a pass fuses away are dropped.
 class KernelCollector {
 public:

@@ -130,8 +130,6 @@ struct TensorRef {
   int64_t sliceSize = 0;
 
   bool isSlice() const { return sliceDim >= 0; }
-  /// The shape the model sees (the slice's shape for slices).
-  llvm::SmallVector<int64_t> viewShape() const;
 };
 
 struct LinearRef {

@@ -9,8 +9,6 @@
 #ifndef TFM_PIPELINES_PIPELINES_H
 #define TFM_PIPELINES_PIPELINES_H
 
-#include "tfm/Target/TargetDescription.h"
-
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
@@ -52,34 +50,10 @@ struct TfmToLLVMPipelineOptions
                      "grow several-fold; LLVM's loop vectorizer takes "
                      "those loops instead)"),
       llvm::cl::init(false)};
-  PassOptions::Option<unsigned> vectorBits{
-      *this, "vector-bits",
-      llvm::cl::desc("Native f32 vector width in bits (0: the host's)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<unsigned> vectorRegisters{
-      *this, "vector-registers",
-      llvm::cl::desc("Architectural vector registers (0: from vector-bits: "
-                     "32 with 512-bit vectors, else 16)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<int64_t> l1Bytes{
-      *this, "l1-bytes", llvm::cl::desc("Per-core L1 data cache in bytes"),
-      llvm::cl::init(32 * 1024)};
-  PassOptions::Option<int64_t> l2Bytes{
-      *this, "l2-bytes", llvm::cl::desc("Per-core L2 cache in bytes"),
-      llvm::cl::init(1024 * 1024)};
-  PassOptions::Option<bool> parallelize{
-      *this, "parallelize",
-      llvm::cl::desc("Multithread the parallel loops with OpenMP: "
-                     "attention's batch x K/V head x query block loop, the "
-                     "batch/head and row blocks of contractions and the row "
-                     "blocks of every other top-level linalg op (the object "
-                     "then needs libomp; thread count: the calling thread's "
-                     "OpenMP setting). Off: single-threaded code"),
-      llvm::cl::init(true)};
   PassOptions::Option<int64_t> parallelRows{
       *this, "parallel-rows",
       llvm::cl::desc("Rows per parallel block of a contraction (0: four "
-                     "register tiles)"),
+                     "register tiles; -tfm-cpu-configure)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> fuseAttention{
       *this, "fuse-attention",
@@ -99,37 +73,38 @@ struct TfmToLLVMPipelineOptions
       llvm::cl::init(256)};
 };
 
-/// Copies what the code generator needs from `target` (vector width and
-/// registers, L1/L2 sizes; multithreading when it has more than one
-/// hardware thread) into `options`. Drivers call this so that tile
-/// sizes follow the target they compile for.
-void applyTarget(TfmToLLVMPipelineOptions &options,
-                 const TargetDescription &target);
-
-/// The stages of -tfm-lower-to-llvm, in order. `buildTfmToLLVMPipeline`
-/// runs them all; a driver that must stop after linalg runs only the first.
+/// The stages of -tfm-lower-to-llvm, in order. Every size and schedule
+/// comes from the module's target (#tfm.cpu_target, `tfm.target`): the
+/// configuration passes record their choices on the ops as
+/// `tfm.lowering_config`, the passes after them carry those out.
 ///
-/// 0. tfm-fuse-attention (raises unfused chains), tfm-tile-sram (attention
-///    as an online-softmax loop nest; budget = L2 / 8, see docs/performance.md);
-/// 1. convert-tfm-to-linalg, tfm-materialize-entry (weights table,
-///    out-param, manifest), canonicalize, cse;
-/// 2. elementwise fusion on tensors (optional), tfm-tile-and-vectorize
-///    (cache and register tiles, vector ops; optional), one-shot
-///    bufferization across function boundaries with identity layouts,
-///    buffer hoisting and the deallocation pipeline;
+/// 0. tfm-set-target (the host's, unless the module states a target),
+///    tfm-fuse-attention (raises unfused chains), tfm-configure-attention
+///    (block sizes for an eighth of L2), tfm-tile-sram (the online-softmax
+///    loop nest);
+/// 1. convert-tfm-to-linalg, convert-elementwise-to-linalg (the end of
+///    --emit=linalg); tfm-pack-weights and tfm-outline-prepare (optional),
+///    tfm-materialize-entry (weights table, out-param, manifest),
+///    canonicalize, cse;
+/// 2. elementwise fusion on tensors (optional), tfm-cpu-configure and
+///    tfm-tile-and-vectorize (cache and register tiles, vector ops, row
+///    blocks for threads; optional), one-shot bufferization across
+///    function boundaries with identity layouts, buffer hoisting and the
+///    deallocation pipeline;
 /// 3. what was not vectorized to loops, canonicalize, cse, loop-invariant
-///    code motion, tfm-approximate-math (optional); with `parallelize`,
-///    scf.forall -> scf.parallel -> OpenMP worksharing loops;
+///    code motion, tfm-approximate-math and tfm-lower-vector-ops
+///    (optional), tfm-cpu-openmp (scf.forall -> OpenMP worksharing loops
+///    when the target has threads);
 /// 4. vector transfers to scf, scf/affine/vector/math/arith/index/memref/
-///    func/cf (and omp operand types) to the LLVM dialect (contractions as
-///    outer products), reconcile-unrealized-casts;
+///    func/cf/omp to the LLVM dialect (contractions as outer products),
+///    reconcile-unrealized-casts;
 /// 5. tfm-check-llvm-legal: fails naming any op outside the llvm and omp
 ///    dialects.
 void buildTfmToLLVMPipeline(OpPassManager &pm,
                             const TfmToLLVMPipelineOptions &options);
 
-/// Stages 0 and 1 without the entry ABI: tfm to linalg on tensors (what
-/// `tfmc --emit=linalg` shows).
+/// Stages 0 and the first half of 1, the prefix of -tfm-lower-to-llvm that
+/// ends on linalg on tensors (what `tfmc --emit=linalg` shows).
 void buildTfmToLinalgPipeline(
     OpPassManager &pm,
     const TfmToLLVMPipelineOptions &options = TfmToLLVMPipelineOptions());
@@ -215,6 +190,11 @@ struct TfmToNVVMPipelineOptions
 /// and the host's lowering to the LLVM dialect.
 void buildTfmToNVVMPipeline(OpPassManager &pm,
                             const TfmToNVVMPipelineOptions &options);
+
+/// Stages 0 and the first half of 1 of -tfm-lower-to-nvvm: the prefix
+/// that ends on linalg on tensors (`tfmc --target=nvptx --emit=linalg`).
+void buildTfmToLinalgPipeline(OpPassManager &pm,
+                              const TfmToNVVMPipelineOptions &options);
 
 /// Registers every tfm pass (dialect transforms, conversions, GPU code
 /// generation) and the named pipelines: the one registration that tfm-opt

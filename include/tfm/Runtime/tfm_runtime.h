@@ -111,10 +111,13 @@ typedef struct tfm_model tfm_model;
  * library (`tfmc --embed-weights`); without embedded weights NULL fails with
  * TFM_ERROR_UNSUPPORTED.
  *
- * Every weight the model needs must be present with the shape the model was
- * compiled for, in F32, F16 or BF16. A tensor name not found as is is also
- * looked up with the prefixes "model.", "transformer." and "bert." added or
- * removed. Extra tensors in the file are ignored.
+ * Every weight the model needs must be present under exactly the name and
+ * with the shape the model was compiled with (its manifest's "weights"), in
+ * F32, F16 or BF16. No prefix is added or removed: a Hugging Face
+ * checkpoint's prefix ("transformer.", "bert.", ...) is fixed when the model
+ * is compiled from it. When a tensor is missing, the message names a tensor
+ * of the file that differs from it only by a prefix, if there is one. Extra
+ * tensors in the file are ignored.
  *
  * On success stores a new model in *out; on failure *out is left alone. */
 TFM_API tfm_status tfm_model_create(const char *weights_path, tfm_model **out);

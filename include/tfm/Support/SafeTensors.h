@@ -110,7 +110,6 @@ public:
            llvm::ArrayRef<uint8_t> bytes);
   void addF32(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
               llvm::ArrayRef<float> values);
-  void setMetadata(llvm::StringRef key, llvm::StringRef value);
   llvm::Error write(llvm::StringRef path) const;
 
 private:
@@ -121,7 +120,6 @@ private:
     std::vector<uint8_t> bytes;
   };
   std::vector<Pending> tensors_;
-  std::vector<std::pair<std::string, std::string>> metadata_;
 };
 
 } // namespace tfm

@@ -3,13 +3,17 @@
 // -tfm-tile-and-vectorize: linalg on tensors to scf loops around static
 // vector-sized tiles, vectorized. Contractions get a GEMM schedule (cache
 // tiles, packed B, register tiles with the accumulator in registers); every
-// other linalg op gets vector-wide tiles of its innermost dimension. Tile
-// sizes are derived from the pass options, which the pipeline fills from the
-// TargetDescription. See Passes.td for the schedule.
+// other linalg op gets vector-wide tiles of its innermost dimension. Every
+// size comes from the op's #tfm.cpu_contraction or #tfm.cpu_elementwise
+// (chosen by -tfm-cpu-configure, KernelConfig.cpp); this pass decides
+// nothing. See Passes.td for the schedule.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Contraction.h"
 #include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -40,12 +44,14 @@ namespace mlir::tfm {
 } // namespace mlir::tfm
 
 using namespace mlir;
+using namespace mlir::tfm;
 
 namespace {
 
 // Discardable attributes that track ops and loops across the rewrites (and
-// the canonicalizations between them, which replace ops). All are removed
-// before the pass ends.
+// the canonicalizations between them, which replace ops). kCacheTile and
+// kRowTile hold the op's configuration, the others a unit attribute. All
+// are removed before the pass ends.
 constexpr llvm::StringLiteral kCacheTile = "tfm.cache_tile";
 constexpr llvm::StringLiteral kRowTile = "tfm.row_tile";
 constexpr llvm::StringLiteral kKernelTile = "tfm.kernel_tile";
@@ -57,92 +63,32 @@ constexpr llvm::StringLiteral kPeel = "tfm.peel";
 /// (see kernel()); tiling clones it onto the tiles.
 constexpr llvm::StringLiteral kParallelRows = "tfm.parallel_rows";
 
-/// The key loops of a tiled attention (-tfm-tile-sram).
-constexpr llvm::StringLiteral kKeyBlocks = "tfm.key_blocks";
-
-/// Whether `op` is a statically shaped op inside the key loop of a tiled
-/// attention: the online softmax's row max, exp2, row sum and rescaling on
-/// the [G*Br, Bc] score tile. They are vectorized whatever `elementwise`
-/// says (their loops are static, so the compile-time cost that keeps
-/// `elementwise` off does not apply), and they run once per key block: left
-/// to LLVM's loop vectorizer they were 256-bit vectors, and the row max
-/// gathered down columns.
-bool isStaticInKeyLoop(linalg::LinalgOp op) {
-  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
-    return false;
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (p->hasAttr(kKeyBlocks))
-      return true;
-  return false;
-}
-
-/// The tile sizes of one target, derived from the pass options.
+/// The tile sizes of one op, from its configuration.
 struct Schedule {
-  int64_t vl;     // f32 lanes of a vector register
-  int64_t mr, nr; // register tile of a contraction
-  int64_t kc, nc; // cache tile of a contraction
-  int64_t mc;     // rows of a parallel block of a contraction
-  int64_t maxWholeReduction; // elements of a static reduction kept whole
-  int64_t blockBytes; // least data of a parallel block of another op
+  int64_t vl = 1;     // f32 lanes of a vector register
+  int64_t mr = 1, nr = 1; // register tile of a contraction
+  int64_t kc = 1, nc = 1; // cache tile of a contraction
+  int64_t mc = 0;     // rows of a parallel block of a contraction (0: serial)
+  int64_t maxWholeReduction = 1; // elements of a static reduction kept whole
+  int64_t blockBytes = 0; // least data of a parallel block of another op
+                          // (0: serial)
 };
 
-/// The roles of the loops of a contraction: the `m`, `n`, `k` loops that
-/// the kernel vectorizes, the operands read as A (has m) and B (has n), and
-/// every other loop (batch, outer m/n/k), which is tiled by 1.
-struct GemmDims {
-  unsigned m, n, k;
-  unsigned a, b; // input operand numbers
-  SmallVector<unsigned> unit;
-};
-
-std::optional<GemmDims> classifyContraction(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
-    return std::nullopt;
-  OpOperand *init = op.getDpsInitOperand(0);
-  if (!getElementTypeOrSelf(init->get().getType()).isF32())
-    return std::nullopt;
-  // The register kernel is an f32 vector.contract: mixed-precision operands
-  // (an f16 K or V widened inside the contraction) stay loops.
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (!getElementTypeOrSelf(input->get().getType()).isF32())
-      return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> cd =
-      linalg::inferContractionDims(op);
-  if (failed(cd) || cd->m.empty() || cd->n.empty() || cd->k.empty())
-    return std::nullopt;
-  AffineMap outMap = op.getMatchingIndexingMap(init);
-  if (outMap.getNumResults() == 0)
-    return std::nullopt;
-  auto lastDim = [](AffineMap map, ArrayRef<unsigned> among)
-      -> std::optional<unsigned> {
-    for (AffineExpr e : llvm::reverse(map.getResults()))
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        if (llvm::is_contained(among, d.getPosition()))
-          return d.getPosition();
-    return std::nullopt;
-  };
-  // The output's innermost dimension must be an n dimension: that is the
-  // vector dimension of the kernel.
-  auto outLast = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-  if (!outLast || !llvm::is_contained(cd->n, outLast.getPosition()))
-    return std::nullopt;
-  GemmDims g;
-  g.n = outLast.getPosition();
-  g.m = *lastDim(outMap, cd->m);
-  AffineMap map0 = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  bool zeroIsA = map0.isFunctionOfDim(g.m);
-  g.a = zeroIsA ? 0 : 1;
-  g.b = zeroIsA ? 1 : 0;
-  AffineMap aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(g.a));
-  std::optional<unsigned> k = lastDim(aMap, cd->k);
-  if (!k)
-    return std::nullopt;
-  g.k = *k;
-  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d)
-    if (d != g.m && d != g.n && d != g.k)
-      g.unit.push_back(d);
-  return g;
+Schedule scheduleOf(Attribute config) {
+  Schedule s;
+  if (auto c = dyn_cast_or_null<CpuContractionAttr>(config)) {
+    s.vl = c.getLanes();
+    s.mr = c.getMr();
+    s.nr = c.getNr();
+    s.kc = c.getKc();
+    s.nc = c.getNc();
+    s.mc = c.getParallelRows();
+  } else if (auto e = dyn_cast_or_null<CpuElementwiseAttr>(config)) {
+    s.vl = e.getLanes();
+    s.maxWholeReduction = e.getWholeReduction();
+    s.blockBytes = e.getParallelBlockBytes();
+  }
+  return s;
 }
 
 /// An op that reads the tensor it writes (`ins(%x, ...) outs(%x)`: an
@@ -215,20 +161,6 @@ void reuseDeadInputAsInit(RewriterBase &rw, linalg::LinalgOp op) {
       break;
     }
   }
-}
-
-/// Whether `op` is a fill whose one use is the init of another
-/// non-contraction linalg op of its block (the accumulator of a layer
-/// norm's mean, say): with `parallel` it is not split by itself, the
-/// blocks of that op fill their own slices (see fillInBlocks).
-bool initializesOther(linalg::LinalgOp op) {
-  if (!isa<linalg::FillOp>(op.getOperation()) || !op->hasOneUse())
-    return false;
-  OpOperand &use = *op->getUses().begin();
-  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
-  return consumer && consumer->getBlock() == op->getBlock() &&
-         consumer.hasPureTensorSemantics() && consumer.isDpsInit(&use) &&
-         !classifyContraction(consumer);
 }
 
 /// For every shared_outs of `forall` that is a fill used by nothing else,
@@ -304,12 +236,12 @@ struct TileAndVectorizePass
   void runOnOperation() override;
 
 private:
-  Schedule schedule() const;
   LogicalResult canonicalize();
-  SmallVector<Operation *> takeMarked(StringRef marker);
+  SmallVector<std::pair<Operation *, Attribute>> takeMarked(StringRef marker);
   LogicalResult tileAndPeel(RewriterBase &rw, TilingInterface op,
                             ArrayRef<int64_t> sizes,
-                            ArrayRef<int64_t> interchange, StringRef marker);
+                            ArrayRef<int64_t> interchange, StringRef marker,
+                            Attribute value = {});
   FailureOr<Operation *> forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
                                      SmallVector<int64_t> sizes,
                                      tfm::PassStatistic &made);
@@ -320,7 +252,7 @@ private:
   LogicalResult scheduleContraction(RewriterBase &rw, linalg::GenericOp op,
                                     const Schedule &s);
   LogicalResult kernel(RewriterBase &rw, linalg::GenericOp op,
-                       const Schedule &s);
+                       Attribute config);
   LogicalResult registerTiles(RewriterBase &rw, linalg::GenericOp op,
                               const Schedule &s);
   LogicalResult tileDynamicByOne(RewriterBase &rw, StringRef from,
@@ -353,57 +285,36 @@ private:
       "Other linalg ops split into scf.forall row blocks for threads"};
 };
 
-Schedule TileAndVectorizePass::schedule() const {
-  Schedule s;
-  s.vl = std::max<int64_t>(1, vectorBits / 32);
-  s.nr = 2 * s.vl;
-  // MR rows of NR lanes: 2·MR accumulator registers, plus 2 for the B row
-  // and the broadcast A element (and slack for address arithmetic).
-  s.mr = std::clamp<int64_t>((int64_t(vectorRegisters) - 4) / 2, 1, 8);
-  // The B micro-panel (KC × NR floats) fills half of L1.
-  s.kc = std::max<int64_t>(1, l1Bytes / 2 / (4 * s.nr));
-  // The packed B block (KC × NC floats) fills half of L2.
-  s.nc = std::max<int64_t>(s.nr, (l2Bytes / 2 / (4 * s.kc)) / s.nr * s.nr);
-  s.maxWholeReduction = std::max<int64_t>(s.vl, l1Bytes / 16 / 4);
-  // Four register tiles of rows per parallel block: 32 rows on AVX-512, so
-  // a 128-token prompt gives four blocks; each block reads the whole packed
-  // B tile from L2 for 4·MR·KC·NC FMAs.
-  s.mc = parallelRows > 0 ? std::max<int64_t>(1, parallelRows) : 4 * s.mr;
-  // A block of an elementwise op or a row reduction streams its data once:
-  // an L1's worth (32-48 KiB) is a microsecond or more of work, well above
-  // the cost of handing the block to a thread.
-  s.blockBytes = std::max<int64_t>(
-      1, parallelBlockBytes > 0 ? int64_t(parallelBlockBytes) : l1Bytes);
-  return s;
-}
-
 LogicalResult TileAndVectorizePass::canonicalize() {
   GreedyRewriteConfig config;
   config.setMaxIterations(8);
   return applyPatternsGreedily(getOperation(), canonicalization, config);
 }
 
-/// The ops carrying `marker`, which is removed from them.
-SmallVector<Operation *> TileAndVectorizePass::takeMarked(StringRef marker) {
-  SmallVector<Operation *> ops;
+/// The ops carrying `marker`, with its value, which is removed from them.
+SmallVector<std::pair<Operation *, Attribute>>
+TileAndVectorizePass::takeMarked(StringRef marker) {
+  SmallVector<std::pair<Operation *, Attribute>> ops;
   getOperation().walk([&](Operation *op) {
-    if (op->hasAttr(marker)) {
-      op->removeAttr(marker);
-      ops.push_back(op);
-    }
+    if (Attribute value = op->removeAttr(marker))
+      ops.push_back({op, value});
   });
   return ops;
 }
 
 /// Tiles `op` by `sizes` (0: not tiled) with scf.for loops ordered by
-/// `interchange`, marks the tiled op with `marker`, and peels every loop
+/// `interchange`, marks the tiled op with `marker` (set to `value`, or a
+/// unit attribute), and peels every loop
 /// whose tile is larger than 1 (and the copies of inner loops that peeling
 /// makes), so that full tiles have static sizes once canonicalized.
 LogicalResult TileAndVectorizePass::tileAndPeel(RewriterBase &rw,
                                                 TilingInterface op,
                                                 ArrayRef<int64_t> sizes,
                                                 ArrayRef<int64_t> interchange,
-                                                StringRef marker) {
+                                                StringRef marker,
+                                                Attribute value) {
+  if (!value)
+    value = rw.getUnitAttr();
   // A tile that covers a static loop whole is no tile: leave the loop out
   // (fewer loops, nothing to peel, less IR for bufferization to analyze).
   SmallVector<int64_t> clamped(sizes);
@@ -415,7 +326,7 @@ LogicalResult TileAndVectorizePass::tileAndPeel(RewriterBase &rw,
   }
   sizes = clamped;
   if (llvm::all_of(sizes, [](int64_t v) { return v == 0; })) {
-    op->setAttr(marker, rw.getUnitAttr());
+    op->setAttr(marker, value);
     return success();
   }
   scf::SCFTilingOptions options;
@@ -430,7 +341,7 @@ LogicalResult TileAndVectorizePass::tileAndPeel(RewriterBase &rw,
     return diag << "]";
   }
   rw.replaceOp(op, tiled->replacements);
-  tiled->tiledOps.back()->setAttr(marker, rw.getUnitAttr());
+  tiled->tiledOps.back()->setAttr(marker, value);
 
   // The loops, outermost first, follow the interchanged non-zero sizes.
   SmallVector<int64_t> loopSizes;
@@ -515,7 +426,7 @@ TileAndVectorizePass::forallBlocks(RewriterBase &rw, linalg::LinalgOp op,
   return tiled->tiledOps.back();
 }
 
-/// Level 0 (with `parallel`): the outer parallel dimensions of B of a
+/// Level 0 (with threads: `parallel_rows` > 0): the outer parallel dimensions of B of a
 /// contraction that no loop encloses (batch dimensions, such as the heads
 /// of attention's QK^T and PV, and outer n dimensions, such as the heads of
 /// a projection written per head, the panels of a packed weight) become an
@@ -560,7 +471,8 @@ LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
   if (!g)
     return success();
   ++contractionsTiled;
-  if (parallel && !op->getParentOfType<LoopLikeOpInterface>()) {
+  Attribute config = op->getAttr(kLoweringConfigAttr);
+  if (s.mc > 0) {
     FailureOr<linalg::GenericOp> block = parallelBatch(rw, op, *g, s);
     if (failed(block))
       return failure();
@@ -582,14 +494,15 @@ LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
   sizes[g->k] = s.kc;
   order.append({g->n, g->k, g->m});
   return tileAndPeel(rw, cast<TilingInterface>(op.getOperation()), sizes,
-                     order, kCacheTile);
+                     order, kCacheTile, config);
 }
 
 /// Level 2 on a cache tile: drop unit loops, pack a B read as B[n, k], then
 /// rows of MR (peeled; registerTiles continues).
 LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
                                            linalg::GenericOp op,
-                                           const Schedule &s) {
+                                           Attribute config) {
+  Schedule s = scheduleOf(config);
   bool splitRows = op->hasAttr(kParallelRows);
   op = dropUnitLoops(rw, op);
   std::optional<GemmDims> g = classifyContraction(op);
@@ -662,7 +575,7 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   sizes[g->m] = s.mr;
   return tileAndPeel(rw, cast<TilingInterface>(op.getOperation()), sizes, {},
-                     kRowTile);
+                     kRowTile, config);
 }
 
 /// Level 3 on MR rows: register tiles MR × NR × 1 (loops m, n, k), or
@@ -688,7 +601,7 @@ LogicalResult TileAndVectorizePass::registerTiles(RewriterBase &rw,
 LogicalResult TileAndVectorizePass::tileDynamicByOne(RewriterBase &rw,
                                                      StringRef from,
                                                      StringRef to) {
-  for (Operation *op : takeMarked(from)) {
+  for (auto [op, unit] : takeMarked(from)) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       continue;
@@ -706,7 +619,7 @@ LogicalResult TileAndVectorizePass::tileDynamicByOne(RewriterBase &rw,
   return success();
 }
 
-/// With `parallel`, on a non-contraction op that no loop encloses: its
+/// With threads (`parallel_block_bytes` > 0), on a non-contraction op: its
 /// outer parallel loops (batch x tokens, batch x heads x tokens: every
 /// parallel loop but the innermost one) become an scf.forall of row blocks,
 /// and the op inside it is returned (`op` itself when it stays serial). The
@@ -843,53 +756,53 @@ LogicalResult TileAndVectorizePass::scheduleOther(RewriterBase &rw,
 void TileAndVectorizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   IRRewriter rw(func.getContext());
-  Schedule s = schedule();
 
   // Generalize named ops (matmul, transpose, broadcast, ...) so that unit
   // loops can be dropped uniformly; fills stay (they vectorize as they are).
+  // Each keeps its configuration.
   SmallVector<linalg::LinalgOp> named;
   func.walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && !isa<linalg::GenericOp>(op) &&
-        !isa<linalg::FillOp>(op))
+        !isa<linalg::FillOp>(op) && op->hasAttr(kLoweringConfigAttr))
       named.push_back(op);
   });
   for (linalg::LinalgOp op : named) {
+    Attribute config = op->getAttr(kLoweringConfigAttr);
     rw.setInsertionPoint(op);
-    (void)linalg::generalizeNamedOp(rw, op);
+    FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rw, op);
+    if (succeeded(generic))
+      (*generic)->setAttr(kLoweringConfigAttr, config);
   }
 
+  // The ops -tfm-cpu-configure chose a schedule for; the others are left
+  // as they are.
   SmallVector<linalg::GenericOp> gemms;
   SmallVector<linalg::LinalgOp> others;
   func.walk([&](linalg::LinalgOp op) {
-    // An op with an empty static loop computes nothing: left as it is
-    // (tiling it would divide by its extent).
-    if (!op.hasPureTensorSemantics() ||
-        llvm::is_contained(op.getStaticLoopRanges(), 0))
-      return;
+    Attribute config = op->getAttr(kLoweringConfigAttr);
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (generic && classifyContraction(op)) {
-      if (contractions)
-        gemms.push_back(generic);
-    } else if (elementwise || isStaticInKeyLoop(op) ||
-               (parallel && !op->getParentOfType<LoopLikeOpInterface>())) {
+    if (isa_and_nonnull<CpuContractionAttr>(config) && generic &&
+        classifyContraction(op))
+      gemms.push_back(generic);
+    else if (isa_and_nonnull<CpuElementwiseAttr>(config))
       others.push_back(op);
-    }
   });
 
   for (linalg::GenericOp op : gemms)
-    if (failed(scheduleContraction(rw, op, s)))
+    if (failed(scheduleContraction(
+            rw, op, scheduleOf(op->getAttr(kLoweringConfigAttr)))))
       return signalPassFailure();
-  // The other ops: row blocks for threads first (with `parallel`, for ops
-  // no loop encloses), then vector tiles (with `elementwise`, or in a key
-  // loop: decided before an op moves into a forall, which is no key loop).
-  // A fill that only initializes another op's result (initializesOther) is
-  // not split by itself: it moves into the blocks of that op.
+  // The other ops: row blocks for threads first (`parallel_block_bytes`),
+  // then vector tiles (`vectorize`). A fill that only initializes another
+  // op's result moves into the blocks of that op (the configuration does
+  // not split it by itself), with that op's configuration.
   SmallVector<linalg::LinalgOp> vectorOps;
   llvm::SmallPtrSet<Operation *, 8> movedFills;
   for (linalg::LinalgOp op : others) {
-    bool vectorize = elementwise || isStaticInKeyLoop(op);
-    if (parallel && !op->getParentOfType<LoopLikeOpInterface>() &&
-        !initializesOther(op)) {
+    auto config = cast<CpuElementwiseAttr>(op->getAttr(kLoweringConfigAttr));
+    Schedule s = scheduleOf(config);
+    bool vectorize = config.getVectorize();
+    if (s.blockBytes > 0) {
       FailureOr<linalg::LinalgOp> block = parallelRowBlocks(rw, op, s);
       if (failed(block))
         return signalPassFailure();
@@ -898,6 +811,7 @@ void TileAndVectorizePass::runOnOperation() {
       if (auto forall = dyn_cast<scf::ForallOp>(op->getParentOp())) {
         for (auto [moved, made] : fillInBlocks(rw, forall, op)) {
           movedFills.insert(moved);
+          made->setAttr(kLoweringConfigAttr, config);
           if (vectorize)
             vectorOps.push_back(made);
         }
@@ -912,19 +826,20 @@ void TileAndVectorizePass::runOnOperation() {
   for (Operation *fill : movedFills)
     rw.eraseOp(fill);
   for (linalg::LinalgOp op : vectorOps)
-    if (failed(scheduleOther(rw, op, s)))
+    if (failed(scheduleOther(rw, op,
+                             scheduleOf(op->getAttr(kLoweringConfigAttr)))))
       return signalPassFailure();
   (void)canonicalize();
 
-  for (Operation *op : takeMarked(kCacheTile))
+  for (auto [op, config] : takeMarked(kCacheTile))
     if (auto generic = dyn_cast<linalg::GenericOp>(op))
-      if (failed(kernel(rw, generic, s)))
+      if (failed(kernel(rw, generic, config)))
         return signalPassFailure();
   (void)canonicalize();
 
-  for (Operation *op : takeMarked(kRowTile))
+  for (auto [op, config] : takeMarked(kRowTile))
     if (auto generic = dyn_cast<linalg::GenericOp>(op))
-      if (failed(registerTiles(rw, generic, s)))
+      if (failed(registerTiles(rw, generic, scheduleOf(config))))
         return signalPassFailure();
   (void)canonicalize();
 
@@ -936,12 +851,13 @@ void TileAndVectorizePass::runOnOperation() {
 
   // Vectorize every static tile the vectorizer accepts. Kernel tiles keep
   // their unit k loop: they become vector.contract (outer products, FMAs).
-  for (Operation *op : takeMarked(kReady))
+  for (auto [op, unit] : takeMarked(kReady))
     if (auto generic = dyn_cast<linalg::GenericOp>(op))
       dropUnitLoops(rw, generic)->setAttr(kReadyKernel, rw.getUnitAttr());
     else
       op->setAttr(kReadyKernel, rw.getUnitAttr());
-  for (Operation *op : takeMarked(kReadyKernel)) {
+  for (auto [marked, unit] : takeMarked(kReadyKernel)) {
+    Operation *op = marked;
     // A kernel tile back to linalg.matmul, which the vectorizer turns into
     // one vector.contract (outer products later) instead of mulf + addf.
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
@@ -985,10 +901,15 @@ void TileAndVectorizePass::runOnOperation() {
     (void)hoistLoopInvariantSubsets(rw, f);
   (void)canonicalize();
 
+  // The markers, and the configurations: carried out (an op whose
+  // innermost loop is dynamic stays scalar, as its schedule says).
   func.walk([](Operation *op) {
     for (StringRef marker : {kCacheTile, kRowTile, kKernelTile, kVectorTile,
                              kReady, kReadyKernel, kPeel, kParallelRows})
       op->removeAttr(marker);
+    if (isa_and_nonnull<CpuContractionAttr, CpuElementwiseAttr>(
+            op->getAttr(kLoweringConfigAttr)))
+      op->removeAttr(kLoweringConfigAttr);
   });
 }
 

@@ -2,9 +2,9 @@
 //
 // tfm.attention => scf.forall over (batch, K/V head, query block) around
 // scf.for loops over key blocks with an online softmax (flash attention).
-// Tile sizes come from the pass options (the fast-memory budget, the vector
-// width, the largest blocks), which the pipeline fills from the target
-// description. See Passes.td for the loop nest and the footprint formula.
+// Tile sizes come from each op's #tfm.attention_tiling (chosen for the target
+// by -tfm-configure-attention, AttentionConfig.cpp); this pass decides
+// nothing. See Passes.td for the loop nest.
 //
 // Every tile tensor has a static shape: a query block is zero padded to Br
 // rows, and a short key block (the remainder, or the causal diagonal) is
@@ -19,6 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionShape.h"
+#include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmBuildUtils.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmOps.h"
@@ -53,76 +55,8 @@ namespace {
 
 using utils::IteratorType;
 
-/// Marks a tfm.attention that the cost model keeps untiled (short key
-/// sequences): this pass leaves it alone, convert-tfm-to-linalg lowers it.
-constexpr llvm::StringLiteral kUntiledAttr = "tfm.untiled";
-
 /// log2(e): scores are scaled by it so that the softmax can use exp2.
 constexpr double kLog2E = 1.4426950408889634;
-
-//===----------------------------------------------------------------------===//
-// Tile choice
-//===----------------------------------------------------------------------===//
-
-/// The static facts of one attention op that the tile choice depends on.
-struct AttentionShape {
-  int64_t group;     // G = Hq / Hkv
-  int64_t headDim;   // D
-  int64_t valueDim;  // Dv
-  int64_t biasBytes; // bytes of a bias element, 0 without bias
-  int64_t staticTq;  // Tq, or kDynamic
-  int64_t staticTk;  // Tk, or kDynamic
-};
-
-/// Bytes of the working set of one query block while it visits one key
-/// block: the scaled f32 Q tile, one f32 K and V block, the f32 score tile,
-/// the f32 accumulator, four f32 rows (running max, running sum, block max,
-/// rescale factor), and the bias tile.
-int64_t footprintBytes(const AttentionShape &s, int64_t br, int64_t bc) {
-  int64_t m = s.group * br;
-  return 4 * m * s.headDim + 4 * bc * (s.headDim + s.valueDim) + 4 * m * bc +
-         4 * m * s.valueDim + 4 * 4 * m + s.biasBytes * m * bc;
-}
-
-struct TileChoice {
-  int64_t blockQ, blockK, footprint;
-};
-
-/// Candidate block sizes: `cap` itself and the powers of two (times
-/// `unit`) below it, largest first.
-SmallVector<int64_t> candidates(int64_t cap, int64_t unit) {
-  SmallVector<int64_t> c{cap};
-  for (int64_t p = unit; p < cap; p *= 2)
-    c.push_back(p);
-  std::sort(c.begin(), c.end(), std::greater<int64_t>());
-  c.erase(std::unique(c.begin(), c.end()), c.end());
-  return c;
-}
-
-/// The largest score tile (ties: the larger query block) that fits `budget`,
-/// or nothing if even the smallest legal tile does not.
-std::optional<TileChoice> chooseTiles(const AttentionShape &s, int64_t budget,
-                                      int64_t lanes, int64_t maxBq,
-                                      int64_t maxBk) {
-  int64_t capQ = maxBq, capK = llvm::alignTo(maxBk, lanes);
-  if (!ShapedType::isDynamic(s.staticTq) && s.staticTq > 0)
-    capQ = std::min(capQ, s.staticTq);
-  if (!ShapedType::isDynamic(s.staticTk) && s.staticTk > 0)
-    capK =
-        std::min(capK, static_cast<int64_t>(llvm::alignTo(s.staticTk, lanes)));
-  std::optional<TileChoice> best;
-  for (int64_t br : candidates(capQ, 1)) {
-    for (int64_t bc : candidates(capK, lanes)) {
-      int64_t f = footprintBytes(s, br, bc);
-      if (f > budget)
-        continue;
-      if (!best || br * bc > best->blockQ * best->blockK ||
-          (br * bc == best->blockQ * best->blockK && br > best->blockQ))
-        best = TileChoice{br, bc, f};
-    }
-  }
-  return best;
-}
 
 //===----------------------------------------------------------------------===//
 // IR helpers (cstF32, cstIndex, toF32, indexToF32: tfm/IR/TfmBuildUtils.h)
@@ -184,10 +118,10 @@ Value generic(OpBuilder &b, Location loc, ValueRange ins, Value out,
 class AttentionTiler {
 public:
   AttentionTiler(AttentionOp op, const AttentionShape &shape,
-                 const TileChoice &tiles, int64_t budget)
-      : op(op), shape(shape), br(tiles.blockQ), bc(tiles.blockK),
-        m(shape.group * tiles.blockQ), footprint(tiles.footprint),
-        budget(budget), ctx(op.getContext()) {}
+                 AttentionTilingAttr config)
+      : op(op), shape(shape), config(config), br(config.getBlockQ()),
+        bc(config.getBlockK()), m(shape.group * config.getBlockQ()),
+        ctx(op.getContext()) {}
 
   /// Builds the loop nest at the builder's insertion point and returns its
   /// result (the attention's value).
@@ -220,14 +154,15 @@ private:
 
   /// Emits one scf.for over key blocks [lo, hi) in steps of Bc.
   State keyLoop(OpBuilder &b, Location loc, const Block &blk, Value lo,
-                Value hi, State init, bool masked, StringRef role);
+                Value hi, State init, bool masked, KeyBlocks role);
   /// The body of one key block starting at `k0`.
   State keyBlock(OpBuilder &b, Location loc, const Block &blk, Value k0,
                  State st, bool masked);
 
   AttentionOp op;
   AttentionShape shape;
-  int64_t br, bc, m, footprint, budget;
+  AttentionTilingAttr config;
+  int64_t br, bc, m;
   MLIRContext *ctx;
 };
 
@@ -258,15 +193,8 @@ Value AttentionTiler::build(OpBuilder &b) {
   auto forall = scf::ForallOp::create(
       b, loc, ofrs(b, {bsz, cstIndex(b, loc, hkv), numQBlocks}),
       ValueRange{outInit}, std::nullopt);
-  forall->setAttr(
-      "tfm.tile",
-      DictionaryAttr::get(
-          ctx,
-          {b.getNamedAttr("block_q", b.getI64IntegerAttr(br)),
-           b.getNamedAttr("block_k", b.getI64IntegerAttr(bc)),
-           b.getNamedAttr("group", b.getI64IntegerAttr(g)),
-           b.getNamedAttr("footprint_bytes", b.getI64IntegerAttr(footprint)),
-           b.getNamedAttr("budget_bytes", b.getI64IntegerAttr(budget))}));
+  // The loop nest keeps the decision it carries out (reports, IR dumps).
+  forall->setAttr(kLoweringConfigAttr, config);
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forall.getTerminator());
@@ -382,10 +310,12 @@ Value AttentionTiler::build(OpBuilder &b) {
   Value ub = addI(b, loc, h, mulI(b, loc, nFull, bcV));
 
   if (kind == MaskKind::sliding_window)
-    st = keyLoop(b, loc, blk, a, h, st, /*masked=*/true, "window_head");
-  st = keyLoop(b, loc, blk, h, ub, st, /*masked=*/false, "full");
+    st = keyLoop(b, loc, blk, a, h, st, /*masked=*/true,
+                 KeyBlocks::window_head);
+  st = keyLoop(b, loc, blk, h, ub, st, /*masked=*/false, KeyBlocks::full);
   st = keyLoop(b, loc, blk, ub, dEnd, st, /*masked=*/true,
-               kind == MaskKind::none ? "remainder" : "diagonal");
+               kind == MaskKind::none ? KeyBlocks::remainder
+                                      : KeyBlocks::diagonal);
 
   // out = l > 0 ? acc / l : 0 for the bq valid rows of each of the G heads.
   Value acc3 = tensor::ExpandShapeOp::create(
@@ -433,7 +363,7 @@ Value AttentionTiler::build(OpBuilder &b) {
 AttentionTiler::State AttentionTiler::keyLoop(OpBuilder &b, Location loc,
                                               const Block &blk, Value lo,
                                               Value hi, State init, bool masked,
-                                              StringRef role) {
+                                              KeyBlocks role) {
   bool hasBias = static_cast<bool>(init.biasBuf);
   auto loop = scf::ForOp::create(
       b, loc, lo, hi, cstIndex(b, loc, bc), init.values(),
@@ -442,7 +372,7 @@ AttentionTiler::State AttentionTiler::keyLoop(OpBuilder &b, Location loc,
             keyBlock(nb, l, blk, k0, State::from(iters, hasBias), masked);
         scf::YieldOp::create(nb, l, next.values());
       });
-  loop->setAttr("tfm.key_blocks", b.getStringAttr(role));
+  loop->setAttr(kKeyBlocksAttr, KeyBlocksAttr::get(ctx, role));
   return State::from(loop.getResults(), hasBias);
 }
 
@@ -678,60 +608,34 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
   TileSramPass(const TileSramPass &other) : Base(other) {}
 
   void runOnOperation() override {
-    Operation *root = getOperation();
-    // Plain copies: pass options stream oddly into diagnostics.
-    int64_t budget = fastMemoryBytes, maxBq = maxBlockQ, maxBk = maxBlockK;
-    int64_t bits = vectorBits;
-    if (budget <= 0 || bits < 32 || bits % 32 != 0 || maxBq < 1 || maxBk < 1) {
-      root->emitError() << "-tfm-tile-sram: invalid options: "
-                           "fast-memory-bytes ("
-                        << budget << ") must be > 0, vector-bits (" << bits
-                        << ") a positive multiple of 32, max-block-q (" << maxBq
-                        << ") and max-block-k (" << maxBk << ") >= 1";
-      return signalPassFailure();
-    }
-    int64_t lanes = bits / 32;
-
-    SmallVector<AttentionOp> ops;
-    root->walk([&](AttentionOp op) {
-      if (!op->hasAttr(kUntiledAttr))
-        ops.push_back(op);
+    // The ops a configuration pass chose tiles for; the others stay as they
+    // are (convert-tfm-to-linalg lowers them whole).
+    SmallVector<std::pair<AttentionOp, AttentionTilingAttr>> ops;
+    getOperation()->walk([&](AttentionOp op) {
+      if (auto config =
+              op->getAttrOfType<AttentionTilingAttr>(kLoweringConfigAttr))
+        ops.push_back({op, config});
     });
     IRRewriter rw(&getContext());
     bool failedAny = false;
-    for (AttentionOp op : ops) {
-      std::optional<AttentionShape> shape = analyze(op);
-      if (!shape) {
+    for (auto [op, config] : ops) {
+      FailureOr<AttentionShape> shape = analyzeAttention(op);
+      if (failed(shape)) {
         failedAny = true;
         continue;
       }
-      std::optional<TileChoice> tiles =
-          chooseTiles(*shape, budget, lanes, maxBq, maxBk);
-      if (!tiles) {
-        op.emitOpError()
-            << "fast-memory budget of " << budget
-            << " bytes (fast-memory-bytes) is too small for any tile: the "
-               "smallest legal tile, block_q = 1 and block_k = "
-            << lanes << " (one vector of vector-bits = " << bits << "), with "
-            << shape->group
-            << " query head(s) per K/V head, D = " << shape->headDim
-            << " and Dv = " << shape->valueDim << ", needs "
-            << footprintBytes(*shape, 1, lanes) << " bytes";
+      if (config.getGroup() != shape->group) {
+        op.emitOpError("has a lowering_config for ")
+            << config.getGroup() << " query head(s) per K/V head, but has "
+            << shape->group;
         failedAny = true;
         continue;
       }
-      AttentionTiler tiler(op, *shape, *tiles, budget);
-      int64_t tk = op.getKey().getType().getDimSize(2);
-      int64_t maxUntiled = untiledMaxKeys;
-      if (maxUntiled > 0 && !ShapedType::isDynamic(tk) && tk <= maxUntiled) {
-        // Short enough to stay untiled, statically.
-        op->setAttr(kUntiledAttr, UnitAttr::get(&getContext()));
-        ++keptUntiled;
-        continue;
-      }
+      AttentionTiler tiler(op, *shape, config);
       rw.setInsertionPoint(op);
-      if (maxUntiled > 0 && ShapedType::isDynamic(tk)) {
-        // Runtime choice: Tk <= untiled-max-keys runs the untiled op.
+      int64_t maxUntiled = config.getUntiledMaxKeys();
+      if (maxUntiled > 0 && ShapedType::isDynamic(shape->staticTk)) {
+        // Runtime choice: Tk <= untiled_max_keys runs the untiled op.
         Location loc = op.getLoc();
         Value tkV = tensor::DimOp::create(rw, loc, op.getKey(), 2);
         Value small = arith::CmpIOp::create(
@@ -742,7 +646,8 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
                                       /*addElseBlock=*/true);
         rw.setInsertionPointToStart(ifOp.thenBlock());
         Operation *untiled = rw.clone(*op);
-        untiled->setAttr(kUntiledAttr, UnitAttr::get(&getContext()));
+        untiled->setAttr(kLoweringConfigAttr,
+                         AttentionUntiledAttr::get(&getContext()));
         scf::YieldOp::create(rw, loc, untiled->getResults());
         rw.setInsertionPointToStart(ifOp.elseBlock());
         scf::YieldOp::create(rw, loc, tiler.build(rw));
@@ -756,47 +661,9 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
       signalPassFailure();
   }
 
-  /// The static facts the tiling needs, or an error on the op.
-  std::optional<AttentionShape> analyze(AttentionOp op) {
-    RankedTensorType q = op.getQuery().getType(), k = op.getKey().getType(),
-                     v = op.getValue().getType();
-    int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
-    int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
-    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-        ShapedType::isDynamic(d) || ShapedType::isDynamic(dv)) {
-      op.emitOpError("cannot be tiled: head counts ('query' dim 1, 'key' dim "
-                     "1) and head sizes ('query' dim 3, 'value' dim 3) must "
-                     "be static, found ")
-          << q << " and " << v;
-      return std::nullopt;
-    }
-    if (hkv < 1 || hq % hkv != 0) {
-      op.emitOpError("cannot be tiled: query heads (")
-          << hq << ") are not a multiple of K/V heads (" << hkv << ")";
-      return std::nullopt;
-    }
-    AttentionShape s;
-    s.group = hq / hkv;
-    s.headDim = d;
-    s.valueDim = dv;
-    s.biasBytes = 0;
-    if (Value bias = op.getBias())
-      s.biasBytes = (cast<RankedTensorType>(bias.getType())
-                         .getElementType()
-                         .getIntOrFloatBitWidth() +
-                     7) /
-                    8;
-    s.staticTq = q.getDimSize(2);
-    s.staticTk = k.getDimSize(2);
-    return s;
-  }
-
   // The statistics of Passes.td (same names and descriptions), counted on
   // every LLVM build: see tfm/Transforms/PassStatistics.h.
   PassStatistic tiled{this, numTiled, "tiled", "tfm.attention ops tiled"};
-  PassStatistic keptUntiled{
-      this, numKeptUntiled, "kept-untiled",
-      "tfm.attention ops left untiled (static Tk <= untiled-max-keys)"};
 };
 
 } // namespace

@@ -1,5 +1,5 @@
-// RUN: tfm-opt %s -tfm-pack-weights=panel=4 -split-input-file | FileCheck %s
-// RUN: tfm-opt %s -tfm-pack-weights=panel=4 -split-input-file -mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+// RUN: tfm-opt %s -tfm-pack-weights="panel=4 max-panel=4" -split-input-file | FileCheck %s
+// RUN: tfm-opt %s -tfm-pack-weights="panel=4 max-panel=4" -split-input-file -mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
 // RUN: tfm-opt %s -tfm-pack-weights="panel=4 max-panel=16" -split-input-file | FileCheck %s --check-prefix=WIDE
 // RUN: not tfm-opt %s -tfm-pack-weights="panel=4 max-panel=6" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: tfm-pack-weights: panel must be positive and max-panel 0 or a multiple of it, got panel=4 max-panel=6

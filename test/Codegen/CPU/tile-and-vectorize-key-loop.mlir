@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152 elementwise=false}))' | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152 threads=1},func.func(tfm-cpu-configure,tfm-tile-and-vectorize))' | FileCheck %s
 
 // With `elementwise` off (the pipeline's default), the statically shaped
 // ops inside a tiled attention's key loop (scf.for marked tfm.key_blocks by
@@ -20,7 +20,7 @@
 // A dynamic tile inside the loop stays a linalg.generic.
 // CHECK:           linalg.generic
 // CHECK:             math.exp2 {{.*}} : f32
-// CHECK:         } {tfm.key_blocks = "full"}
+// CHECK:         } {tfm.key_blocks = #tfm.key_blocks<full>}
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>
 func.func @softmax_step(%s0: tensor<16x64xf32>, %m: tensor<16xf32>, %n: index,
@@ -54,6 +54,6 @@ func.func @softmax_step(%s0: tensor<16x64xf32>, %m: tensor<16xf32>, %n: index,
       linalg.yield %e : f32
     } -> tensor<?x64xf32>
     scf.yield %p, %dyn : tensor<16x64xf32>, tensor<?x64xf32>
-  } {tfm.key_blocks = "full"}
+  } {tfm.key_blocks = #tfm.key_blocks<full>}
   return %r#0, %r#1 : tensor<16x64xf32>, tensor<?x64xf32>
 }

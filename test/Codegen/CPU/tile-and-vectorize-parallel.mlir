@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{parallel=1 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152}),canonicalize,cse)' | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{elementwise=true},tfm-tile-and-vectorize),canonicalize,cse)' | FileCheck %s
 
 // An out_in GEMM: inside each KC = 192 cache tile of k, the pack of B is
 // split across threads (blocks of 2·VL = 32 rows of k), then the rows

@@ -1,21 +1,22 @@
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536}))' -mlir-pass-statistics -o /dev/null 2>&1 \
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 threads=1},func.func(tfm-cpu-configure{elementwise=true},tfm-tile-and-vectorize))' -mlir-pass-statistics -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,SERIAL
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 parallel=1 parallel-rows=8}))' -mlir-pass-statistics -o /dev/null 2>&1 \
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 threads=2},func.func(tfm-cpu-configure{elementwise=true parallel-rows=8},tfm-tile-and-vectorize))' -mlir-pass-statistics -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,PARALLEL
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 contractions=0}))' -mlir-pass-statistics -mlir-pass-statistics-display=list -o /dev/null 2>&1 \
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 threads=1},func.func(tfm-cpu-configure{elementwise=true contractions=0},tfm-tile-and-vectorize))' -mlir-pass-statistics -mlir-pass-statistics-display=list -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOGEMM
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 elementwise=0}))' -mlir-pass-statistics -mlir-pass-statistics-display=list -o /dev/null 2>&1 \
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 threads=1},func.func(tfm-cpu-configure,tfm-tile-and-vectorize))' -mlir-pass-statistics -mlir-pass-statistics-display=list -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=GEMMONLY
 // Without the flag, no report.
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize))' -o /dev/null 2>&1 | count 0
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 threads=1},func.func(tfm-cpu-configure,tfm-tile-and-vectorize))' -o /dev/null 2>&1 | count 0
 // The names and descriptions printed here are those of Passes.td, as the
 // generated reference shows them.
 // RUN: FileCheck %s --check-prefix=DOC --input-file=%tfm_src/docs/reference/Passes/TfmCodegenCPUPasses.md
 
 // The counters of -tfm-tile-and-vectorize over one module, on a function
 // pipeline (MLIR runs copies of the pass on several threads; their counts
-// add up). With vector-bits=512, 32 registers, l1-bytes=4096 and
-// l2-bytes=65536: NR = 32, MR = 8, KC = 16, NC = 512, so
+// add up). On a target with vector-bits=512, 32 registers, l1-bytes=4096
+// and l2-bytes=65536, -tfm-cpu-configure schedules NR = 32, MR = 8,
+// KC = 16, NC = 512, so
 //
 // - @matmul_static (16x32x32): 1 contraction, one 8x32 register tile
 //   (k cache tiles of 16, m tiles of 8 divide evenly): 1 vectorized op;
@@ -28,19 +29,24 @@
 // - @batched (attention's QK^T, keys read as B[n, k]): 1 contraction,
 //   1 packed operand; kernel and pack tiles: 2.
 //
-// Total: 4 contractions, 2 packed operands, 8 vectorized ops. With
-// parallel=1 and parallel-rows=8, the three 2-d matmuls get one scf.forall
+// Total: 4 contractions, 2 packed operands, 8 vectorized ops. With two
+// threads and parallel-rows=8, the three 2-d matmuls get one scf.forall
 // of 8-row blocks each and @batched one over its batch and heads (no row
 // blocks under it): 4 parallel loops. The packs are not split (a KC of 16
 // is one block of 2*VL = 32 rows of k). Of the other ops, @elementwise_dynamic
 // is split into row blocks (its row count is dynamic): 1 parallel op;
 // @elementwise_exp (2 KiB) is one block of l1-bytes, so it stays serial.
+// -tfm-cpu-configure schedules the 4 contractions and the 2 other ops.
 // Without contractions only the exp tile is vectorized; without elementwise
 // everything but it is.
 
 // CHECK-LABEL: Pass statistics report
 // CHECK-NEXT: ===---
+// CHECK-NEXT: {{^}}SetTargetPass
 // CHECK-NEXT: {{^}}'func.func' Pipeline
+// CHECK-NEXT: {{^  }}CpuConfigurePass
+// CHECK-NEXT: {{^    }}(S) 4 contractions - Contractions given a schedule
+// CHECK-NEXT: {{^    }}(S) 2 other-ops    - Other linalg ops given a schedule
 // CHECK-NEXT: {{^  }}TileAndVectorizePass
 // CHECK-NEXT: {{^    }}(S) 4 contractions    - Contractions tiled for registers and caches
 // CHECK-NEXT: {{^    }}(S) 2 packed-operands - Contraction operands packed (transposed) per cache tile

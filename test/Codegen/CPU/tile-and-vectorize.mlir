@@ -1,5 +1,5 @@
-// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536}))' | FileCheck %s
-// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tfm-tile-and-vectorize{vector-bits=256 vector-registers=16 l1-bytes=4096 l2-bytes=65536}))' | FileCheck %s --check-prefix=AVX2
+// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536 threads=1},func.func(tfm-cpu-configure{elementwise=true},tfm-tile-and-vectorize))' | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{vector-bits=256 vector-registers=16 l1-bytes=4096 l2-bytes=65536 threads=1},func.func(tfm-cpu-configure{elementwise=true},tfm-tile-and-vectorize))' | FileCheck %s --check-prefix=AVX2
 
 // With 512-bit vectors: VL = 16, NR = 32, MR = 8, KC = 4096/2/128 = 16,
 // NC = 65536/2/64 = 512. With 256-bit vectors and 16 registers: NR = 16,

@@ -1,9 +1,11 @@
-// RUN: tfm-opt %s -split-input-file -tfm-tile-sram='fast-memory-bytes=65536 vector-bits=256' -cse | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram -cse | FileCheck %s
 
 // The loop nest of -tfm-tile-sram: which key blocks each query block visits
 // (loop bounds), which are masked, how GQA shares K/V blocks, and how the
-// chosen tiles are recorded. Numerics: Numerics/tile-sram-numerics.mlir; budgets:
-// tile-sram-budgets.mlir; errors: tile-sram-errors.mlir.
+// chosen tiles are recorded, for the tiles -tfm-configure-attention chooses
+// with a 64 KiB budget (an eighth of a 512 KiB L2). Numerics:
+// Numerics/tile-sram-numerics.mlir; tile choice: configure-attention.mlir;
+// errors: configure-attention-errors.mlir.
 
 // CHECK-DAG: #[[$ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[$MQ:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -79,7 +81,7 @@
 // CHECK: %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[UPD]]#1 : tensor<64xf32>) outs(%{{.*}} : tensor<64x64xf32>)
 // CHECK: linalg.matmul ins(%[[P]], %[[VB]] : tensor<64x32xf32>, tensor<32x64xf32>) outs(%[[ACC]] : tensor<64x64xf32>)
 // CHECK-NOT: arith.cmpi
-// CHECK: } {tfm.key_blocks = "full"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
 // Diagonal blocks: the (possibly short) K/V block is copied into a zeroed
 // buffer and the rule j < d, j <= i + off is applied.
 // CHECK: %[[DIAGL:.*]]:8 = scf.for %[[K1:.*]] = %[[UB]] to %[[D]] step %c32 iter_args(%{{.*}} = %[[FULL]]#0,
@@ -102,7 +104,7 @@
 // CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[INLEN]], %[[CAUSAL]]
 // CHECK: arith.select %[[VIS]], %{{.*}}, %cst{{.*}} : f32
 // CHECK: linalg.matmul ins(%{{.*}}, %[[VBUF]] : tensor<64x32xf32>, tensor<32x64xf32>)
-// CHECK: } {tfm.key_blocks = "diagonal"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
 // out = l > 0 ? acc / l : 0 on the bq valid rows of the 4 heads.
 // CHECK: %[[ACC3:.*]] = tensor.expand_shape %[[DIAGL]]#0 {{\[\[}}0, 1], [2]] output_shape [4, 16, 64]
 // CHECK: %[[SUM2:.*]] = tensor.expand_shape %[[DIAGL]]#2 {{\[\[}}0, 1]] output_shape [4, 16]
@@ -115,7 +117,7 @@
 // CHECK: arith.select
 // CHECK: scf.forall.in_parallel
 // CHECK-NEXT: tensor.parallel_insert_slice %[[NORM]] into %[[OUT]][%[[BI]], %[[H0]], %[[Q0]], %c0] [1, 4, %[[BQ]], 64] [1, 1, 1, 1] : tensor<4x?x64xf32> into tensor<?x8x?x64xf32>
-// CHECK: } {tfm.tile = {block_k = 32 : i64, block_q = 16 : i64, budget_bytes = 65536 : i64, footprint_bytes = 58368 : i64, group = 4 : i64}}
+// CHECK: } {tfm.lowering_config = #tfm.attention_tiling<block_q = 16, block_k = 32, group = 4, footprint_bytes = 58368, budget_bytes = 65536>}
 // CHECK: return %[[RES]]
 func.func @causal_gqa_padding(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %len: tensor<?xi32>) -> tensor<?x8x?x64xf32> {
   %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
@@ -171,14 +173,14 @@ func.func @causal_gqa_padding(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>
 // CHECK-NEXT: %[[WVIS:.*]] = arith.andi %[[WVIS0]], %[[INWIN]] : i1
 // CHECK-NEXT: %[[WNEG:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-NEXT: arith.select %[[WVIS]], %{{.*}}, %[[WNEG]] : f32
-// CHECK: } {tfm.key_blocks = "window_head"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<window_head>}
 // CHECK: scf.for %{{.*}} = %[[H]] to %[[UB]] step %c64
 // CHECK-NOT: arith.cmpi
-// CHECK: } {tfm.key_blocks = "full"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
 // CHECK: scf.for %{{.*}} = %[[UB]] to %[[D]] step %c64
 // CHECK: arith.cmpi slt, %{{.*}}, %c100
-// CHECK: } {tfm.key_blocks = "diagonal"}
-// CHECK: {tfm.tile = {block_k = 64 : i64, block_q = 128 : i64, budget_bytes = 65536 : i64, footprint_bytes = 59392 : i64, group = 1 : i64}}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
+// CHECK: {tfm.lowering_config = #tfm.attention_tiling<block_q = 128, block_k = 64, group = 1, footprint_bytes = 59392, budget_bytes = 65536>}
 func.func @sliding_window(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<sliding_window>, window = 100 : i64, scale = 0.25 : f64} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
   return %o : tensor<?x4x?x16xf32>
@@ -201,14 +203,14 @@ func.func @sliding_window(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v
 // CHECK: %[[UB:.*]] = arith.muli %[[NF]], %c64
 // CHECK: scf.for %{{.*}} = %c0 to %[[UB]] step %c64
 // CHECK-NOT: arith.cmpi
-// CHECK: } {tfm.key_blocks = "full"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
 // CHECK: scf.for %[[K1:.*]] = %[[UB]] to %[[KLEN]] step %c64
 // CHECK: linalg.index 2
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[K1]], %{{.*}}
 // CHECK-NOT: arith.cmpi sle
 // CHECK: %[[VIS:.*]] = arith.cmpi slt, %[[J]], %[[KLEN]] : index
 // CHECK: arith.select %[[VIS]]
-// CHECK: } {tfm.key_blocks = "remainder"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<remainder>}
 func.func @padding_only(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %len: tensor<?xi64>) -> tensor<?x4x?x16xf32> {
   %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi64>) {scale = 0.25 : f64} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
   return %o : tensor<?x4x?x16xf32>
@@ -244,12 +246,12 @@ func.func @padding_only(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: 
 // CHECK: arith.subf
 // CHECK-NOT: arith.select
 // CHECK: linalg.yield
-// CHECK: } {tfm.key_blocks = "full"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
 // CHECK: math.absf
 // CHECK: arith.cmpi slt
 // CHECK: arith.select
-// CHECK: } {tfm.key_blocks = "remainder"}
-// CHECK: {tfm.tile = {block_k = 32 : i64, block_q = 64 : i64, budget_bytes = 65536 : i64, footprint_bytes = 55296 : i64, group = 2 : i64}}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<remainder>}
+// CHECK: {tfm.lowering_config = #tfm.attention_tiling<block_q = 64, block_k = 32, group = 2, footprint_bytes = 55296, budget_bytes = 65536>}
 func.func @alibi_bias(%q: tensor<?x2x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: tensor<?x1x?x16xf32>, %s: tensor<2xf32>, %bias: tensor<?x2x?x?xf32>) -> tensor<?x2x?x16xf32> {
   %o = tfm.attention %q, %k, %v alibi(%s : tensor<2xf32>) bias(%bias : tensor<?x2x?x?xf32>) {scale = 0.25 : f64} : tensor<?x2x?x16xf32>, tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x2x?x16xf32>
   return %o : tensor<?x2x?x16xf32>
@@ -271,11 +273,11 @@ func.func @alibi_bias(%q: tensor<?x2x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: te
 // CHECK: %[[VW:.*]] = linalg.copy ins(%{{.*}} : tensor<64x64xf16>) outs(%{{.*}} : tensor<64x64xf32>)
 // CHECK: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %[[KW]] : tensor<8x64xf32>, tensor<64x64xf32>) outs(%{{.*}} : tensor<8x64xf32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %[[VW]] : tensor<8x64xf32>, tensor<64x64xf32>) outs(%{{.*}} : tensor<8x64xf32>)
-// CHECK: } {tfm.key_blocks = "full"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
 // CHECK: linalg.copy ins(%{{.*}} : tensor<?x64xf16>) outs(%{{.*}} : tensor<?x64xf32>)
-// CHECK: } {tfm.key_blocks = "diagonal"}
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
 // CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK: {tfm.tile = {block_k = 64 : i64, block_q = 1 : i64, budget_bytes = 65536 : i64, footprint_bytes = 39040 : i64, group = 8 : i64}}
+// CHECK: {tfm.lowering_config = #tfm.attention_tiling<block_q = 1, block_k = 64, group = 8, footprint_bytes = 39040, budget_bytes = 65536>}
 func.func @decode_mqa_f16(%q: tensor<?x8x1x64xf16>, %k: tensor<?x1x?x64xf16>, %v: tensor<?x1x?x64xf16>) -> tensor<?x8x1x64xf16> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x1x64xf16>, tensor<?x1x?x64xf16>, tensor<?x1x?x64xf16> -> tensor<?x8x1x64xf16>
   return %o : tensor<?x8x1x64xf16>

@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s -split-input-file -tfm-gpu-linalg-to-loops | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-gpu-linalg-to-loops=rows-per-thread=1 | FileCheck %s
 // RUN: tfm-opt %s -split-input-file -tfm-gpu-linalg-to-loops=rows-per-thread=4 | FileCheck %s --check-prefix=ROWS
 
 // A GEMM: one iteration per output element, the output read once, the

@@ -1,13 +1,13 @@
-// The multithreaded pipeline (parallelize, the default) computes what the
+// The multithreaded pipeline (a target with threads) computes what the
 // single-threaded one does: GEMMs split into row blocks (scf.forall ->
 // OpenMP), and a tiled attention whose batch x head x
 // query-block loop runs on the OpenMP team, each run with 1 and 2 threads.
 // GEMM inputs are small integers, so every sum is exact whatever the
 // blocking; the attention's iterations compute the same thing on any thread.
 //
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-tile-sram{fast-memory-bytes=6000 vector-bits=128},tfm-lower-to-llvm{parallelize=false vector-bits=256 l1-bytes=4096 l2-bytes=16384})' \
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=1 vector-bits=256 l1-bytes=4096 l2-bytes=16384},tfm-lower-to-llvm{attention-untiled-max-keys=0})' \
 // RUN:   | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.serial
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-tile-sram{fast-memory-bytes=6000 vector-bits=128},tfm-lower-to-llvm{parallel-rows=16 vector-bits=256 l1-bytes=4096 l2-bytes=16384})' > %t.par.mlir
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=256 l1-bytes=4096 l2-bytes=16384},tfm-lower-to-llvm{attention-untiled-max-keys=0 parallel-rows=16})' > %t.par.mlir
 // RUN: FileCheck %s --check-prefix=OMP < %t.par.mlir
 // RUN: env OMP_NUM_THREADS=1 %mlir_runner < %t.par.mlir | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.par1
 // RUN: env OMP_NUM_THREADS=2 %mlir_runner < %t.par.mlir | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.par2

@@ -8,8 +8,8 @@
 // transposed right-hand side (attention's QK^T).
 //
 // RUN: tfm-opt %s -tfm-lower-to-llvm="vectorize=0" | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.scalar
-// RUN: tfm-opt %s -tfm-lower-to-llvm="vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536" | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.avx512
-// RUN: tfm-opt %s -tfm-lower-to-llvm="vector-bits=256 vector-registers=16 l1-bytes=4096 l2-bytes=4096" | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.avx2
+// RUN: tfm-opt %s -tfm-set-target="vector-bits=512 vector-registers=32 l1-bytes=4096 l2-bytes=65536" -tfm-lower-to-llvm | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.avx512
+// RUN: tfm-opt %s -tfm-set-target="vector-bits=256 vector-registers=16 l1-bytes=4096 l2-bytes=4096" -tfm-lower-to-llvm | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.avx2
 // RUN: diff %t.scalar %t.avx512
 // RUN: diff %t.scalar %t.avx2
 // RUN: FileCheck %s < %t.avx512

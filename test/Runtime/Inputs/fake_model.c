@@ -18,9 +18,9 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-#include <stdint.h>
+#include "tfm/Runtime/MemRefDescriptor.h"
 
-#include "memref_descriptors.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,7 +33,8 @@
     }                                                                          \
   } while (0)
 
-__attribute__((unused)) static void checkIds(const I32x2 *ids, const I32x1 *lens) {
+__attribute__((unused)) static void checkIds(const tfm_memref_i32_2d *ids,
+                                             const tfm_memref_i32_1d *lens) {
   EXPECT(ids->allocated == ids->aligned && ids->offset == 0);
   EXPECT(ids->strides[1] == 1 && ids->strides[0] == ids->sizes[1]);
   EXPECT(lens->offset == 0 && lens->strides[0] == 1);
@@ -47,7 +48,8 @@ __attribute__((unused)) static void checkIds(const I32x2 *ids, const I32x1 *lens
   }
 }
 
-__attribute__((unused)) static void checkOut3(const F32x3 *out, int64_t b, int64_t t) {
+__attribute__((unused)) static void checkOut3(const tfm_memref_f32_3d *out,
+                                              int64_t b, int64_t t) {
   EXPECT(out->allocated == out->aligned && out->offset == 0);
   EXPECT(out->sizes[0] == b && out->sizes[1] == t && out->sizes[2] == V);
   EXPECT(out->strides[2] == 1 && out->strides[1] == V &&
@@ -56,10 +58,10 @@ __attribute__((unused)) static void checkOut3(const F32x3 *out, int64_t b, int64
 
 /* out[b,t,:] = E[id] + bias - biasOffset (t < len), -1000 at padded
  * positions; E is read as stored ([V][V]) or transposed. */
-__attribute__((unused)) static void bigram(const I32x2 *ids, const I32x1 *lens,
-                                           F32x3 *out, const float *e,
-                                           int transposed, const float *bias,
-                                           float biasOffset) {
+__attribute__((unused)) static void
+bigram(const tfm_memref_i32_2d *ids, const tfm_memref_i32_1d *lens,
+       tfm_memref_f32_3d *out, const float *e, int transposed,
+       const float *bias, float biasOffset) {
   checkIds(ids, lens);
   int64_t B = ids->sizes[0], T = ids->sizes[1];
   checkOut3(out, B, T);
@@ -84,8 +86,8 @@ const char tfm_model_manifest[] =
     "\"inputs\": [\"ids\", \"lengths\"], "
     "\"weights\": [{\"name\": \"classifier.weight\", \"shape\": [3, 6]}]}";
 
-void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
-                          F32x2 *out) {
+void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
+                          tfm_memref_i32_1d *lens, tfm_memref_f32_2d *out) {
   const float *w = weights[0];
   checkIds(ids, lens);
   EXPECT(out->offset == 0 && out->sizes[0] == ids->sizes[0]);
@@ -118,8 +120,9 @@ const char tfm_model_manifest[] =
     "\"inputs\": [\"src\", \"src_lengths\", \"tgt\", \"tgt_lengths\"], "
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}]}";
 
-void _mlir_ciface_forward(void *const *weights, I32x2 *src, I32x1 *srcLens,
-                          I32x2 *tgt, I32x1 *tgtLens, F32x3 *out) {
+void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *src,
+                          tfm_memref_i32_1d *srcLens, tfm_memref_i32_2d *tgt,
+                          tfm_memref_i32_1d *tgtLens, tfm_memref_f32_3d *out) {
   const float *e = weights[0];
   checkIds(src, srcLens);
   checkIds(tgt, tgtLens);
@@ -165,8 +168,8 @@ void _mlir_ciface_tfm_prepare(void *const *weights) {
   prepared = 1;
 }
 
-void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
-                          F32x3 *out) {
+void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
+                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
   EXPECT(prepared);
   bigram(ids, lens, out, weights[2], /*transposed=*/1, weights[3], 1000.0f);
 }
@@ -184,8 +187,8 @@ const char tfm_model_manifest[] =
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}, "
     "{\"name\": \"lm_head.bias\", \"shape\": [6]}]}";
 
-void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
-                          F32x3 *out) {
+void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
+                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
   bigram(ids, lens, out, weights[0], /*transposed=*/0, weights[1], 0.0f);
 }
 

@@ -52,11 +52,12 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     `P.V`).
   }];
   let options = [
-    Option<"panel", "panel", "int64_t", /*default=*/"32",
-           "Panel granule in f32 lanes: the register tile's width (two "
-           "vectors); every panel width is a multiple of it">,
+    Option<"panel", "panel", "int64_t", /*default=*/"0",
+           "Panel granule in f32 lanes; every panel width is a multiple of "
+           "it (0: the register tile's width on the module's target, two "
+           "vectors)">,
     Option<"maxPanel", "max-panel", "int64_t", /*default=*/"0",
-           "Widest panel (a multiple of panel; 0: panel)">,
+           "Widest panel (a multiple of panel; 0: eight panels)">,
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
@@ -71,25 +72,102 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
   ];
 }
 
+def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
+  let summary = "Choose the CPU schedule of every linalg op for the module's target";
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+  let description = [{
+    `linalg op => linalg op {tfm.lowering_config = #tfm.cpu_contraction<...> | #tfm.cpu_elementwise<...>}`
+
+    The configuration half of the CPU code generator (`-tfm-tile-and-vectorize`
+    is the other). It reads the module's `#tfm.cpu_target` and records on
+    each linalg op on tensors what that pass is to do with it:
+
+    - a **contraction** the GEMM schedule takes (f32, output's innermost
+      dimension an `n` dimension) gets `#tfm.cpu_contraction`: with
+      `VL = vector_bits / 32`, `nr = 2·VL`,
+      `mr = min(8, (vector_registers - 4) / 2)` (the `mr×nr` accumulator
+      uses `2·mr` registers), `kc = l1_bytes / 2 / (4·nr)` and
+      `nc = l2_bytes / 2 / (4·kc)` (a multiple of `nr`); with more than one
+      thread and no loop around it, `parallel_rows` = `parallel-rows`
+      (default `4·mr`), else 0;
+    - every **other op** gets `#tfm.cpu_elementwise` when it is to be
+      vectorized (`elementwise`, or a statically shaped op inside a tiled
+      attention's key loop, an `scf.for` carrying `#tfm.key_blocks`: the
+      online softmax on the score tile) or split for threads (more than one
+      thread, no loop around it, and not a fill that only initializes
+      another op's result): `lanes = VL`, `whole_reduction = l1_bytes / 64`
+      f32, `parallel_block_bytes` = `parallel-block-bytes` (default
+      `l1_bytes`) or 0.
+
+    Ops with an empty static loop get nothing. An existing configuration is
+    replaced. Error: a module without a CPU target.
+  }];
+  let options = [
+    Option<"contractions", "contractions", "bool", /*default=*/"true",
+           "Schedule contractions">,
+    Option<"elementwise", "elementwise", "bool", /*default=*/"false",
+           "Vectorize the non-contraction linalg ops too (off by default: "
+           "with many nested dynamic loops, bufferization's slice analysis "
+           "makes compile time grow several-fold; LLVM's loop vectorizer "
+           "takes those loops instead)">,
+    Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
+           "Rows (m) per parallel block of a contraction (0: 4 register "
+           "tiles, 4·mr)">,
+    Option<"parallelBlockBytes", "parallel-block-bytes", "int64_t",
+           /*default=*/"0",
+           "Least data (bytes of its operands) per parallel row block of a "
+           "non-contraction op (0: l1_bytes)">,
+  ];
+  let statistics = [
+    Statistic<"numContractions", "contractions",
+              "Contractions given a schedule">,
+    Statistic<"numOthers", "other-ops", "Other linalg ops given a schedule">,
+  ];
+}
+
+def CpuOpenMPPass : Pass<"tfm-cpu-openmp", "ModuleOp"> {
+  let summary = "Turn scf.forall loops into OpenMP worksharing loops when the target has threads";
+  let description = [{
+    `scf.forall => scf.parallel => omp.parallel { omp.wsloop }` (with
+    `threads` > 1 in the module's `#tfm.cpu_target`), else nothing: the
+    foralls then run serially and the library needs no libomp.
+
+    Every `scf.forall` of the CPU pipeline (the tiled attention's batch x
+    K/V head x query block loop; the batch/head loops, row blocks and
+    packing of contractions, the row blocks of other ops) writes disjoint
+    blocks of buffers that exist before the loop and allocates its own
+    tiles, so no iteration shares a written buffer and nothing reduces
+    across iterations. The thread count is the calling thread's OpenMP
+    setting (the runtime sets it per model instance). Runs upstream's
+    `scf-forall-to-parallel` and `convert-scf-to-openmp`.
+  }];
+  let dependentDialects = [
+    "::mlir::omp::OpenMPDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
   let summary = "Tile linalg ops on tensors for registers and caches, then vectorize them";
   let description = [{
     `linalg contraction => scf.for nest (cache tiles, packed B, register tiles) + vector.contract`,
     `other linalg op => scf.for over vector-sized tiles + vector ops`,
-    with `parallel` inside an `scf.forall` of row blocks
+    with threads inside an `scf.forall` of row blocks
 
     Runs on linalg on tensors (after elementwise fusion, before
-    bufferization). Every tile size comes from the options, which the
-    pipeline derives from the `TargetDescription` (vector width, register
-    count, L1 and L2 sizes); the pass holds no machine constants.
+    bufferization), on the ops that carry a `#tfm.cpu_contraction` or
+    `#tfm.cpu_elementwise` (`-tfm-cpu-configure`); others are left alone.
+    Every tile size and the choice of threads come from that
+    configuration: the pass decides nothing and holds no machine constants.
+    Below, `VL`, `MR`, `NR`, `KC`, `NC`, `MC` are the configuration's
+    `lanes`, `mr`, `nr`, `kc`, `nc`, `parallel_rows`; "with threads" means
+    `parallel_rows` > 0 (contractions) or `parallel_block_bytes` > 0 (other
+    ops).
 
     **Contractions** (any `linalg` op that `isaContractionOpInterface`
     accepts, f32 accumulator, whose output's innermost dimension is an `n`
     dimension: `linalg.matmul`, the rank-3 projections, attention's `QKᵀ`
-    and `PV`). With `VL = vector-bits / 32`, `NR = 2·VL`,
-    `MR = min(8, (vector-registers - 4) / 2)` (the `MR×NR` accumulator uses
-    `2·MR` registers), `KC = l1-bytes / 2 / (4·NR)` and
-    `NC = l2-bytes / 2 / (4·KC)` (multiple of `NR`):
+    and `PV`):
 
     1. batch dimensions, and all but the innermost `m`, `n`, `k` dimension,
        are tiled by 1; `n` by `NC`, `k` by `KC` (cache tiles); unit
@@ -105,33 +183,32 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
        `transfer_write` are hoisted out of the `k` loop, so it lives in
        registers for the whole `KC` panel.
 
-    With `parallel`, a contraction that no loop encloses is split for
+    With threads, a contraction (one that no loop encloses) is split for
     threads: its outer parallel dimensions of `B` (batch dimensions, outer
     `n` dimensions such as heads or the panels of a packed weight) by an
     `scf.forall` of one index per iteration, together with its rows in
     blocks of `4·MC` (so that a few panels do not leave threads idle);
     otherwise, inside every cache tile and after `B` is packed,
-    its rows by an `scf.forall` of `MC` rows (`parallel-rows`, default
-    `4·MR`), and the packing itself by an `scf.forall` of `2·VL` rows of
+    its rows by an `scf.forall` of `MC` rows, and the packing itself by an `scf.forall` of `2·VL` rows of
     `k`. Every iteration writes a disjoint block (of the result or of the
     packed buffer) and allocates its own temporaries; the packed `B` tile
     is written before the row blocks and only read by them. The reduction
     over `k` stays in order inside an iteration, so results do not depend
     on the number of threads. Nothing is split inside another `scf.forall`
-    (the tiled attention's contractions). `-tfm-lower-to-llvm` turns the
+    (the tiled attention's contractions). `-tfm-cpu-openmp` turns the
     foralls into OpenMP worksharing loops.
 
-    With `parallel`, every **other linalg op** that no loop encloses (layer
+    With threads, every **other linalg op** (one that no loop encloses: layer
     and RMS norm reductions, bias broadcasts, GELU, residual adds,
-    transposes, RoPE, the embedding gather, fills; whatever `elementwise`
-    says) is split too: its outer parallel loops, those that index every
+    transposes, RoPE, the embedding gather, fills; vectorized or not) is
+    split too: its outer parallel loops, those that index every
     result as a plain dimension (all parallel loops but the innermost: batch
     × tokens, batch × heads × tokens), become an `scf.forall` of row
     blocks. The innermost loop and the reduction loops stay whole in a
     block, so a block computes whole rows and writes its own slice of every
     result. With `R` the bytes of one row (every operand over the loops not
     split; a dynamic extent counts as 1), a block holds
-    `ceil(B / R)` rows, `B` = `parallel-block-bytes` (default `l1-bytes`),
+    `ceil(B / R)` rows, `B` = `parallel_block_bytes`,
     gathered from the innermost split loop outwards: a static loop the rows
     cover stays whole, a longer one is cut into blocks of at least the rows
     still needed (a divisor of its extent when one is at most twice that), a
@@ -144,14 +221,14 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     a weight or an argument), so the blocks overwrite that input in place,
     as bufferization does for the op alone; a fill that only initializes
     the op's result (a reduction's accumulator) is not split by itself,
-    each block fills its own slice. Then, with
-    `elementwise`, the op in the block is tiled and vectorized as below.
+    each block fills its own slice. Then, with `vectorize`, the op in the
+    block is tiled and vectorized as below.
 
     ```mlir
     // before: a layer norm's mean over [B, T, 768] (B, T dynamic)
     %m = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
         ins(%x : tensor<?x?x768xf32>) outs(%acc : tensor<?x?xf32>) ...
-    // after (l1-bytes = 32768: rows of 768·4 + 4 bytes, 11 per block)
+    // after (parallel_block_bytes = 32768: rows of 768·4 + 4 bytes, 11 per block)
     %m = scf.forall (%b, %t) = (0, 0) to (%B, %T) step (1, 11)
         shared_outs(%o = %acc) -> (tensor<?x?xf32>) {
       %xs = tensor.extract_slice %x[%b, %t, 0] [1, %n, 768] [1, 1, 1] ...
@@ -169,13 +246,10 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     masks are needed.
 
     **Other linalg ops** (elementwise, reductions, transposes, fills,
-    broadcasts; with `elementwise`, or whatever `elementwise` says when the
-    op is statically shaped and inside a tiled attention's key loop, an
-    `scf.for` marked `tfm.key_blocks`: the online softmax on the score
-    tile) with a static innermost loop: every other loop is tiled by
-    1, the innermost by `2·VL` or `VL` when that divides it, or left whole
-    when it is at most `2·VL` or a reduction of at most `l1-bytes / 16`
-    bytes; then unit dimensions are dropped and the tile vectorized
+    broadcasts) with `vectorize` and a static innermost loop: every other
+    loop is tiled by 1, the innermost by `2·VL` or `VL` when that divides
+    it, or left whole when it is at most `2·VL` or a reduction of at most
+    `whole_reduction` elements; then unit dimensions are dropped and the tile vectorized
     (`vector.multi_reduction` for reductions, `vector.gather` for
     data-dependent `tensor.extract`). These loops are not peeled, and ops
     with a dynamic innermost loop are left alone: peeling many nests with
@@ -188,7 +262,7 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     // before
     %c = linalg.matmul ins(%a, %b : tensor<?x768xf32>, tensor<768x768xf32>)
                        outs(%acc : tensor<?x768xf32>) -> tensor<?x768xf32>
-    // after (sketch, vector-bits=512)
+    // after (sketch, lanes = 16: AVX-512)
     scf.for %k0 = %c0 to %c768 step %c192 ... {      // cache tile of k
       scf.for %m = %c0 to %mMain step %c8 ... {      // full register tiles
         scf.for %n = %c0 to %c768 step %c32 ... {
@@ -205,32 +279,6 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     }
     ```
   }];
-  let options = [
-    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
-           "Width of a native f32 vector register in bits">,
-    Option<"vectorRegisters", "vector-registers", "unsigned",
-           /*default=*/"32", "Number of architectural vector registers">,
-    Option<"l1Bytes", "l1-bytes", "int64_t", /*default=*/"32768",
-           "Per-core L1 data cache size in bytes">,
-    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"1048576",
-           "Per-core L2 cache size in bytes">,
-    Option<"contractions", "contractions", "bool", /*default=*/"true",
-           "Tile and vectorize contractions">,
-    Option<"elementwise", "elementwise", "bool", /*default=*/"true",
-           "Tile and vectorize the other linalg ops">,
-    Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "Split top-level linalg ops into scf.forall loops for "
-           "multithreading: contractions (batch and head dimensions, row "
-           "blocks in each cache tile, the packing) and every other op "
-           "(row blocks of its outer parallel loops)">,
-    Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
-           "Rows (m) per parallel block of a contraction (0: 4 register "
-           "tiles, 4·MR)">,
-    Option<"parallelBlockBytes", "parallel-block-bytes", "int64_t",
-           /*default=*/"0",
-           "Least data (bytes of its operands) per parallel row block of a "
-           "non-contraction op (0: l1-bytes)">,
-  ];
   let statistics = [
     Statistic<"numContractions", "contractions",
               "Contractions tiled for registers and caches">,

@@ -11,8 +11,105 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SetTargetPass : Pass<"tfm-set-target", "ModuleOp"> {
+  let summary = "State the host CPU as the module's target, unless it has one";
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+  let description = [{
+    `module => module attributes {tfm.target = #tfm.cpu_target<...>}`
+
+    Every pass that sizes or chooses anything reads the target from the
+    module attribute `tfm.target`. `tfmc` sets it from `--target-triple`,
+    `--target-cpu` and `--target-threads`; this pass, the first of
+    `-tfm-lower-to-llvm`, gives a module without one the machine the
+    compiler runs on (LLVM's host triple, CPU and features, cache sizes from
+    sysfs, all hardware threads), so that `tfm-opt` runs compile code that
+    runs where they are compiled. A module that has a target keeps it.
+
+    The options change single facts of the host (0: the host's), for
+    tests and experiments in `tfm-opt`: `-tfm-set-target='vector-bits=256
+    l2-bytes=65536' -tfm-lower-to-llvm` compiles for a host with 256-bit
+    vectors and a 64 KiB L2 (the pipeline's own `-tfm-set-target` then
+    keeps that target).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
+           "Widest f32 vector in bits">,
+    Option<"vectorRegisters", "vector-registers", "unsigned", /*default=*/"0",
+           "Architectural vector registers">,
+    Option<"l1Bytes", "l1-bytes", "int64_t", /*default=*/"0",
+           "Per-core L1 data cache in bytes">,
+    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"0",
+           "Per-core L2 cache in bytes">,
+    Option<"threads", "threads", "unsigned", /*default=*/"0",
+           "Hardware threads (1: single-threaded code)">,
+  ];
+}
+
+def LowerTargetPass : Pass<"tfm-lower-target", "ModuleOp"> {
+  let summary = "Replace the module's #tfm.cpu_target by LLVM's own module attribute";
+  let description = [{
+    `module attributes {tfm.target = #tfm.cpu_target<triple = T, ...>} => module attributes {llvm.target_triple = T}`
+
+    The end of `-tfm-lower-to-llvm`: once nothing reads the target, the
+    module says it the way the LLVM dialect does, so the result is plain
+    LLVM dialect that any MLIR tool (`mlir-runner`, `mlir-translate`)
+    parses without the tfm dialect. `tfm.lowering_config` attributes left
+    on ops go too. A module without a tfm target is left alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
+  let summary = "Choose the tiles of each tfm.attention for the module's target";
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+  let description = [{
+    `tfm.attention => tfm.attention {tfm.lowering_config = #tfm.attention_tiling<...>}`
+
+    The configuration half of attention tiling (`-tfm-tile-sram` is the
+    other): for each `tfm.attention` without a `tfm.lowering_config` it
+    picks the query block `Br` and key block `Bc` from the module's target.
+    The target gives the fast memory one tile's working set may use (CPU:
+    an eighth of the per-core L2) and the f32 lanes of a vector (`Bc` is a
+    multiple of them). Among powers of two up to `max-block-q` /
+    `max-block-k` (and the static `Tq` / `Tk`) the pass takes the largest
+    score tile `Br*Bc` (ties: the larger `Br`, more reuse of each K/V block)
+    whose working set fits:
+
+    `4*G*Br*D (Q) + 4*Bc*(D+Dv) (K, V block) + 4*G*Br*Bc (scores) + 4*G*Br*Dv (acc) + 16*G*Br (max, sum, block max, rescale) [+ e*G*Br*Bc (bias tile)]`
+
+    where `G` is the query heads per K/V head and `e` the byte size of the
+    bias element type (Q, K and V tiles are f32 whatever the input type).
+
+    Cost model (`untiled-max-keys = N > 0`): short sequences are faster
+    untiled on a CPU (the whole score matrix fits in cache and the tiles'
+    padding is wasted work). An op with a static `Tk <= N` gets
+    `#tfm.attention_untiled` (it stays whole); with a dynamic `Tk` the
+    configuration records `untiled_max_keys = N`, and `-tfm-tile-sram`
+    branches on `Tk`.
+
+    Errors: a module without a target; an op whose smallest legal tile
+    (`Br = 1`, `Bc` = one vector) does not fit (the message names the budget
+    and what that tile needs); dynamic head counts or head sizes.
+  }];
+  let options = [
+    Option<"maxBlockQ", "max-block-q", "int64_t", /*default=*/"128",
+           "Largest query block (rows per query head)">,
+    Option<"maxBlockK", "max-block-k", "int64_t", /*default=*/"128",
+           "Largest key block">,
+    Option<"untiledMaxKeys", "untiled-max-keys", "int64_t", /*default=*/"256",
+           "Cost model: attention over at most this many keys keeps the "
+           "untiled lowering (statically, or by a runtime branch on Tk; "
+           "measured crossover, docs/passes.md); 0 tiles everything">,
+  ];
+  let statistics = [
+    Statistic<"numConfigured", "configured", "tfm.attention ops given tiles">,
+    Statistic<"numKeptUntiled", "kept-untiled",
+              "tfm.attention ops left untiled (static Tk <= untiled-max-keys)">,
+  ];
+}
+
 def TileSramPass : Pass<"tfm-tile-sram"> {
-  let summary = "Tile tfm.attention into a flash-attention loop nest sized for fast memory";
+  let summary = "Tile tfm.attention into a flash-attention loop nest, as configured";
   let description = [{
     `tfm.attention(Q, K, V) => scf.forall (b, kv head, query block) { scf.for key blocks { online softmax } }`
 
@@ -28,16 +125,17 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     scf.forall (%b, %n, %qb) in (B, Hkv, ceil(Tq / Br)) shared_outs(%out) {
       Qs  = scale*log2(e) * Q[b, n*G : n*G+G, qb*Br : +Br, :] (f32, zero padded, [G*Br, D])
       a, h, ub, d = key bounds of this query block               (see below)
-      scf.for %k0 = a to h step Bc   (masked: window head)
-      scf.for %k0 = h to ub step Bc  (unmasked: whole blocks every row sees)
-      scf.for %k0 = ub to d step Bc  (masked: causal diagonal, remainder)
+      scf.for %k0 = a to h step Bc   {tfm.key_blocks = #tfm.key_blocks<window_head>}  masked
+      scf.for %k0 = h to ub step Bc  {tfm.key_blocks = #tfm.key_blocks<full>}         unmasked
+      scf.for %k0 = ub to d step Bc  {tfm.key_blocks = #tfm.key_blocks<diagonal>}     masked
+                                     (or <remainder>: the last partial block, no mask)
         S    = Qs . K[b, n, k0 : k0+Bc, :]^T                     linalg.matmul
         S    = S + log2(e)*(bias - slope*|i+off-j|), masked -> -inf  linalg.generic
         mnew = max(m, rowmax(S)); S = exp2(S - mnew)
         alpha = exp2(m - mnew); l = l*alpha + rowsum(S); acc = acc*alpha + S . V[b, n, k0 : k0+Bc, :]
         m = mnew
       out[b, n*G : n*G+G, qb*Br : +Br, :] = l > 0 ? acc / l : 0
-    } {tfm.tile = {block_q = Br, block_k = Bc, group = G, footprint_bytes, budget_bytes}}
+    } {tfm.lowering_config = #tfm.attention_tiling<block_q = Br, block_k = Bc, group = G, ...>}
     ```
 
     With `off = Tk - Tq`, rows `i` of the block and `len = key_lengths[b]`
@@ -59,26 +157,15 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     The row max uses `maxnumf` (it ignores a NaN score); a NaN score still
     propagates through `exp2` and the row sum into its row's output.
 
-    Tile choice: `Bc` is a multiple of the f32 lanes of `vector-bits`, both
-    are at most `max-block-q` / `max-block-k` (and the static `Tq` / `Tk`).
-    Among powers of two the pass takes the largest score tile `Br*Bc` (ties:
-    the larger `Br`, more reuse of each K/V block) whose working set fits
-    `fast-memory-bytes`:
-
-    `4*G*Br*D (Q) + 4*Bc*(D+Dv) (K, V block) + 4*G*Br*Bc (scores) + 4*G*Br*Dv (acc) + 16*G*Br (max, sum, block max, rescale) [+ e*G*Br*Bc (bias tile)]`
-
-    where `e` is the byte size of the bias element type (Q, K and V
-    tiles are f32 whatever the input type). If even `Br = 1`
-    and `Bc` = one vector does not fit, the pass fails with an error naming
-    the budget and what the smallest tile needs. Head counts and head sizes
-    must be static; batch and sequence lengths may be dynamic.
-
-    Cost model (`untiled-max-keys = N > 0`): short sequences are faster
-    untiled on a CPU (the whole score matrix fits in cache and the tiles'
-    padding is wasted work). An op with a static `Tk <= N` is left alone
-    (marked `tfm.untiled`); with a dynamic `Tk` the pass emits
-    `scf.if (Tk <= N) { tfm.attention {tfm.untiled} } else { loop nest }`.
-    `convert-tfm-to-linalg` lowers the untiled op.
+    Tile sizes are each op's `#tfm.attention_tiling` (from
+    `-tfm-configure-attention`, or written by hand); an op without one (or
+    with `#tfm.attention_untiled`) is left alone and `convert-tfm-to-linalg`
+    lowers it whole. With `untiled_max_keys = N` and a dynamic `Tk`, the
+    pass emits `scf.if (Tk <= N) { tfm.attention {tfm.lowering_config =
+    #tfm.attention_untiled} } else { loop nest }`. The pass
+    decides nothing: the same configuration gives the same loop nest on
+    every target, and a GPU maps the `scf.forall` to blocks. Head counts and
+    head sizes must be static; batch and sequence lengths may be dynamic.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -86,27 +173,10 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
-  ];
-  let options = [
-    Option<"fastMemoryBytes", "fast-memory-bytes", "int64_t",
-           /*default=*/"262144",
-           "Bytes of fast memory one tile's working set may use (a share of "
-           "the per-core L2 on CPUs, shared memory per block on GPUs)">,
-    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
-           "Native vector width in bits: block_k is a multiple of its f32 lanes">,
-    Option<"maxBlockQ", "max-block-q", "int64_t", /*default=*/"128",
-           "Largest query block (rows per query head)">,
-    Option<"maxBlockK", "max-block-k", "int64_t", /*default=*/"128",
-           "Largest key block">,
-    Option<"untiledMaxKeys", "untiled-max-keys", "int64_t", /*default=*/"0",
-           "Cost model: attention over at most this many keys keeps the "
-           "untiled lowering (statically, or by a runtime branch on Tk); "
-           "0 tiles everything">,
+    "::mlir::tfm::TfmDialect",
   ];
   let statistics = [
     Statistic<"numTiled", "tiled", "tfm.attention ops tiled">,
-    Statistic<"numKeptUntiled", "kept-untiled",
-              "tfm.attention ops left untiled (static Tk <= untiled-max-keys)">,
   ];
 }
 

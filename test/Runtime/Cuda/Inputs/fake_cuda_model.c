@@ -28,7 +28,7 @@
 \*===----------------------------------------------------------------------===*/
 
 #include "fake_cuda_kernels.h"
-#include "memref_descriptors.h"
+#include "tfm/Runtime/MemRefDescriptor.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -147,8 +147,8 @@ void _mlir_ciface_tfm_prepare(void *const *weights) {
   __atomic_store_n(&prepared, 1, __ATOMIC_RELAXED);
 }
 
-void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
-                          F32x3 *out) {
+void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
+                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
   EXPECT(__atomic_load_n(&prepared, __ATOMIC_RELAXED));
   /* The descriptors hold device pointers: only their shapes are checked. */
   int64_t B = ids->sizes[0], T = ids->sizes[1];

@@ -11,7 +11,7 @@
 #include <omp.h>
 #include <stdint.h>
 
-#include "../../Inputs/memref_descriptors.h"
+#include "tfm/Runtime/MemRefDescriptor.h"
 
 const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"team\", "
@@ -20,8 +20,8 @@ const char tfm_model_manifest[] =
     "\"inputs\": [\"ids\", \"lengths\"], "
     "\"weights\": [{\"name\": \"w\", \"shape\": [1]}]}";
 
-void _mlir_ciface_forward(void *const *weights, I32x2 *ids, I32x1 *lens,
-                          F32x3 *out) {
+void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
+                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
   (void)weights;
   (void)lens;
   int maxThreads = omp_get_max_threads();

@@ -1,17 +1,19 @@
-// RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-tile-sram='fast-memory-bytes=8000 vector-bits=512'
-// RUN: not tfm-opt %s -split-input-file -tfm-tile-sram='vector-bits=48' 2>&1 | FileCheck %s --check-prefix=OPTS
-// RUN: not tfm-opt %s -split-input-file -tfm-tile-sram='fast-memory-bytes=0' 2>&1 | FileCheck %s --check-prefix=OPTS0
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-set-target='vector-bits=512 l2-bytes=64000' -tfm-configure-attention=untiled-max-keys=0
+// RUN: not tfm-opt %s -split-input-file -tfm-set-target -tfm-configure-attention='max-block-q=0' 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: not tfm-opt %s -split-input-file -tfm-configure-attention 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
-// What -tfm-tile-sram refuses, each with a message that names the limit.
+// What -tfm-configure-attention refuses, each with a message that names
+// the limit.
 
-// OPTS: error: -tfm-tile-sram: invalid options: fast-memory-bytes (262144) must be > 0, vector-bits (48) a positive multiple of 32, max-block-q (128) and max-block-k (128) >= 1
-// OPTS0: error: -tfm-tile-sram: invalid options: fast-memory-bytes (0) must be > 0
+// OPTS: error: -tfm-configure-attention: invalid options: max-block-q (0) and max-block-k (128) must be >= 1, untiled-max-keys (256) >= 0
+// NOTARGET: error: -tfm-configure-attention: the module has no target to size attention tiles for ('tfm.target' is missing or not #tfm.cpu_target; tfmc sets it, -tfm-set-target sets the host's)
 
-// An 8000-byte budget cannot hold even one query row against one 16-key
-// block when D = 64: Q row 256 + K/V block 8192 + scores 64 + accumulator
-// 256 + row statistics 16 = 8784 bytes.
+// A target with a 64000-byte L2 gives attention 8000 bytes, which cannot
+// hold even one query row against one 16-key block when D = 64: Q row 256
+// + K/V block 8192 + scores 64 + accumulator 256 + row statistics 16 =
+// 8784 bytes.
 func.func @budget_too_small(%q: tensor<?x8x?x64xf32>, %k: tensor<?x8x?x64xf32>, %v: tensor<?x8x?x64xf32>) -> tensor<?x8x?x64xf32> {
-  // expected-error @+1 {{fast-memory budget of 8000 bytes (fast-memory-bytes) is too small for any tile: the smallest legal tile, block_q = 1 and block_k = 16 (one vector of vector-bits = 512), with 1 query head(s) per K/V head, D = 64 and Dv = 64, needs 8784 bytes}}
+  // expected-error @+1 {{fast-memory budget of 8000 bytes is too small for any tile: the smallest legal tile, block_q = 1 and block_k = 16 (one vector), with 1 query head(s) per K/V head, D = 64 and Dv = 64, needs 8784 bytes}}
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32> -> tensor<?x8x?x64xf32>
   return %o : tensor<?x8x?x64xf32>
 }

@@ -1,0 +1,48 @@
+//===- TfmAttrNames.h - names of tfm's discardable attributes ---*- C++ -*-===//
+//
+// Every discardable attribute that one part of tfm writes and another reads,
+// spelled once. The entry ABI's own names are in TfmEntryABI.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_IR_TFMATTRNAMES_H
+#define TFM_IR_TFMATTRNAMES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir {
+class Operation;
+class Attribute;
+namespace tfm {
+class CpuTargetAttr;
+
+/// Module attributes the frontend writes (docs/architecture.md): the model's
+/// name and architecture, its vocabulary and context, and what the entry
+/// returns ("logits", "hidden", "classes", ...).
+constexpr llvm::StringLiteral kModelNameAttr = "tfm.model_name";
+constexpr llvm::StringLiteral kArchitectureAttr = "tfm.architecture";
+constexpr llvm::StringLiteral kVocabSizeAttr = "tfm.vocab_size";
+constexpr llvm::StringLiteral kMaxSeqLenAttr = "tfm.max_seq_len";
+constexpr llvm::StringLiteral kOutputAttr = "tfm.output";
+
+/// The module attribute that states the target (#tfm.cpu_target), set once
+/// by the driver or -tfm-set-target.
+constexpr llvm::StringLiteral kTargetAttr = "tfm.target";
+
+/// A configuration pass's decision for one op (#tfm.attention_tiling,
+/// #tfm.cpu_kernel), which the transforming pass carries out.
+constexpr llvm::StringLiteral kLoweringConfigAttr = "tfm.lowering_config";
+
+/// The role of a key-block loop of a tiled attention (#tfm.key_blocks).
+constexpr llvm::StringLiteral kKeyBlocksAttr = "tfm.key_blocks";
+
+/// The target of the module that holds `op` (or of `op`, a module), or null.
+Attribute getTarget(Operation *op);
+
+/// getTarget() as a CPU target, or null.
+CpuTargetAttr getCpuTarget(Operation *op);
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_IR_TFMATTRNAMES_H

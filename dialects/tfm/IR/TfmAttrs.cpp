@@ -1,0 +1,82 @@
+//===- TfmAttrs.cpp - targets and kernel configuration attributes ---------===//
+
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+LogicalResult
+CpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringRef triple, StringRef cpu, StringRef features,
+                      unsigned vectorBits, unsigned vectorRegisters,
+                      int64_t l1Bytes, int64_t l2Bytes, unsigned threads) {
+  if (triple.empty())
+    return emitError() << "'triple' must not be empty";
+  if (vectorBits < 32 || vectorBits % 32 != 0)
+    return emitError() << "'vector_bits' must be a positive multiple of 32, "
+                          "found "
+                       << vectorBits;
+  if (vectorRegisters < 4)
+    return emitError() << "'vector_registers' must be at least 4, found "
+                       << vectorRegisters;
+  if (l1Bytes <= 0 || l2Bytes <= 0)
+    return emitError() << "'l1_bytes' and 'l2_bytes' must be positive";
+  if (threads < 1)
+    return emitError() << "'threads' must be at least 1";
+  return success();
+}
+
+LogicalResult AttentionTilingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t blockQ,
+    int64_t blockK, int64_t group, int64_t footprintBytes, int64_t budgetBytes,
+    int64_t untiledMaxKeys) {
+  if (blockQ < 1 || blockK < 1 || group < 1)
+    return emitError() << "'block_q', 'block_k' and 'group' must be positive";
+  if (footprintBytes < 0 || budgetBytes < 0 || untiledMaxKeys < 0)
+    return emitError() << "'footprint_bytes', 'budget_bytes' and "
+                          "'untiled_max_keys' must not be negative";
+  return success();
+}
+
+LogicalResult
+CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           int64_t lanes, int64_t mr, int64_t nr, int64_t kc,
+                           int64_t nc, int64_t parallelRows) {
+  if (lanes < 1 || mr < 1 || nr < 1 || kc < 1 || nc < 1)
+    return emitError() << "'lanes', 'mr', 'nr', 'kc' and 'nc' must be "
+                          "positive";
+  if (nc % nr != 0)
+    return emitError() << "'nc' (" << nc << ") must be a multiple of 'nr' ("
+                       << nr << ")";
+  if (parallelRows < 0)
+    return emitError() << "'parallel_rows' must not be negative";
+  return success();
+}
+
+LogicalResult
+CpuElementwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           int64_t lanes, int64_t wholeReduction,
+                           int64_t parallelBlockBytes, bool vectorize) {
+  if (lanes < 1 || wholeReduction < 1)
+    return emitError() << "'lanes' and 'whole_reduction' must be positive";
+  if (parallelBlockBytes < 0)
+    return emitError() << "'parallel_block_bytes' must not be negative";
+  return success();
+}
+
+Attribute mlir::tfm::getTarget(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  // A gpu.module or another nested module: the outermost one states it.
+  while (module && !module->hasAttr(kTargetAttr))
+    module = module->getParentOfType<ModuleOp>();
+  return module ? module->getAttr(kTargetAttr) : Attribute();
+}
+
+CpuTargetAttr mlir::tfm::getCpuTarget(Operation *op) {
+  return dyn_cast_or_null<CpuTargetAttr>(getTarget(op));
+}

@@ -1,0 +1,131 @@
+//===- KernelConfig.cpp - the CPU schedule of each linalg op --------------===//
+//
+// -tfm-cpu-configure: the configuration half of the CPU code generator. It
+// reads the module's #tfm.cpu_target and records, on every linalg op that
+// -tfm-tile-and-vectorize should take, the schedule it is to carry out:
+// #tfm.cpu_contraction (register and cache tiles, row blocks for threads)
+// on contractions, #tfm.cpu_elementwise (vector tiles, row blocks) on the
+// rest. Every number the CPU code generator tiles by is decided here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Contraction.h"
+#include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+#include <algorithm>
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_CPUCONFIGUREPASS
+#include "tfm/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Whether `op` is a statically shaped op inside the key loop of a tiled
+/// attention: the online softmax's row max, exp2, row sum and rescaling on
+/// the [G*Br, Bc] score tile. They are vectorized whatever `elementwise`
+/// says (their loops are static, so the compile-time cost that keeps
+/// `elementwise` off does not apply), and they run once per key block: left
+/// to LLVM's loop vectorizer they were 256-bit vectors, and the row max
+/// gathered down columns.
+bool isStaticInKeyLoop(linalg::LinalgOp op) {
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return false;
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa_and_nonnull<KeyBlocksAttr>(p->getAttr(kKeyBlocksAttr)))
+      return true;
+  return false;
+}
+
+struct CpuConfigurePass
+    : tfm::impl::CpuConfigurePassBase<CpuConfigurePass> {
+  using Base::Base;
+  // The counters are per instance: a copy starts from zero.
+  CpuConfigurePass(const CpuConfigurePass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    CpuTargetAttr target = getCpuTarget(func);
+    if (!target) {
+      func.emitError() << "-tfm-cpu-configure: the module has no CPU target "
+                          "('"
+                       << kTargetAttr
+                       << "' is missing or not #tfm.cpu_target; tfmc sets "
+                          "it, -tfm-set-target sets the host's)";
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+
+    // The register and cache tiles of a contraction.
+    int64_t vl = std::max<int64_t>(1, target.getVectorBits() / 32);
+    int64_t nr = registerTileWidth(target);
+    // MR rows of NR lanes: 2·MR accumulator registers, plus 2 for the B row
+    // and the broadcast A element (and slack for address arithmetic).
+    int64_t mr = std::clamp<int64_t>(
+        (int64_t(target.getVectorRegisters()) - 4) / 2, 1, 8);
+    int64_t l1 = target.getL1Bytes(), l2 = target.getL2Bytes();
+    // The B micro-panel (KC × NR floats) fills half of L1.
+    int64_t kc = std::max<int64_t>(1, l1 / 2 / (4 * nr));
+    // The packed B block (KC × NC floats) fills half of L2.
+    int64_t nc = std::max<int64_t>(nr, (l2 / 2 / (4 * kc)) / nr * nr);
+    // Four register tiles of rows per parallel block: 32 rows on AVX-512,
+    // so a 128-token prompt gives four blocks; each block reads the whole
+    // packed B tile from L2 for 4·MR·KC·NC FMAs.
+    int64_t mc = parallelRows > 0 ? int64_t(parallelRows) : 4 * mr;
+    // A static reduction of at most an L1 / 16 of f32 stays whole.
+    int64_t wholeReduction = std::max<int64_t>(vl, l1 / 16 / 4);
+    // A block of an elementwise op or a row reduction streams its data
+    // once: an L1's worth (32-48 KiB) is a microsecond or more of work,
+    // well above the cost of handing the block to a thread.
+    int64_t blockBytes = std::max<int64_t>(
+        1, parallelBlockBytes > 0 ? int64_t(parallelBlockBytes) : l1);
+    bool threads = target.getThreads() > 1;
+
+    func.walk([&](linalg::LinalgOp op) {
+      // An op with an empty static loop computes nothing: left as it is
+      // (tiling it would divide by its extent).
+      if (!op.hasPureTensorSemantics() ||
+          llvm::is_contained(op.getStaticLoopRanges(), 0))
+        return;
+      // Threads split only ops that no loop encloses: one level of
+      // parallelism (the tiled attention's ops run in its forall).
+      bool topLevel = !op->getParentOfType<LoopLikeOpInterface>();
+      if (classifyContraction(op)) {
+        if (!contractions)
+          return;
+        op->setAttr(kLoweringConfigAttr,
+                    CpuContractionAttr::get(ctx, vl, mr, nr, kc, nc,
+                                            threads && topLevel ? mc : 0));
+        ++configuredContractions;
+        return;
+      }
+      bool vectorize = elementwise || isStaticInKeyLoop(op);
+      // A fill that only initializes another op's result is not split by
+      // itself: it moves into the blocks of that op.
+      bool split = threads && topLevel && !initializesOther(op);
+      if (!vectorize && !split)
+        return;
+      op->setAttr(kLoweringConfigAttr,
+                  CpuElementwiseAttr::get(ctx, vl, wholeReduction,
+                                          split ? blockBytes : 0, vectorize));
+      ++configuredOthers;
+    });
+  }
+
+  // The statistics of Passes.td (same names and descriptions), counted on
+  // every LLVM build: see tfm/Transforms/PassStatistics.h.
+  PassStatistic configuredContractions{this, numContractions, "contractions",
+                                       "Contractions given a schedule"};
+  PassStatistic configuredOthers{this, numOthers, "other-ops",
+                                 "Other linalg ops given a schedule"};
+};
+
+} // namespace

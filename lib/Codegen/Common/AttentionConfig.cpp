@@ -1,0 +1,212 @@
+//===- AttentionConfig.cpp - choose the tiles of each tfm.attention -------===//
+//
+// -tfm-configure-attention: the configuration half of attention tiling. For
+// each tfm.attention it reads the module's target, picks query and key
+// block sizes whose working set fits the target's fast memory, and records
+// them as #tfm.attention_tiling; -tfm-tile-sram (TileSram.cpp) builds the
+// loop nest from that alone. A new target adds its fast-memory rule to
+// attentionBudget() below.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionShape.h"
+#include "tfm/Codegen/Common/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+#include <algorithm>
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_CONFIGUREATTENTIONPASS
+#include "tfm/Codegen/Common/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+FailureOr<AttentionShape> mlir::tfm::analyzeAttention(AttentionOp op) {
+  RankedTensorType q = op.getQuery().getType(), k = op.getKey().getType(),
+                   v = op.getValue().getType();
+  int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+  int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
+  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
+      ShapedType::isDynamic(d) || ShapedType::isDynamic(dv))
+    return op.emitOpError(
+               "cannot be tiled: head counts ('query' dim 1, 'key' dim 1) "
+               "and head sizes ('query' dim 3, 'value' dim 3) must be "
+               "static, found ")
+           << q << " and " << v;
+  if (hkv < 1 || hq % hkv != 0)
+    return op.emitOpError("cannot be tiled: query heads (")
+           << hq << ") are not a multiple of K/V heads (" << hkv << ")";
+  AttentionShape s;
+  s.group = op.getGroupSize();
+  s.headDim = d;
+  s.valueDim = dv;
+  s.biasBytes = 0;
+  if (Value bias = op.getBias())
+    s.biasBytes = (cast<RankedTensorType>(bias.getType())
+                       .getElementType()
+                       .getIntOrFloatBitWidth() +
+                   7) /
+                  8;
+  s.staticTq = q.getDimSize(2);
+  s.staticTk = k.getDimSize(2);
+  return s;
+}
+
+/// The scaled f32 Q tile, one f32 K and V block, the f32 score tile, the f32
+/// accumulator, four f32 rows (running max, running sum, block max, rescale
+/// factor), and the bias tile.
+int64_t mlir::tfm::attentionFootprintBytes(const AttentionShape &s,
+                                           int64_t br, int64_t bc) {
+  int64_t m = s.group * br;
+  return 4 * m * s.headDim + 4 * bc * (s.headDim + s.valueDim) + 4 * m * bc +
+         4 * m * s.valueDim + 4 * 4 * m + s.biasBytes * m * bc;
+}
+
+/// Candidate block sizes: `cap` itself and the powers of two (times
+/// `unit`) below it, largest first.
+static SmallVector<int64_t> candidates(int64_t cap, int64_t unit) {
+  SmallVector<int64_t> c{cap};
+  for (int64_t p = unit; p < cap; p *= 2)
+    c.push_back(p);
+  std::sort(c.begin(), c.end(), std::greater<int64_t>());
+  c.erase(std::unique(c.begin(), c.end()), c.end());
+  return c;
+}
+
+std::optional<AttentionTiles>
+mlir::tfm::chooseAttentionTiles(const AttentionShape &s, int64_t budget,
+                                int64_t lanes, int64_t maxBq, int64_t maxBk) {
+  int64_t capQ = maxBq, capK = llvm::alignTo(maxBk, lanes);
+  if (!ShapedType::isDynamic(s.staticTq) && s.staticTq > 0)
+    capQ = std::min(capQ, s.staticTq);
+  if (!ShapedType::isDynamic(s.staticTk) && s.staticTk > 0)
+    capK =
+        std::min(capK, static_cast<int64_t>(llvm::alignTo(s.staticTk, lanes)));
+  std::optional<AttentionTiles> best;
+  for (int64_t br : candidates(capQ, 1)) {
+    for (int64_t bc : candidates(capK, lanes)) {
+      int64_t f = attentionFootprintBytes(s, br, bc);
+      if (f > budget)
+        continue;
+      if (!best || br * bc > best->blockQ * best->blockK ||
+          (br * bc == best->blockQ * best->blockK && br > best->blockQ))
+        best = AttentionTiles{br, bc, f};
+    }
+  }
+  return best;
+}
+
+namespace {
+
+/// What a target offers one tile's working set: bytes of fast memory and
+/// the f32 lanes a key block must be a multiple of.
+struct FastMemory {
+  int64_t bytes;
+  int64_t lanes;
+};
+
+/// The target's rule. CPU: an eighth of the per-core L2 (256 KiB of 2 MiB:
+/// 128 x 128 tiles for D = 64, 128 x 64 for D = 128). With the vectorized
+/// online softmax the per-key-block costs (row reductions, rescaling, loop
+/// overhead) favour long key blocks: 7-12 % faster than L2 / 16 (128 x 32
+/// and 64 x 32 tiles), see docs/performance.md. Key blocks are whole
+/// vectors.
+std::optional<FastMemory> attentionBudget(Attribute target) {
+  if (auto cpu = dyn_cast_or_null<CpuTargetAttr>(target))
+    return FastMemory{cpu.getL2Bytes() / 8,
+                      std::max<int64_t>(1, cpu.getVectorBits() / 32)};
+  return std::nullopt;
+}
+
+struct ConfigureAttentionPass
+    : tfm::impl::ConfigureAttentionPassBase<ConfigureAttentionPass> {
+  using Base::Base;
+  // The counters are per instance: a copy starts from zero.
+  ConfigureAttentionPass(const ConfigureAttentionPass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    int64_t maxBq = maxBlockQ, maxBk = maxBlockK, maxUntiled = untiledMaxKeys;
+    if (maxBq < 1 || maxBk < 1 || maxUntiled < 0) {
+      root->emitError() << "-tfm-configure-attention: invalid options: "
+                           "max-block-q ("
+                        << maxBq << ") and max-block-k (" << maxBk
+                        << ") must be >= 1, untiled-max-keys (" << maxUntiled
+                        << ") >= 0";
+      return signalPassFailure();
+    }
+    SmallVector<AttentionOp> ops;
+    root->walk([&](AttentionOp op) {
+      // A configuration already there (a user's, or an earlier run's)
+      // stands.
+      if (!op->hasAttr(kLoweringConfigAttr))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return;
+    Attribute target = getTarget(root);
+    std::optional<FastMemory> fast = attentionBudget(target);
+    if (!fast) {
+      root->emitError() << "-tfm-configure-attention: the module has no "
+                           "target to size attention tiles for ('"
+                        << kTargetAttr
+                        << "' is missing or not #tfm.cpu_target; tfmc sets "
+                           "it, -tfm-set-target sets the host's)";
+      return signalPassFailure();
+    }
+    int64_t budget = fast->bytes;
+    bool failedAny = false;
+    for (AttentionOp op : ops) {
+      FailureOr<AttentionShape> shape = analyzeAttention(op);
+      if (failed(shape)) {
+        failedAny = true;
+        continue;
+      }
+      if (maxUntiled > 0 && !ShapedType::isDynamic(shape->staticTk) &&
+          shape->staticTk <= maxUntiled) {
+        // Short enough to stay untiled, statically.
+        op->setAttr(kLoweringConfigAttr,
+                    AttentionUntiledAttr::get(&getContext()));
+        ++keptUntiled;
+        continue;
+      }
+      std::optional<AttentionTiles> tiles =
+          chooseAttentionTiles(*shape, budget, fast->lanes, maxBq, maxBk);
+      if (!tiles) {
+        op.emitOpError()
+            << "fast-memory budget of " << budget
+            << " bytes is too small for any tile: the smallest legal tile, "
+               "block_q = 1 and block_k = "
+            << fast->lanes << " (one vector), with " << shape->group
+            << " query head(s) per K/V head, D = " << shape->headDim
+            << " and Dv = " << shape->valueDim << ", needs "
+            << attentionFootprintBytes(*shape, 1, fast->lanes) << " bytes";
+        failedAny = true;
+        continue;
+      }
+      op->setAttr(kLoweringConfigAttr,
+                  AttentionTilingAttr::get(
+                      &getContext(), tiles->blockQ, tiles->blockK,
+                      shape->group, tiles->footprint, budget,
+                      ShapedType::isDynamic(shape->staticTk) ? maxUntiled
+                                                             : 0));
+      ++configured;
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  // The statistics of Passes.td (same names and descriptions), counted on
+  // every LLVM build: see tfm/Transforms/PassStatistics.h.
+  PassStatistic configured{this, numConfigured, "configured",
+                           "tfm.attention ops given tiles"};
+  PassStatistic keptUntiled{
+      this, numKeptUntiled, "kept-untiled",
+      "tfm.attention ops left untiled (static Tk <= untiled-max-keys)"};
+};
+
+} // namespace

@@ -1,0 +1,27 @@
+// A CPU target's budget is an eighth of its L2: the l2-bytes below give
+// budgets of 16 KiB, 48 KiB and 1 MiB.
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=131072' -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s --check-prefix=L1-16K
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=393216' -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s --check-prefix=L1-48K
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=8388608' -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s --check-prefix=L2-1M
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=128 l2-bytes=131072' -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s --check-prefix=NEON-16K
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=8388608' -tfm-configure-attention='max-block-q=32 max-block-k=256 untiled-max-keys=0' | FileCheck %s --check-prefix=CAPPED
+// The configuration is what -tfm-tile-sram builds: the loop nest carries it.
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=131072' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram | FileCheck %s --check-prefix=L1-16K
+// An op that has a configuration keeps it.
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=131072' -tfm-configure-attention=untiled-max-keys=0 -tfm-configure-attention='max-block-q=4 untiled-max-keys=0' | FileCheck %s --check-prefix=L1-16K
+
+// The tile choice follows the budget: causal MHA, D = 64, f32, whose
+// working set is 528*Br + 512*Bc + 4*Br*Bc bytes (Q tile, K and V block,
+// score tile, accumulator, row statistics). The largest Br*Bc that fits
+// wins, ties going to the larger Br; Bc is a multiple of the f32 lanes of
+// the vector; max-block-q/k cap both.
+
+// L1-16K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 8, block_k = 16, group = 1, footprint_bytes = 12928, budget_bytes = 16384>
+// L1-48K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 64, block_k = 16, group = 1, footprint_bytes = 46080, budget_bytes = 49152>
+// L2-1M:    tfm.lowering_config = #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = 198656, budget_bytes = 1048576>
+// NEON-16K: tfm.lowering_config = #tfm.attention_tiling<block_q = 16, block_k = 8, group = 1, footprint_bytes = 13056, budget_bytes = 16384>
+// CAPPED:   tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 256, group = 1, footprint_bytes = 180736, budget_bytes = 1048576>
+func.func @budgets(%q: tensor<?x8x?x64xf32>, %k: tensor<?x8x?x64xf32>, %v: tensor<?x8x?x64xf32>) -> tensor<?x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32> -> tensor<?x8x?x64xf32>
+  return %o : tensor<?x8x?x64xf32>
+}
