@@ -5,8 +5,7 @@
 # randomly initialised models with transformers, saves them with
 # save_pretrained (config.json + model.safetensors), and compares
 #
-#   1. the independent float64 reference (test/Integration/reference/
-#      tfm_ref.py) against the PyTorch forward in float64: this validates
+#   1. the independent float64 reference (scripts/tfm_ref.py) against the PyTorch forward in float64: this validates
 #      the reference itself;
 #   2. the compiled model (tfmc MODEL_DIR --emit=so -o model.so, then tfm-run) against
 #      the PyTorch forward in float32, when the tools exist (skipped with a
@@ -37,7 +36,7 @@ except ImportError as e:  # pragma: no cover
              "scripts/requirements-oracle.txt" % e)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "reference"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import tfm_ref  # noqa: E402
 
 VOCAB, D, LAYERS, HEADS, FFN, MAXPOS = 64, 32, 2, 4, 64, 32
@@ -235,7 +234,7 @@ def write_golden():
     """Writes Inputs/golden-<family>.npy: the PyTorch float64 output of
     Inputs/hf-<family>.json with the weights and tokens tfm_ref.py makes, so
     that CI can check the reference against PyTorch without PyTorch."""
-    ref = os.path.join(REF_DIR, "tfm_ref.py")
+    ref = os.path.join(ROOT, "scripts", "tfm_ref.py")
     for fam in GOLDEN_FAMILIES:
         cfg_path = os.path.join(REF_DIR, "Inputs", "hf-%s.json" % fam)
         with tempfile.TemporaryDirectory(prefix="tfm-golden-") as folder:

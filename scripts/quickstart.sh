@@ -9,7 +9,7 @@ scripts/build.sh
 
 MODEL=examples/tiny-gpt-decoder.json
 OUT=build/quickstart
-REF="python3 test/Integration/reference/tfm_ref.py"
+REF="python3 scripts/tfm_ref.py"
 mkdir -p "$OUT"
 
 echo "== 1. random weights and a batch of token ids for $MODEL"

@@ -18,6 +18,10 @@ config.test_exec_root = os.path.join(config.tfm_obj_root, "test")
 config.substitutions.append(("%tfm_src", config.tfm_src_root))
 config.substitutions.append(("%tfm_obj", config.tfm_obj_root))
 config.substitutions.append(("%python", sys.executable))
+# %tfm_ref: the float64 oracle (scripts/tfm_ref.py), one for every test.
+config.substitutions.append(
+    ("%tfm_ref", "%s %s" % (sys.executable, os.path.join(
+        config.tfm_src_root, "scripts", "tfm_ref.py"))))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

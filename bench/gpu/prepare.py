@@ -8,7 +8,7 @@ of test/Frontend/Inputs/hf/ and a GPT-2-small-sized config, OUTDIR gets a
 folder with the GPU library (tfmc --target=nvptx --gpu-arch=ARCH) and the
 CPU library of the same model, both xz-compressed, and for all but GPT-2
 small: random weights, token ids (a ragged batch), and the float64 output
-of test/Integration/reference/tfm_ref.py on them. OUTDIR/index.json lists
+of scripts/tfm_ref.py on them. OUTDIR/index.json lists
 it all; bench/gpu/run.py reads it on the GPU machine (docs/gpu-bench.md).
 
 Weights of small models are shipped (tfm_ref.py init). Larger ones are
@@ -40,7 +40,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "reference"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import tfm_ref  # noqa: E402
 import weightgen  # noqa: E402
 

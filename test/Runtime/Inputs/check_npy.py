@@ -2,15 +2,14 @@
 
   check_npy.py FILE SHAPE V0,V1,...   (SHAPE like 2x3x6; '*' repeats: 6*-1000)
 
-Reads with test/Integration/reference/tfm_ref.py; also checks that tfm-run
+Reads with scripts/tfm_ref.py; also checks that tfm-run
 pads the header so the data starts on a 64-byte boundary.
 """
 import os
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
 import tfm_ref  # noqa: E402
 
 path, shape, values = sys.argv[1:]

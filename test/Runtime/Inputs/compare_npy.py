@@ -3,14 +3,13 @@
   compare_npy.py shape FILE D0xD1x...     shape matches, every value finite
   compare_npy.py prefix A B BATCH POS     A[b, :POS] == B[b, :POS] bit for bit
 
-Reads with test/Integration/reference/tfm_ref.py.
+Reads with scripts/tfm_ref.py.
 """
 import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
 import tfm_ref  # noqa: E402
 
 

@@ -3,13 +3,12 @@
     rename_tensors.py IN OUT --strip-prefix P    drop P from names that have it
     rename_tensors.py IN OUT --add-prefix P      put P before every name
 
-Reads and writes with test/Integration/reference/tfm_ref.py.
+Reads and writes with scripts/tfm_ref.py.
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
 import tfm_ref  # noqa: E402
 
 src, dst, mode, prefix = sys.argv[1:5]

@@ -8,14 +8,13 @@ and rounded to values that F16 and BF16 represent exactly, so the same
 weights written as F32, F16 or BF16 must give bit-identical model outputs.
 --prefix prepends P to every name (Hugging Face style); --drop leaves a
 tensor out; --transpose writes a 2-D tensor with its dimensions swapped.
-Written with test/Integration/reference/tfm_ref.py.
+Written with scripts/tfm_ref.py.
 """
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
 import tfm_ref  # noqa: E402
 
 args = sys.argv[1:]

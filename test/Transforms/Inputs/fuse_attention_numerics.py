@@ -17,7 +17,7 @@ fused and never tiled, runs each under mlir-runner and hands the outputs to
 `check`.
 
 `check` recomputes every case in float64 with the project's reference
-(test/Integration/reference/tfm_ref.py: its visibility rule, masked softmax,
+(scripts/tfm_ref.py: its visibility rule, masked softmax,
 ALiBi slopes and attention) and compares, row by row, every run with that
 oracle and every fused run with the unfused one: an element passes when
 |actual - expected| <= ATOL + RTOL * max |expected row| (NaN never passes).
@@ -31,7 +31,7 @@ import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "Codegen", "Common", "Inputs"))
 import tfm_ref as R  # noqa: E402
 # The hashed inputs (the IR computes the same formula) are the tile-sram

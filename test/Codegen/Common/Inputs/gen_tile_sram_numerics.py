@@ -4,7 +4,7 @@
 Each case runs one tfm.attention, with batch and sequence dimensions made
 dynamic (tensor.cast), through the whole CPU pipeline and mlir-runner, and
 compares every output element against the float64 attention of the
-project's reference, test/Integration/reference/tfm_ref.py, written in plain
+project's reference, scripts/tfm_ref.py, written in plain
 Python from the semantics of tfm.attention in dialects/tfm/IR/TfmOps.td
 (causal offset Tk - Tq, Mistral sliding window, key_lengths padding, ALiBi
 -slope*|i+off-j|, additive bias, rows without a visible key give 0).
@@ -25,7 +25,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "scripts"))
 import tfm_ref as R  # noqa: E402
 
 # (atol, rtol) by element type: f32 as in test/Pipelines/Numerics; f16

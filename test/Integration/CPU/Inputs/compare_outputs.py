@@ -17,7 +17,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "reference"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "scripts"))
 import tfm_ref as R  # noqa: E402
 
 

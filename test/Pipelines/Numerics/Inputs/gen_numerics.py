@@ -5,7 +5,7 @@ Each test builds constant inputs, runs tfm ops through -tfm-lower-to-llvm
 and mlir-runner, and checks the printed f32 results against an independent
 float64 reference in plain Python (no numpy, no MLIR): the formulas are
 transcribed from the op descriptions in dialects/tfm/IR/TfmOps.td. Softmax and
-attention are the project's reference, test/Integration/reference/tfm_ref.py
+attention are the project's reference, scripts/tfm_ref.py
 (its masked softmax, visibility rule and attention); the others are here.
 
 Inputs are multiples of 1/8 so that f32 and f64 see the same numbers.
@@ -20,7 +20,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "scripts"))
 import tfm_ref as R  # noqa: E402
 
 # ---------------------------------------------------------------------------

@@ -1,11 +1,10 @@
 """allclose.py A B TOL: two float32 .npy files of one shape agree within TOL
 (absolute + relative to |B|); prints the largest difference. Reads with
-test/Integration/reference/tfm_ref.py."""
+scripts/tfm_ref.py."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "scripts"))
 import tfm_ref  # noqa: E402
 
 (sa, a, _), (sb, b, _) = (tfm_ref.read_npy(sys.argv[1]),

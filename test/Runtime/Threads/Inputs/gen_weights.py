@@ -4,14 +4,13 @@
 
 Element i of the n-th tensor is OFFSET + SCALE * sin(0.7 i + 1.3 n + 0.1)
 (defaults: SCALE 0.3, OFFSET 0): smooth, bounded, different per tensor.
-Written with test/Integration/reference/tfm_ref.py.
+Written with scripts/tfm_ref.py.
 """
 import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "..", "Integration", "reference"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "scripts"))
 import tfm_ref  # noqa: E402
 
 tensors = []

@@ -1,0 +1,298 @@
+//===- ParamsOps.cpp - embeddings, positions, RoPE to linalg --------------===//
+//
+// The tfm-to-linalg lowerings of the ops of dialects/tfm/IR/ParamsOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cassert>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfm;
+using namespace mlir::tfm::lowering;
+
+namespace {
+
+struct EmbeddingLowering : TfmLowering<EmbeddingOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(EmbeddingOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value ids = op.getIds(), table = op.getTable();
+    RankedTensorType tType = rankedType(table);
+    if (tType.isDynamicDim(1))
+      return op.emitOpError("lowering needs a static embedding size (table "
+                            "dim 1), got ")
+             << tType;
+    unsigned rank = rankedType(ids).getRank();
+    SmallVector<OpFoldResult> sizes = sizesOf(b, loc, ids);
+    sizes.push_back(b.getIndexAttr(tType.getDimSize(1)));
+    AffineMap idMap = b.getMultiDimIdentityMap(rank + 1).dropResult(rank);
+    Value lastRow = arith::SubIOp::create(
+        b, loc, tensor::DimOp::create(b, loc, table, 0), cstIndex(b, loc, 1));
+    return elementwise(
+        b, loc, sizes, tType.getElementType(), ids, idMap,
+        [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+          // The runtime rejects ids outside [0, V); the clamp only keeps a
+          // caller that skipped validation from reading out of bounds.
+          Value row = clampIndex(nb, nloc, toIndex(nb, nloc, a[0]),
+                                 cstIndex(nb, nloc, 0), lastRow);
+          Value col = linalg::IndexOp::create(nb, nloc, rank);
+          return tensor::ExtractOp::create(nb, nloc, table,
+                                           ValueRange{row, col});
+        });
+  }
+};
+
+struct SinusoidalPositionLowering : TfmLowering<SinusoidalPositionOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(SinusoidalPositionOp op,
+                         PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    RankedTensorType xType = rankedType(x);
+    if (xType.isDynamicDim(2))
+      return op.emitOpError("lowering needs a static model size (input dim "
+                            "2), got ")
+             << xType;
+    int64_t dim = xType.getDimSize(2);
+    MLIRContext *ctx = b.getContext();
+    SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
+    // table[t, d] (computed in f64: t * freq grows large).
+    SmallVector<OpFoldResult> tSizes{sizes[1], sizes[2]};
+    Value table = elementwise(
+        b, loc, tSizes, b.getF32Type(), {}, {},
+        [&](OpBuilder &nb, Location nloc, ValueRange) -> Value {
+          Value t = indexToF64(nb, nloc, linalg::IndexOp::create(nb, nloc, 0));
+          Value d = linalg::IndexOp::create(nb, nloc, 1);
+          Value two = cstIndex(nb, nloc, 2);
+          Value pair = arith::DivUIOp::create(nb, nloc, d, two);
+          Value even = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(nb, nloc, d, two), cstIndex(nb, nloc, 0));
+          // freq = 10000^(-2i/D) = exp(-2i * ln(10000) / D)
+          Value e = arith::MulFOp::create(
+              nb, nloc, indexToF64(nb, nloc, pair),
+              cstF64(nb, nloc, -2.0 * std::log(10000.0) / double(dim)));
+          Value angle = arith::MulFOp::create(
+              nb, nloc, t, math::ExpOp::create(nb, nloc, e));
+          Value s = math::SinOp::create(nb, nloc, angle);
+          Value c = math::CosOp::create(nb, nloc, angle);
+          Value v = arith::SelectOp::create(nb, nloc, even, s, c);
+          return arith::TruncFOp::create(nb, nloc, nb.getF32Type(), v);
+        });
+    AffineExpr bd, td, dd;
+    bindDims(ctx, bd, td, dd);
+    SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(3),
+                                AffineMap::get(3, 0, {td, dd}, ctx)};
+    Type et = xType.getElementType();
+    return elementwise(b, loc, sizes, et, ValueRange{x, table}, maps,
+                       [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                         Value s = arith::AddFOp::create(
+                             nb, nloc, toF32(nb, nloc, a[0]), a[1]);
+                         return fromF32(nb, nloc, s, et);
+                       });
+  }
+};
+
+struct LearnedPositionLowering : TfmLowering<LearnedPositionOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(LearnedPositionOp op,
+                         PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput(), table = op.getTable();
+    RankedTensorType xType = rankedType(x);
+    assert(xType.getRank() == 3 && rankedType(table).getRank() == 2 &&
+           "verified tfm.learned_position: x [B, T, D], table [P, D]");
+    MLIRContext *ctx = b.getContext();
+    SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
+    // Only the first T rows of the table take part.
+    SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sliceSizes{sizes[1], sizes[2]};
+    Value rows = tensor::ExtractSliceOp::create(b, loc, table, offsets,
+                                                sliceSizes, strides);
+    AffineExpr bd, td, dd;
+    bindDims(ctx, bd, td, dd);
+    SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(3),
+                                AffineMap::get(3, 0, {td, dd}, ctx)};
+    Type et = xType.getElementType();
+    return elementwise(b, loc, sizes, et, ValueRange{x, rows}, maps,
+                       [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                         Value s = arith::AddFOp::create(
+                             nb, nloc, toF32(nb, nloc, a[0]),
+                             toF32(nb, nloc, a[1]));
+                         return fromF32(nb, nloc, s, et);
+                       });
+  }
+};
+
+struct RopeLowering : TfmLowering<RopeOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(RopeOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    RankedTensorType xType = rankedType(x);
+    if (xType.isDynamicDim(3))
+      return op.emitOpError("lowering needs a static head size (input dim "
+                            "3), got ")
+             << xType;
+    int64_t dim = xType.getDimSize(3);
+    // Verified: rotary_dim is even, > 0 and <= D (D itself even when absent);
+    // theta and scaling_factor are finite and > 0.
+    int64_t rot = op.getRotaryDim() ? int64_t(*op.getRotaryDim()) : dim;
+    assert(rot >= 0 && rot <= dim && rot % 2 == 0 &&
+           "verified tfm.rope: even rotary_dim within the head size");
+    int64_t half = rot / 2;
+    bool interleaved = op.getStyle() == RopeStyle::interleaved;
+    double theta = op.getTheta().convertToDouble();
+    double scaling = op.getScalingFactor().convertToDouble();
+    MLIRContext *ctx = b.getContext();
+    SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
+
+    // cos/sin tables [T, D]: feature d's angle uses its pair index; features
+    // at and beyond rotary_dim get cos = 1, sin = 0 (pass through).
+    SmallVector<OpFoldResult> tSizes{sizes[2], sizes[3]};
+    Value cosInit = empty(b, loc, tSizes, b.getF32Type());
+    Value sinInit = empty(b, loc, tSizes, b.getF32Type());
+    AffineMap id2 = b.getMultiDimIdentityMap(2);
+    auto tables = linalg::GenericOp::create(
+        b, loc, TypeRange{cosInit.getType(), sinInit.getType()}, ValueRange{},
+        ValueRange{cosInit, sinInit}, SmallVector<AffineMap>{id2, id2},
+        parallel(2), [&](OpBuilder &nb, Location nloc, ValueRange) {
+          Value t = linalg::IndexOp::create(nb, nloc, 0);
+          Value d = linalg::IndexOp::create(nb, nloc, 1);
+          Value pair =
+              interleaved
+                  ? Value(arith::DivUIOp::create(nb, nloc, d,
+                                                 cstIndex(nb, nloc, 2)))
+                  : Value(arith::RemUIOp::create(nb, nloc, d,
+                                                 cstIndex(nb, nloc, half)));
+          // angle = (t / scaling) * theta^(-2 pair / R), in f64.
+          Value pos = arith::DivFOp::create(nb, nloc, indexToF64(nb, nloc, t),
+                                            cstF64(nb, nloc, scaling));
+          Value e = arith::MulFOp::create(
+              nb, nloc, indexToF64(nb, nloc, pair),
+              cstF64(nb, nloc, -2.0 * std::log(theta) / double(rot)));
+          Value angle = arith::MulFOp::create(
+              nb, nloc, pos, math::ExpOp::create(nb, nloc, e));
+          Value c = arith::TruncFOp::create(
+              nb, nloc, nb.getF32Type(), math::CosOp::create(nb, nloc, angle));
+          Value s = arith::TruncFOp::create(
+              nb, nloc, nb.getF32Type(), math::SinOp::create(nb, nloc, angle));
+          Value rotated = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::ult, d, cstIndex(nb, nloc, rot));
+          c = arith::SelectOp::create(nb, nloc, rotated, c,
+                                      cstF32(nb, nloc, 1.0));
+          s = arith::SelectOp::create(nb, nloc, rotated, s,
+                                      cstF32(nb, nloc, 0.0));
+          linalg::YieldOp::create(nb, nloc, ValueRange{c, s});
+        });
+    Value cosT = tables.getResult(0), sinT = tables.getResult(1);
+
+    AffineExpr bd, hd, td, dd;
+    bindDims(ctx, bd, hd, td, dd);
+    AffineMap tdMap = AffineMap::get(4, 0, {td, dd}, ctx);
+    SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(4), tdMap, tdMap};
+    Type et = xType.getElementType();
+    return elementwise(
+        b, loc, sizes, et, ValueRange{x, cosT, sinT}, maps,
+        [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+          Value d = linalg::IndexOp::create(nb, nloc, 3);
+          Value zero = cstIndex(nb, nloc, 0);
+          // The partner feature and the sign of its sin term.
+          Value partner, first;
+          if (interleaved) {
+            Value two = cstIndex(nb, nloc, 2);
+            first = arith::CmpIOp::create(
+                nb, nloc, arith::CmpIPredicate::eq,
+                arith::RemUIOp::create(nb, nloc, d, two), zero);
+            Value up = arith::AddIOp::create(nb, nloc, d, cstIndex(nb, nloc, 1));
+            Value down =
+                arith::SubIOp::create(nb, nloc, d, cstIndex(nb, nloc, 1));
+            partner = arith::SelectOp::create(nb, nloc, first, up, down);
+          } else {
+            first = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ult,
+                                          d, cstIndex(nb, nloc, half));
+            Value up =
+                arith::AddIOp::create(nb, nloc, d, cstIndex(nb, nloc, half));
+            Value down =
+                arith::SubIOp::create(nb, nloc, d, cstIndex(nb, nloc, half));
+            partner = arith::SelectOp::create(nb, nloc, first, up, down);
+          }
+          Value rotated = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::ult, d, cstIndex(nb, nloc, rot));
+          partner = arith::SelectOp::create(nb, nloc, rotated, partner, d);
+          Value bi = linalg::IndexOp::create(nb, nloc, 0);
+          Value hi = linalg::IndexOp::create(nb, nloc, 1);
+          Value ti = linalg::IndexOp::create(nb, nloc, 2);
+          Value xp = toF32(nb, nloc,
+                           tensor::ExtractOp::create(
+                               nb, nloc, x, ValueRange{bi, hi, ti, partner}));
+          Value xs = toF32(nb, nloc, a[0]);
+          Value sinTerm = arith::MulFOp::create(nb, nloc, xp, a[2]);
+          Value negSin = arith::NegFOp::create(nb, nloc, sinTerm);
+          Value rotatedTerm =
+              arith::SelectOp::create(nb, nloc, first, negSin, sinTerm);
+          Value r = arith::AddFOp::create(
+              nb, nloc, arith::MulFOp::create(nb, nloc, xs, a[1]), rotatedTerm);
+          return fromF32(nb, nloc, r, et);
+        });
+  }
+};
+
+/// The ALiBi slopes of Press et al. for `n` heads (the reference
+/// implementation's closest-power-of-two rule).
+void alibiSlopes(int64_t n, SmallVectorImpl<double> &out) {
+  auto powerOfTwo = [](int64_t m, SmallVectorImpl<double> &s) {
+    double start = std::exp2(-8.0 / double(m));
+    for (int64_t i = 0; i < m; ++i)
+      s.push_back(std::pow(start, double(i + 1)));
+  };
+  int64_t p = 1;
+  while (p * 2 <= n)
+    p *= 2;
+  powerOfTwo(p, out);
+  if (p == n)
+    return;
+  SmallVector<double> twice;
+  alibiSlopes(2 * p, twice);
+  for (int64_t i = 0; i < n - p; ++i)
+    out.push_back(twice[2 * i]);
+}
+
+struct AlibiSlopesLowering : TfmLowering<AlibiSlopesOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(AlibiSlopesOp op, PatternRewriter &b) const override {
+    RankedTensorType type = cast<RankedTensorType>(op.getResult().getType());
+    assert(type.getRank() == 1 && type.hasStaticShape() &&
+           type.getDimSize(0) >= 1 &&
+           "verified tfm.alibi_slopes: static [H] result with H > 0");
+    SmallVector<double> slopes;
+    alibiSlopes(type.getDimSize(0), slopes);
+    SmallVector<APFloat> values;
+    for (double s : slopes) {
+      APFloat v(s);
+      bool lost;
+      v.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
+                APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(v);
+    }
+    return Value(arith::ConstantOp::create(
+        b, op.getLoc(), DenseElementsAttr::get(type, values)));
+  }
+};
+
+} // namespace
+
+void mlir::tfm::lowering::populateParamsLowerings(RewritePatternSet &patterns) {
+  patterns.add<EmbeddingLowering, SinusoidalPositionLowering, LearnedPositionLowering, RopeLowering, AlibiSlopesLowering>(patterns.getContext());
+}
