@@ -416,6 +416,10 @@ struct MaterializeEntryPass
              << "'; expected encoder, decoder or encoder_decoder (or "
              << kKernelArchitecture << ", for an entry without a manifest)";
     manifest.architecture = *architecture;
+    // The target says where the code runs, unless the option does.
+    std::string device = this->device;
+    if (device.empty())
+      device = getGpuTarget(module) ? "cuda" : "cpu";
     std::optional<::tfm::Device> where = ::tfm::parseDevice(device);
     if (!where)
       return module.emitError("-tfm-materialize-entry: device=")

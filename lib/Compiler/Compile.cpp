@@ -339,9 +339,12 @@ LogicalResult Compilation::run() {
   // The target, stated once, when the pipeline starts: every pass that
   // sizes anything reads it. (--emit=tfm, the frontend's output, has none;
   // an input module that states one keeps it.)
-  if (phase != EmitPhase::Tfm && !options.gpu &&
-      !module->hasAttr(mlir::tfm::kTargetAttr))
-    mlir::tfm::setTarget(module, options.target);
+  if (phase != EmitPhase::Tfm && !module->hasAttr(mlir::tfm::kTargetAttr)) {
+    if (options.gpu)
+      mlir::tfm::setTarget(module, *options.gpu);
+    else
+      mlir::tfm::setTarget(module, options.target);
+  }
 
   std::string error;
   FailureOr<std::vector<PipelineStep>> steps =

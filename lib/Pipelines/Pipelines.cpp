@@ -88,13 +88,11 @@ static void addBufferization(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
 }
 
-/// The entry ABI (weights table, out-param, manifest naming `device`),
-/// then clean-up.
-static void addEntryABI(OpPassManager &pm, StringRef embedWeights,
-                        StringRef device) {
+/// The entry ABI (weights table, out-param, manifest naming the target's
+/// device), then clean-up.
+static void addEntryABI(OpPassManager &pm, StringRef embedWeights) {
   tfm::MaterializeEntryPassOptions entry;
   entry.embedWeights = embedWeights.str();
-  entry.device = device.str();
   pm.addPass(tfm::createMaterializeEntryPass(entry));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -126,7 +124,7 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createPackWeightsPass());
     pm.addPass(createOutlinePreparePass());
   }
-  addEntryABI(pm, options.embedWeights, "cpu");
+  addEntryABI(pm, options.embedWeights);
 
   // 2. Bufferization, after the CPU schedule is chosen and carried out.
   if (options.fuseElementwise)
@@ -213,6 +211,11 @@ static void addHostToLLVM(OpPassManager &pm, bool gpuLaunches = false) {
 
 void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
                                    const TfmToNVVMPipelineOptions &options) {
+  // The GPU, unless the module states a target.
+  SetTargetPassOptions target;
+  target.gpuChip = options.chip;
+  target.gpuFeatures = options.features;
+  pm.addPass(createSetTargetPass(target));
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
   addTfmToLinalg(pm);
@@ -226,17 +229,16 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   buildTfmToLinalgPipeline(pm, options);
   // (-tfm-gpu-emulate makes the manifest's device "cpu" again: the
   // emulated build stays identical to this one up to the kernels.)
-  addEntryABI(pm, options.embedWeights, "cuda");
+  addEntryABI(pm, options.embedWeights);
 
   // 2. Bufferization.
   if (options.fuseElementwise)
     addElementwiseFusion(pm);
   addBufferization(pm);
 
-  // 3. Kernels: loop nests on blocks and threads, buffers on the device.
-  ExpandMemRefCopyPassOptions copies;
-  copies.all = true;
-  pm.addPass(createExpandMemRefCopyPass(copies));
+  // 3. Kernels: loop nests on blocks and threads, buffers on the device
+  // (on a GPU target every copy is expanded into a loop nest).
+  pm.addPass(createExpandMemRefCopyPass());
   GPULinalgToLoopsPassOptions loops;
   loops.rowsPerThread = options.rowsPerThread;
   pm.addNestedPass<func::FuncOp>(createGPULinalgToLoopsPass(loops));
@@ -258,6 +260,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createApproximateMathPass());
     addHostToLLVM(pm);
+    pm.addPass(createLowerTargetPass());
     pm.addPass(createCheckLLVMLegalPass());
     return;
   }
@@ -291,6 +294,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   binary.toolkitPath = options.toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLowerTargetPass());
   CheckLLVMLegalPassOptions legal;
   legal.allowGpuBinaries = true;
   pm.addPass(createCheckLLVMLegalPass(legal));

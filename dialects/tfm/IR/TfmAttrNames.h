@@ -15,6 +15,7 @@ class Operation;
 class Attribute;
 namespace tfm {
 class CpuTargetAttr;
+class GpuTargetAttr;
 
 /// Module attributes the frontend writes (docs/architecture.md): the model's
 /// name and architecture, its vocabulary and context, and what the entry
@@ -41,6 +42,9 @@ Attribute getTarget(Operation *op);
 
 /// getTarget() as a CPU target, or null.
 CpuTargetAttr getCpuTarget(Operation *op);
+
+/// getTarget() as an NVIDIA GPU target, or null.
+GpuTargetAttr getGpuTarget(Operation *op);
 
 } // namespace tfm
 } // namespace mlir

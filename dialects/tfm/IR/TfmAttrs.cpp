@@ -29,6 +29,19 @@ CpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringRef chip, StringRef features,
+                      int64_t maxThreadsPerBlock) {
+  if (!chip.starts_with("sm_"))
+    return emitError() << "'chip' must be a compute capability such as "
+                          "\"sm_80\", found \""
+                       << chip << "\"";
+  if (maxThreadsPerBlock < 32)
+    return emitError() << "'max_threads_per_block' must be at least 32";
+  return success();
+}
+
 LogicalResult AttentionTilingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t blockQ,
     int64_t blockK, int64_t group, int64_t footprintBytes, int64_t budgetBytes,
@@ -79,4 +92,8 @@ Attribute mlir::tfm::getTarget(Operation *op) {
 
 CpuTargetAttr mlir::tfm::getCpuTarget(Operation *op) {
   return dyn_cast_or_null<CpuTargetAttr>(getTarget(op));
+}
+
+GpuTargetAttr mlir::tfm::getGpuTarget(Operation *op) {
+  return dyn_cast_or_null<GpuTargetAttr>(getTarget(op));
 }

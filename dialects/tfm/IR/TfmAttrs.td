@@ -107,6 +107,34 @@ def Tfm_CpuTargetAttr : AttrDef<Tfm_Dialect, "CpuTarget"> {
   let genVerifyDecl = 1;
 }
 
+def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
+  let mnemonic = "gpu_target";
+  let summary = "The NVIDIA GPU a module's kernels are compiled for";
+  let description = [{
+    The compute capability (`chip`, e.g. `sm_90`), the PTX features of the
+    NVPTX back end, and the most threads a block may have, which kernel
+    configuration (`-tfm-gpu-distribute`) checks its blocks against. More
+    limits (shared memory per block, registers) join when a pass sizes
+    kernels from them. The host code that launches the kernels is compiled
+    for the machine that runs the model (`tfmc`'s CPU target). Code
+    generation for a GPU target puts the buffers the entry reads and writes
+    on the device (`-tfm-materialize-entry` records device `cuda`, every
+    copy becomes a kernel).
+
+    ```mlir
+    module attributes {tfm.target = #tfm.gpu_target<chip = "sm_90",
+        features = "+ptx80", max_threads_per_block = 1024>}
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"compute capability">:$chip,
+    StringRefParameter<"PTX features">:$features,
+    "int64_t":$max_threads_per_block
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tfm_KeyBlocks : I32EnumAttr<"KeyBlocks",
     "which key blocks a loop of a tiled attention visits", [
     I32EnumAttrCase<"full", 0>,

@@ -107,10 +107,12 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
     else can provide the data).
   }];
   let options = [
-    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+    Option<"device", "device", "std::string", /*default=*/"\"\"",
            "Where the generated code runs, written to the manifest's "
            "\"device\" field: cpu, or cuda (the weights table, inputs and "
-           "output hold device pointers; the runtime drives the kernels)">,
+           "output hold device pointers; the runtime drives the kernels); "
+           "empty: cuda for a module whose target is #tfm.gpu_target, else "
+           "cpu">,
     Option<"embedWeights", "embed-weights", "std::string", /*default=*/"",
            "Path of a weights file (safetensors) whose bytes are embedded "
            "as tfm_embedded_weights">,

@@ -51,16 +51,17 @@ struct TargetDescription {
 };
 
 /// An NVIDIA GPU target: what the NVVM back end needs (architecture, PTX
-/// features, the CUDA toolkit for ptxas and libdevice). Limits for kernel
-/// configuration (SM count, shared memory, registers) join it when a pass
-/// sizes kernels from them; today -tfm-gpu-distribute's block size is a
-/// pipeline option.
+/// features, the CUDA toolkit for ptxas and libdevice) and the block limit
+/// kernel configuration checks against. Other limits (SM count, shared
+/// memory, registers) join it when a pass sizes kernels from them.
 struct GpuTargetDescription {
   /// Compute capability, e.g. "sm_80" (the default: Ampere, the oldest GPU
   /// with the features the kernels use) or "sm_90".
   std::string chip = "sm_80";
   /// PTX ISA features for the NVPTX back end.
   std::string features = "+ptx80";
+  /// Most threads of one block (1024 on every architecture tfm supports).
+  int64_t maxThreadsPerBlock = 1024;
   /// CUDA toolkit folder (bin/ptxas, nvvm/libdevice); empty: none, and the
   /// library embeds PTX that the driver compiles when the model is created.
   std::string toolkit;

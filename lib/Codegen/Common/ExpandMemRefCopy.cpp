@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/Common/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -41,9 +43,11 @@ struct ExpandMemRefCopyPass
   ExpandMemRefCopyPass(const ExpandMemRefCopyPass &other) : Base(other) {}
 
   void runOnOperation() override {
+    // On a GPU the host cannot touch the buffers: every copy is a kernel.
+    bool every = all || tfm::getGpuTarget(getOperation());
     SmallVector<memref::CopyOp> copies;
     getOperation()->walk([&](memref::CopyOp copy) {
-      if (all || !isContiguous(copy.getSource().getType()) ||
+      if (every || !isContiguous(copy.getSource().getType()) ||
           !isContiguous(copy.getTarget().getType()))
         copies.push_back(copy);
     });

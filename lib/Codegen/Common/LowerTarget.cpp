@@ -20,6 +20,10 @@ struct LowerTargetPass : tfm::impl::LowerTargetPassBase<LowerTargetPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (isa_and_nonnull<GpuTargetAttr>(module->getAttr(kTargetAttr))) {
+      module->removeAttr(kTargetAttr);
+      return;
+    }
     auto target = dyn_cast_or_null<CpuTargetAttr>(module->getAttr(kTargetAttr));
     if (!target)
       return;

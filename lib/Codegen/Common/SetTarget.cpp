@@ -38,9 +38,19 @@ TargetDescription mlir::tfm::getTargetDescription(CpuTargetAttr attr) {
   return target;
 }
 
+GpuTargetAttr mlir::tfm::getGpuTargetAttr(MLIRContext *ctx,
+                                          const GpuTargetDescription &gpu) {
+  return GpuTargetAttr::get(ctx, gpu.chip, gpu.features,
+                            gpu.maxThreadsPerBlock);
+}
+
 void mlir::tfm::setTarget(ModuleOp module, const TargetDescription &target) {
   module->setAttr(kTargetAttr,
                   getCpuTargetAttr(module.getContext(), target));
+}
+
+void mlir::tfm::setTarget(ModuleOp module, const GpuTargetDescription &gpu) {
+  module->setAttr(kTargetAttr, getGpuTargetAttr(module.getContext(), gpu));
 }
 
 namespace {
@@ -50,6 +60,13 @@ struct SetTargetPass : tfm::impl::SetTargetPassBase<SetTargetPass> {
   void runOnOperation() override {
     if (getOperation()->hasAttr(kTargetAttr))
       return;
+    if (!gpuChip.empty()) {
+      GpuTargetDescription gpu = gpuTargetFor(gpuChip, /*toolkit=*/"");
+      if (!gpuFeatures.empty())
+        gpu.features = gpuFeatures;
+      setTarget(getOperation(), gpu);
+      return;
+    }
     TargetDescription target = hostTarget();
     if (vectorBits)
       target.vectorBits = vectorBits;

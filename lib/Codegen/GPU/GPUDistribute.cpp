@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -76,10 +78,15 @@ struct GPUDistributePass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    if (threadsPerBlock < 32 || threadsPerBlock > 1024 ||
+    // The block limit is the target's (1024 without one).
+    tfm::GpuTargetAttr target = tfm::getGpuTarget(func);
+    int64_t limit = target ? target.getMaxThreadsPerBlock() : 1024;
+    if (threadsPerBlock < 32 || threadsPerBlock > limit ||
         threadsPerBlock % 32 != 0) {
       func.emitError("-tfm-gpu-distribute: threads-per-block=")
-          << static_cast<int64_t>(threadsPerBlock) << " must be a multiple of 32 in [32, 1024]";
+          << static_cast<int64_t>(threadsPerBlock)
+          << " must be a multiple of 32 in [32, " << limit << "]"
+          << (target ? " (the target's max_threads_per_block)" : "");
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());

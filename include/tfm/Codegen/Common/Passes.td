@@ -24,6 +24,8 @@ def SetTargetPass : Pass<"tfm-set-target", "ModuleOp"> {
     compiler runs on (LLVM's host triple, CPU and features, cache sizes from
     sysfs, all hardware threads), so that `tfm-opt` runs compile code that
     runs where they are compiled. A module that has a target keeps it.
+    With `gpu-chip`, the target is that NVIDIA GPU (`#tfm.gpu_target`), as
+    the first pass of `-tfm-lower-to-nvvm`.
 
     The options change single facts of the host (0: the host's), for
     tests and experiments in `tfm-opt`: `-tfm-set-target='vector-bits=256
@@ -42,6 +44,11 @@ def SetTargetPass : Pass<"tfm-set-target", "ModuleOp"> {
            "Per-core L2 cache in bytes">,
     Option<"threads", "threads", "unsigned", /*default=*/"0",
            "Hardware threads (1: single-threaded code)">,
+    Option<"gpuChip", "gpu-chip", "std::string", /*default=*/"",
+           "An NVIDIA GPU target instead (#tfm.gpu_target): its compute "
+           "capability, e.g. sm_90 (-tfm-lower-to-nvvm sets it)">,
+    Option<"gpuFeatures", "gpu-features", "std::string", /*default=*/"",
+           "With gpu-chip: the PTX features (empty: +ptx80)">,
   ];
 }
 
@@ -54,7 +61,9 @@ def LowerTargetPass : Pass<"tfm-lower-target", "ModuleOp"> {
     module says it the way the LLVM dialect does, so the result is plain
     LLVM dialect that any MLIR tool (`mlir-runner`, `mlir-translate`)
     parses without the tfm dialect. `tfm.lowering_config` attributes left
-    on ops go too. A module without a tfm target is left alone.
+    on ops go too. A `#tfm.gpu_target` (the end of `-tfm-lower-to-nvvm`,
+    whose kernels carry their own `#nvvm.target`) is removed. A module
+    without a tfm target is left alone.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
@@ -246,7 +255,8 @@ def ExpandMemRefCopyPass : Pass<"tfm-expand-memref-copy"> {
     into loops, so a generated object needs libc and libm only. Contiguous
     copies are left alone, unless `all` is set: the GPU pipeline expands
     every copy, since a copy between device buffers must run in a kernel
-    (`-tfm-gpu-distribute` maps the loops to blocks and threads).
+    (`-tfm-gpu-distribute` maps the loops to blocks and threads); so does a
+    module whose target is a GPU (`#tfm.gpu_target`).
   }];
   let options = [
     Option<"all", "all", "bool", /*default=*/"false",

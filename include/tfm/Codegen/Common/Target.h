@@ -24,8 +24,13 @@ CpuTargetAttr getCpuTargetAttr(MLIRContext *ctx,
 /// report (clock, peak and bandwidth derived as for a cross target).
 TargetDescription getTargetDescription(CpuTargetAttr attr);
 
+/// The attribute that states `gpu`'s code generation facts.
+GpuTargetAttr getGpuTargetAttr(MLIRContext *ctx,
+                               const GpuTargetDescription &gpu);
+
 /// Sets `module`'s target to `target` (replacing any).
 void setTarget(ModuleOp module, const TargetDescription &target);
+void setTarget(ModuleOp module, const GpuTargetDescription &gpu);
 
 } // namespace mlir::tfm
 
