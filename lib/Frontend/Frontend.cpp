@@ -8,6 +8,7 @@
 
 #include "tfm/Frontend/Frontend.h"
 #include "JsonReader.h"
+#include "tfm/Support/InputFiles.h"
 #include "tfm/Support/SafeTensors.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -36,11 +37,9 @@ Error makeError(const Twine &msg) {
 }
 
 Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer)
-    return makeError(path + ": cannot read: " + buffer.getError().message());
-  return std::move(*buffer);
+  // A spec or config.json: text, at most 64 MiB (the largest HF config is
+  // a few KiB).
+  return readRegularFile(path, /*isText=*/true, uint64_t(64) << 20);
 }
 
 /// True when `folder` holds a checkpoint WeightSet::open can read.

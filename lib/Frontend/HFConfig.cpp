@@ -235,7 +235,7 @@ void HFParser::parseGPT2(ObjectReader &root) {
     layer.activation = *act;
   config.decoderLayers = uniformLayers(layers, layer);
   config.norm.kind = NormKind::LayerNorm;
-  config.norm.eps = root.getNumber("layer_norm_epsilon", false, 0.0, 1.0, true)
+  config.norm.eps = root.getEpsilon("layer_norm_epsilon", false)
                         .value_or(1e-5);
   config.norm.bias = true;
   config.preNorm = true;
@@ -317,7 +317,7 @@ void HFParser::parseBert(ObjectReader &root) {
   config.encoderLayers = uniformLayers(layers, layer);
   config.norm.kind = NormKind::LayerNorm;
   config.norm.eps =
-      root.getNumber("layer_norm_eps", false, 0.0, 1.0, true).value_or(1e-12);
+      root.getEpsilon("layer_norm_eps", false).value_or(1e-12);
   config.norm.bias = true;
   config.preNorm = false;
   config.finalNorm = false;
@@ -483,12 +483,12 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
   config.norm.kind = NormKind::RmsNorm;
   config.norm.bias = false;
   config.norm.eps =
-      root.getNumber("rms_norm_eps", false, 0.0, 1.0, true).value_or(1e-6);
+      root.getEpsilon("rms_norm_eps", false).value_or(1e-6);
   config.preNorm = true;
   config.finalNorm = true;
   config.positions = PositionKind::Rope;
   config.ropeStyle = mlir::tfm::RopeStyle::rotate_half;
-  config.ropeTheta = root.getNumber("rope_theta", false, 0.0, 1e12, true)
+  config.ropeTheta = root.getNumber("rope_theta", false, 1.0, 1e12, true)
                          .value_or(isQwen2 ? 10000.0 : 10000.0);
 
   // rope_scaling (transformers 4.x) and rope_parameters (5.x): only the
@@ -508,7 +508,7 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
       rope.error(typeKey, "\"" + type + "\" is not supported (supported: "
                                         "default, linear)");
     }
-    if (auto theta = rope.getNumber("rope_theta", false, 0.0, 1e12, true))
+    if (auto theta = rope.getNumber("rope_theta", false, 1.0, 1e12, true))
       config.ropeTheta = *theta;
     if (auto factor = rope.getNumber("partial_rotary_factor", false, 0.0, 1.0,
                                      true))

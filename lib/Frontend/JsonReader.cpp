@@ -1,6 +1,7 @@
 //===- JsonReader.cpp - typed, path-aware reads of JSON objects -----------===//
 
 #include "JsonReader.h"
+#include "tfm/Support/InputFiles.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -39,6 +40,8 @@ Error JsonErrors::takeError() const {
 }
 
 Expected<json::Value> parseJsonText(StringRef text, StringRef file) {
+  if (Error deep = ::tfm::checkJsonDepth(text, file))
+    return std::move(deep);
   Expected<json::Value> value = json::parse(text);
   if (value)
     return value;
@@ -179,6 +182,17 @@ std::optional<double> ObjectReader::getNumber(StringRef key, bool required,
     return std::nullopt;
   }
   return result;
+}
+
+std::optional<double> ObjectReader::getEpsilon(StringRef key,
+                                               bool required) {
+  std::optional<double> eps = getNumber(key, required, 0.0, 1.0, true);
+  if (eps && static_cast<float>(*eps) == 0.0f) {
+    error(key, formatNumber(*eps) + " rounds to 0 in f32, the precision "
+                                    "the model computes in");
+    return std::nullopt;
+  }
+  return eps;
 }
 
 std::optional<bool> ObjectReader::getBool(StringRef key, bool required) {

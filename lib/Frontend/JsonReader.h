@@ -68,6 +68,10 @@ public:
                                 int64_t min, int64_t max);
   std::optional<double> getNumber(llvm::StringRef key, bool required,
                                   double min, double max, bool minOpen = false);
+  /// A norm epsilon: a number in (0, 1] that stays positive in f32, the
+  /// precision the model computes in (1e-300 would be 0 there, and an
+  /// all-zero row would divide by it).
+  std::optional<double> getEpsilon(llvm::StringRef key, bool required);
   std::optional<bool> getBool(llvm::StringRef key, bool required);
   std::optional<std::string> getString(llvm::StringRef key, bool required);
   /// A string that must be one of `allowed`.

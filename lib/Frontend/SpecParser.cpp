@@ -86,7 +86,7 @@ void SpecParser::readNorm(ObjectReader &root) {
   if (auto kind = norm.getEnum("kind", true, {"layernorm", "rmsnorm"}))
     config.norm.kind =
         *kind == "rmsnorm" ? NormKind::RmsNorm : NormKind::LayerNorm;
-  config.norm.eps = norm.getNumber("eps", false, 0.0, 1.0, /*minOpen=*/true)
+  config.norm.eps = norm.getEpsilon("eps", false)
                         .value_or(1e-5);
   bool defaultBias = config.norm.kind == NormKind::LayerNorm;
   config.norm.bias = norm.getBool("bias", false).value_or(defaultBias);
@@ -128,7 +128,7 @@ void SpecParser::readPositions(ObjectReader &root) {
                          .Default(PositionKind::None);
   if (config.positions == PositionKind::Rope) {
     config.ropeTheta =
-        positions.getNumber("theta", false, 0.0, 1e12, true).value_or(10000.0);
+        positions.getNumber("theta", false, 1.0, 1e12, true).value_or(10000.0);
     config.ropeScaling =
         positions.getNumber("scaling_factor", false, 0.0, 1e6, true)
             .value_or(1.0);

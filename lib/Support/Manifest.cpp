@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Support/Manifest.h"
+#include "tfm/Support/InputFiles.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -121,6 +122,8 @@ Error readWeights(const Reader &read, StringRef origin, StringRef field,
 } // namespace
 
 Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
+  if (Error deep = checkJsonDepth(text, origin))
+    return std::move(deep);
   Expected<json::Value> value = json::parse(text);
   if (!value)
     return makeError(origin + ": invalid JSON: " +

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Support/Npy.h"
+#include "tfm/Support/InputFiles.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -267,11 +268,10 @@ Expected<NpyArray> tfm::parseNpy(StringRef image, StringRef name) {
 }
 
 Expected<NpyArray> tfm::readNpy(StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path, /*isText=*/false);
   if (!buffer)
-    return makeError(path + ": cannot open: " + buffer.getError().message());
+    return buffer.takeError();
   return parseNpy((*buffer)->getBuffer(), path);
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Support/SafeTensors.h"
+#include "tfm/Support/InputFiles.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -193,11 +194,10 @@ int64_t TensorInfo::numElements() const {
 //===----------------------------------------------------------------------===//
 
 Expected<SafeTensorsFile> SafeTensorsFile::open(StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path, /*isText=*/false);
   if (!buffer)
-    return makeError(path + ": cannot open: " + buffer.getError().message());
+    return buffer.takeError();
   return fromBuffer(std::move(*buffer));
 }
 
@@ -218,6 +218,8 @@ SafeTensorsFile::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
                      " bytes)");
   StringRef header(buffer->getBufferStart() + 8, headerLength);
 
+  if (Error deep = checkJsonDepth(header, (path + " (header)").str()))
+    return std::move(deep);
   Expected<llvm::json::Value> json = llvm::json::parse(header);
   if (!json)
     return makeError(path + ": invalid header JSON: " +
@@ -304,11 +306,12 @@ constexpr StringRef kSingleName = "model.safetensors";
 /// (tensor, shard) pairs in a stable order.
 Expected<std::vector<std::pair<std::string, std::string>>>
 readIndex(StringRef indexPath) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(indexPath, /*IsText=*/true);
+  Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(indexPath, /*isText=*/true);
   if (!buffer)
-    return makeError(indexPath +
-                     ": cannot open: " + buffer.getError().message());
+    return buffer.takeError();
+  if (Error deep = checkJsonDepth((*buffer)->getBuffer(), indexPath))
+    return std::move(deep);
   Expected<llvm::json::Value> json = llvm::json::parse((*buffer)->getBuffer());
   if (!json)
     return makeError(indexPath + ": invalid JSON: " +

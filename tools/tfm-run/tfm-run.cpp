@@ -14,6 +14,7 @@
 #include "tfm/Runtime/Loader.h"
 #include "tfm/Runtime/tfm_runtime.h"
 #include "tfm/Support/Npy.h"
+#include "tfm/Support/InputFiles.h"
 #include "tfm/Support/SafeTensors.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -157,11 +158,10 @@ int runListWeights() {
 int runCheckWeights() {
   if (manifestPath.empty())
     return error(InputError, "--check-weights needs --manifest");
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
-      llvm::MemoryBuffer::getFile(manifestPath, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> text =
+      readRegularFile(manifestPath, /*isText=*/true);
   if (!text)
-    return error(InputError, manifestPath + ": cannot open: " +
-                                 text.getError().message());
+    return error(InputError, llvm::toString(text.takeError()));
   llvm::Expected<Manifest> manifest =
       Manifest::parse((*text)->getBuffer(), manifestPath);
   if (!manifest)

@@ -22,6 +22,12 @@ LogicalResult verifyNorm(Operation *op, double eps, RankedTensorType input,
                          RankedTensorType result) {
   if (!std::isfinite(eps) || eps <= 0)
     return op->emitOpError() << "'eps' must be finite and > 0, found " << eps;
+  // The norms compute in f32: an eps that rounds to 0 there divides by
+  // zero on an all-zero row.
+  if (static_cast<float>(eps) == 0.0f)
+    return op->emitOpError() << "'eps' (" << eps
+                             << ") rounds to 0 in f32, the precision the "
+                                "norm computes in";
   ShapeVerifier v(op);
   if (failed(v.minRank("input", input, 1, "[..., D]")))
     return failure();

@@ -101,8 +101,10 @@ LogicalResult RopeOp::verify() {
   if (failed(v.rank("input", input, 4, "[B, H, T, D]")))
     return failure();
   double theta = getTheta().convertToDouble();
-  if (!std::isfinite(theta) || theta <= 0)
-    return emitOpError() << "'theta' must be finite and > 0, found " << theta;
+  // theta <= 1 makes every frequency theta^(-2i/d) >= 1: no rotation is
+  // slower than one radian per position, which no RoPE model means.
+  if (!std::isfinite(theta) || theta <= 1)
+    return emitOpError() << "'theta' must be finite and > 1, found " << theta;
   double scaling = getScalingFactor().convertToDouble();
   if (!std::isfinite(scaling) || scaling <= 0)
     return emitOpError() << "'scaling_factor' must be finite and > 0, found "

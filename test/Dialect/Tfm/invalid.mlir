@@ -167,8 +167,24 @@ func.func @rope_rank(%x: tensor<?x?x64xf32>) {
 // -----
 
 func.func @rope_theta(%x: tensor<?x2x?x64xf32>) {
-  // expected-error @+1 {{'theta' must be finite and > 0, found 0}}
+  // expected-error @+1 {{'theta' must be finite and > 1, found 0}}
   %y = tfm.rope %x {theta = 0.0 : f64} : tensor<?x2x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_theta_one(%x: tensor<?x2x?x64xf32>) {
+  // expected-error @+1 {{'theta' must be finite and > 1, found 1}}
+  %y = tfm.rope %x {theta = 1.0 : f64} : tensor<?x2x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @norm_eps_below_f32(%x: tensor<?x?x32xf32>, %w: tensor<32xf32>) {
+  // expected-error @+1 {{'eps' (1.000000e-300) rounds to 0 in f32, the precision the norm computes in}}
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-300 : f64} : (tensor<?x?x32xf32>, tensor<32xf32>) -> tensor<?x?x32xf32>
   return
 }
 

@@ -1,0 +1,61 @@
+//===- InputFiles.cpp - reading untrusted files safely --------------------===//
+
+#include "tfm/Support/InputFiles.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace llvm;
+
+Error tfm::checkJsonDepth(StringRef text, StringRef origin) {
+  unsigned depth = 0;
+  bool inString = false, escaped = false;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return createStringError(inconvertibleErrorCode(),
+                                 origin + ": JSON nests deeper than " +
+                                     Twine(kMaxJsonDepth) +
+                                     " levels (at byte " + Twine(i) + ")");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return Error::success();
+}
+
+Expected<std::unique_ptr<MemoryBuffer>>
+tfm::readRegularFile(StringRef path, bool isText, uint64_t maxBytes) {
+  sys::fs::file_status status;
+  if (std::error_code ec = sys::fs::status(path, status))
+    return createStringError(ec, path + ": cannot open: " + ec.message());
+  if (status.type() != sys::fs::file_type::regular_file)
+    return createStringError(inconvertibleErrorCode(),
+                             path + ": is not a regular file (a device, "
+                                    "FIFO or directory cannot be read as "
+                                    "one)");
+  if (status.getSize() > maxBytes)
+    return createStringError(inconvertibleErrorCode(),
+                             path + ": is " + Twine(status.getSize()) +
+                                 " bytes, more than the " + Twine(maxBytes) +
+                                 " this format allows");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(
+      path, isText, /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return createStringError(buffer.getError(),
+                             path + ": cannot open: " +
+                                 buffer.getError().message());
+  return std::move(*buffer);
+}
