@@ -42,6 +42,11 @@ Error JsonErrors::takeError() const {
 Expected<json::Value> parseJsonText(StringRef text, StringRef file) {
   if (Error deep = ::tfm::checkJsonDepth(text, file))
     return std::move(deep);
+  if (std::optional<std::string> dup = ::tfm::findDuplicateKey(text))
+    return createStringError(inconvertibleErrorCode(),
+                             file + ": the key '" + *dup +
+                                 "' appears twice in one object (JSON "
+                                 "readers disagree on which one counts)");
   Expected<json::Value> value = json::parse(text);
   if (value)
     return value;

@@ -2,6 +2,8 @@
 
 #include "tfm/Support/InputFiles.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -34,6 +36,33 @@ Error tfm::checkJsonDepth(StringRef text, StringRef origin) {
     }
   }
   return Error::success();
+}
+
+std::optional<std::string> tfm::findDuplicateKey(StringRef text) {
+  // One entry per open array or object: whether it is an object, and the
+  // keys it has had.
+  SmallVector<std::pair<bool, StringSet<>>> open;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    if (c == '{' || c == '[') {
+      open.emplace_back(c == '{', StringSet<>());
+    } else if (c == '}' || c == ']') {
+      if (!open.empty())
+        open.pop_back();
+    } else if (c == '"') {
+      size_t start = ++i;
+      while (i < e && text[i] != '"')
+        i += text[i] == '\\' ? 2 : 1;
+      StringRef string = text.slice(start, std::min(i, e));
+      if (open.empty() || !open.back().first)
+        continue;
+      size_t next = text.find_first_not_of(" \t\r\n", i + 1);
+      if (next != StringRef::npos && text[next] == ':' &&
+          !open.back().second.insert(string).second)
+        return string.str();
+    }
+  }
+  return std::nullopt;
 }
 
 Expected<std::unique_ptr<MemoryBuffer>>

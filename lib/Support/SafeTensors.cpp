@@ -137,34 +137,6 @@ Expected<TensorInfo> parseEntry(StringRef file, StringRef name,
   return info;
 }
 
-/// llvm::json keeps the last of two equal keys silently; a header that names
-/// a tensor twice is corrupt. Scans the (already parsed, so well-formed)
-/// header text for a repeated key of the top-level object.
-std::optional<std::string> findDuplicateTopLevelKey(StringRef json) {
-  llvm::StringSet<> keys;
-  int depth = 0;
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    } else if (c == '"') {
-      size_t start = ++i;
-      while (i < json.size() && json[i] != '"')
-        i += json[i] == '\\' ? 2 : 1;
-      StringRef text = json.slice(start, i);
-      if (depth != 1)
-        continue;
-      size_t next = json.find_first_not_of(" \t\r\n", i + 1);
-      if (next != StringRef::npos && json[next] == ':' &&
-          !keys.insert(text).second)
-        return text.str();
-    }
-  }
-  return std::nullopt;
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -227,7 +199,7 @@ SafeTensorsFile::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   const llvm::json::Object *top = json->getAsObject();
   if (!top)
     return makeError(path + ": header is not a JSON object");
-  if (std::optional<std::string> dup = findDuplicateTopLevelKey(header))
+  if (std::optional<std::string> dup = findDuplicateKey(header))
     return makeError(path + ": header names '" + *dup + "' twice");
 
   for (const auto &[key, value] : *top) {

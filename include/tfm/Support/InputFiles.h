@@ -19,6 +19,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace tfm {
 
@@ -32,6 +34,12 @@ constexpr unsigned kMaxJsonDepth = 64;
 /// (brackets inside strings do not count); success otherwise. Linear, no
 /// recursion: run it before llvm::json::parse.
 llvm::Error checkJsonDepth(llvm::StringRef text, llvm::StringRef origin);
+
+/// The first key that appears twice in one JSON object of `text` (at any
+/// depth), or none. JSON leaves duplicates undefined and readers disagree
+/// (llvm::json keeps the last, others the first), so tfm refuses them.
+/// Assumes checkJsonDepth passed.
+std::optional<std::string> findDuplicateKey(llvm::StringRef text);
 
 /// The contents of `path`, which must be a regular file (following
 /// symbolic links) of at most `maxBytes`; errors name the path and why
