@@ -352,21 +352,6 @@ LogicalResult Compilation::run() {
   if (failed(steps))
     return module.emitError(error);
 
-  // An input at a later phase continues the pipeline where that phase
-  // ended: the steps before are a prefix of this pipeline.
-  if (options.inputPhase != EmitPhase::Tfm) {
-    size_t done = steps->size();
-    if (options.inputPhase == EmitPhase::Linalg) {
-      FailureOr<std::vector<PipelineStep>> prefix = getPipelineSteps(
-          module.getContext(), options, EmitPhase::Linalg, error);
-      if (failed(prefix))
-        return module.emitError(error);
-      done = prefix->size();
-    }
-    steps->erase(steps->begin(),
-                 steps->begin() + std::min(done, steps->size()));
-  }
-
   // --stop-after: cut the pipeline after that step.
   std::vector<std::string> backend = getBackendSteps(phase);
   if (!options.stopAfter.empty()) {

@@ -561,6 +561,17 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
   };
   compileOptions.timing = &root;
 
+  // An .mlir input lists the steps that remain for it: read it first.
+  OwningOpRef<ModuleOp> listed;
+  if (options.listPipeline && isMLIRInput(options.inputPath)) {
+    listed = runFrontend(context, options, nullptr, nullptr);
+    if (!listed)
+      return failure();
+    FailureOr<EmitPhase> phase = inputPhaseOf(*listed, options.inputPath);
+    if (failed(phase))
+      return failure();
+    compileOptions.inputPhase = *phase;
+  }
   if (options.listPipeline) {
     FailureOr<std::vector<PipelineStep>> steps =
         getPipelineSteps(&context, compileOptions, options.emit, error);

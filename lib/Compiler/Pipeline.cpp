@@ -259,6 +259,22 @@ getPipelineSteps(MLIRContext *context, const CompileOptions &options,
   std::vector<PipelineStep> steps;
   flatten(elements, {}, steps);
 
+  // An input at a later phase continues the pipeline where that phase
+  // ended: the steps before are a prefix of this pipeline.
+  if (options.inputPhase != EmitPhase::Tfm && options.passPipeline.empty()) {
+    size_t done = steps.size();
+    if (options.inputPhase == EmitPhase::Linalg) {
+      CompileOptions fromStart = options;
+      fromStart.inputPhase = EmitPhase::Tfm;
+      FailureOr<std::vector<PipelineStep>> prefix =
+          getPipelineSteps(context, fromStart, EmitPhase::Linalg, error);
+      if (failed(prefix))
+        return failure();
+      done = prefix->size();
+    }
+    steps.erase(steps.begin(), steps.begin() + std::min(done, steps.size()));
+  }
+
   // Every step must parse on its own: that is how it runs.
   for (const PipelineStep &step : steps) {
     OpPassManager pm(ModuleOp::getOperationName());

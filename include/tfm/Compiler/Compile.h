@@ -139,7 +139,8 @@ void registerCompilerPasses();
 void buildCompilerPipeline(mlir::OpPassManager &pm,
                            const CompileOptions &options, EmitPhase phase);
 
-/// The pipeline for `phase` (options.passPipeline when set) as steps.
+/// The pipeline for `phase` (options.passPipeline when set) as steps,
+/// without those an input at options.inputPhase already went through.
 /// Errors (an unparsable pipeline, an unregistered pass) go to `error`.
 mlir::FailureOr<std::vector<PipelineStep>>
 getPipelineSteps(mlir::MLIRContext *context, const CompileOptions &options,
