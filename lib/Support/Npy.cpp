@@ -204,8 +204,15 @@ Expected<NpyArray> tfm::parseNpy(StringRef image, StringRef name) {
   if (image.size() < 10)
     return makeError(name + ": truncated .npy header");
   unsigned major = static_cast<uint8_t>(image[6]);
+  unsigned minor = static_cast<uint8_t>(image[7]);
   uint64_t headerLength, headerStart;
-  if (major == 1) {
+  // The versions numpy writes and reads: 1.0, 2.0 and 3.0 (it rejects any
+  // other minor version, and so does tfm).
+  if (minor != 0) {
+    return makeError(name + ": unsupported .npy format version " +
+                     llvm::Twine(major) + "." + llvm::Twine(minor) +
+                     " (numpy writes 1.0, 2.0 and 3.0)");
+  } else if (major == 1) {
     headerLength = llvm::support::endian::read16le(image.data() + 8);
     headerStart = 10;
   } else if (major == 2 || major == 3) {
@@ -215,8 +222,8 @@ Expected<NpyArray> tfm::parseNpy(StringRef image, StringRef name) {
     headerStart = 12;
   } else {
     return makeError(name + ": unsupported .npy format version " +
-                     llvm::Twine(major) + "." +
-                     llvm::Twine(unsigned(static_cast<uint8_t>(image[7]))));
+                     llvm::Twine(major) + ".0 (numpy writes 1.0, 2.0 and "
+                                          "3.0)");
   }
   if (headerLength > image.size() - headerStart)
     return makeError(name + ": .npy header length " +

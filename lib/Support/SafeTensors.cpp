@@ -182,6 +182,11 @@ SafeTensorsFile::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   if (size < 8)
     return makeError(path + ": file is " + llvm::Twine(size) +
                      " bytes, too short for the 8-byte header length");
+  // A .npy file given as weights: say so rather than report its magic as
+  // an absurd header length.
+  if (buffer->getBuffer().starts_with(llvm::StringRef("\x93NUMPY", 6)))
+    return makeError(path + ": is a .npy file, not safetensors (weights "
+                            "are read from .safetensors files)");
   uint64_t headerLength =
       llvm::support::endian::read64le(buffer->getBufferStart());
   if (headerLength > size - 8)
