@@ -417,13 +417,13 @@ struct MaterializeEntryPass
              << kKernelArchitecture << ", for an entry without a manifest)";
     manifest.architecture = *architecture;
     // The target says where the code runs, unless the option does.
-    std::string device = this->device;
-    if (device.empty())
-      device = getGpuTarget(module) ? "cuda" : "cpu";
-    std::optional<::tfm::Device> where = ::tfm::parseDevice(device);
+    std::string deviceName = device;
+    if (deviceName.empty())
+      deviceName = getGpuTarget(module) ? "cuda" : "cpu";
+    std::optional<::tfm::Device> where = ::tfm::parseDevice(deviceName);
     if (!where)
       return module.emitError("-tfm-materialize-entry: device=")
-             << device << " is not a device (cpu or cuda)";
+             << deviceName << " is not a device (cpu or cuda)";
     manifest.device = *where;
     size_t numInputs = ::tfm::entryInputs(*architecture).size();
     if (entry.getNumArguments() != numInputs)

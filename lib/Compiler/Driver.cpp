@@ -409,8 +409,7 @@ resolveTarget(const DriverOptions &options, std::string &error) {
   target.vectorRegisters =
       mlir::tfm::vectorRegistersFor(triple, target.vectorBits);
   target.peakFlopsPerCore = mlir::tfm::derivedPeakFlopsPerCore(target);
-  // The host's documented default: 10 GB/s per hardware thread.
-  target.memoryBandwidth = 10e9 * target.threads;
+  target.memoryBandwidth = mlir::tfm::defaultMemoryBandwidth(target.threads);
   return target;
 }
 

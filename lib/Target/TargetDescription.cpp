@@ -123,9 +123,9 @@ TargetDescription mlir::tfm::hostTarget() {
   t.peakFlopsPerCore = derivedPeakFlopsPerCore(t);
   if (double g = envNumber("TFM_PEAK_GFLOPS"))
     t.peakFlopsPerCore = g * 1e9;
-  // No portable way to measure DRAM bandwidth at compile time: a documented
-  // default of 10 GB/s per hardware thread, overridable.
-  t.memoryBandwidth = 10e9 * t.threads;
+  // No portable way to measure DRAM bandwidth at compile time: the
+  // documented default, overridable.
+  t.memoryBandwidth = defaultMemoryBandwidth(t.threads);
   if (double g = envNumber("TFM_MEM_BANDWIDTH_GBS"))
     t.memoryBandwidth = g * 1e9;
   return t;

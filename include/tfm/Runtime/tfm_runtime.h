@@ -137,8 +137,8 @@ TFM_API tfm_status tfm_model_create(const char *weights_path, tfm_model **out);
  * restores the caller's own setting when it returns. Results do not depend
  * on the thread count: the threads split independent blocks of work, and
  * every sum is accumulated in the same order whatever the split. A model
- * compiled without multithreading (the -tfm-lower-to-llvm option
- * parallelize=false) runs on the calling thread and ignores the setting, and
+ * compiled without multithreading (for a target with one thread: tfmc
+ * --target-threads=1) runs on the calling thread and ignores the setting, and
  * so does a CUDA model (its host code is sequential); the calls still
  * validate and store n. */
 TFM_API tfm_status tfm_model_set_num_threads(tfm_model *model, int n);

@@ -78,6 +78,12 @@ GpuTargetDescription gpuTargetFor(llvm::StringRef chip,
 /// vectorBits / 32 × 2 × fmaUnits × clockGHz × 1e9.
 double derivedPeakFlopsPerCore(const TargetDescription &target);
 
+/// The documented default for a machine whose bandwidth was not measured:
+/// 10 GB/s per hardware thread.
+inline double defaultMemoryBandwidth(unsigned threads) {
+  return 10e9 * threads;
+}
+
 /// The machine the compiler runs on: LLVM's host triple, CPU name and
 /// features, cache sizes from sysfs when available (else the defaults
 /// above), the hardware thread count, and the widest vector width the
@@ -85,8 +91,8 @@ double derivedPeakFlopsPerCore(const TargetDescription &target);
 TargetDescription hostTarget();
 
 /// The widest float vector width (bits) that an LLVM feature string enables
-/// on the triple's architecture. Inline: the pass pipelines use it for their
-/// host default without linking the Target library.
+/// on the triple's architecture (hostTarget and tfmc's cross-compilation
+/// target call it).
 inline unsigned vectorBitsForFeatures(const std::string &triple,
                                       const std::string &features) {
   llvm::SmallVector<llvm::StringRef> parts;
@@ -110,8 +116,8 @@ inline unsigned vectorBitsForFeatures(const std::string &triple,
 /// without; AArch64 has 32 (v0-v31, NEON and SVE alike); any other
 /// architecture is assumed to have 16, which only makes register tiles
 /// smaller than they could be, never spill. The one statement of this rule:
-/// hostTarget, tfmc's cross-compilation target and the pass pipelines'
-/// host default all call it. Inline, like vectorBitsForFeatures.
+/// hostTarget, tfmc's cross-compilation target and -tfm-set-target's
+/// vector-bits override all call it.
 inline unsigned vectorRegistersFor(const std::string &triple,
                                    unsigned vectorBits) {
   llvm::Triple t(triple);

@@ -32,9 +32,7 @@ TargetDescription mlir::tfm::getTargetDescription(CpuTargetAttr attr) {
   target.l2Bytes = attr.getL2Bytes();
   target.threads = attr.getThreads();
   target.peakFlopsPerCore = derivedPeakFlopsPerCore(target);
-  // The documented default of a machine tfm has not measured: 10 GB/s per
-  // hardware thread.
-  target.memoryBandwidth = 10e9 * target.threads;
+  target.memoryBandwidth = defaultMemoryBandwidth(target.threads);
   return target;
 }
 
