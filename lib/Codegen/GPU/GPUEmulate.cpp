@@ -1,17 +1,26 @@
 //===- GPUEmulate.cpp - run GPU kernels on the host -----------------------===//
 //
 // -tfm-gpu-emulate: every gpu.launch becomes the loop nest that a GPU runs
-// in parallel, run sequentially on the host: blocks (z, y, x) outside,
-// threads (z, y, x) inside, the kernel body once per (block, thread) with
-// the launch's block/thread ids and sizes bound to the loop variables and
-// bounds. The kernel body is the one the NVIDIA build compiles, unchanged,
-// so the host run checks its indexing, bounds guards and arithmetic.
+// in parallel, run on the host: blocks (z, y, x) outside, and inside each
+// block, threads (z, y, x) as loops. The kernel body is the one the NVIDIA
+// build compiles, unchanged, so the host run checks its indexing, bounds
+// guards, shared-memory use and arithmetic.
 //
-// Sequential threads are exact while a kernel has no barrier: no thread
-// then reads what another thread of its launch writes. Kernels with
-// barriers or workgroup memory need the fiber emulation (threads as
-// coroutines switching at each barrier); until it exists this pass rejects
-// them by name rather than run them wrongly.
+// Barriers are synchronization points between thread loops (loop fission,
+// as CPU implementations of CUDA and OpenCL run work-groups): the body is
+// cut at every gpu.barrier into segments, each segment runs for all threads
+// of the block before the next one starts, which is exactly what a barrier
+// guarantees. A barrier inside an scf.for whose bounds every thread agrees
+// on keeps the loop outside and cuts its body. A value one thread computes
+// in one segment and uses in a later one lives in a per-thread slot of a
+// scratch buffer (the thread's register, spilled); values every thread of
+// the block computes alike (from block ids, sizes, constants) are computed
+// once per block outside the thread loops.
+//
+// Workgroup memory (the launch's workgroup attributions) is a host buffer
+// per launch, filled with NaN at the start of every block, so that a read
+// of shared memory no thread wrote (a missing barrier or copy) shows in the
+// results.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +32,14 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_GPUEMULATEPASS
@@ -34,6 +49,341 @@ namespace mlir::tfm {
 using namespace mlir;
 
 namespace {
+
+bool containsBarrier(Operation *op) {
+  return op
+      ->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+/// Emulates one gpu.launch. Values of the kernel body are of three kinds:
+/// uniform (the same for every thread of a block: defined above the launch,
+/// block ids and sizes, workgroup buffers, induction variables of loops
+/// with barriers, and pure ops of uniform operands), thread ids, and
+/// per-thread values. A per-thread value used outside the segment that
+/// defines it is kept in a scratch slot.
+class LaunchEmulator {
+public:
+  LaunchEmulator(IRRewriter &rw, gpu::LaunchOp launch)
+      : rw(rw), launch(launch), loc(launch.getLoc()) {}
+
+  LogicalResult run(unsigned &segmentCount);
+
+private:
+  LogicalResult check();
+  LogicalResult emitBlock(OpBuilder &b, Block &src);
+  LogicalResult emitSyncLoop(OpBuilder &b, scf::ForOp loop);
+  void emitSegment(OpBuilder &b, Block &src, ArrayRef<Operation *> ops);
+  void emitCopies(OpBuilder &b, ArrayRef<std::pair<Value, Value>> copies);
+  void poison(OpBuilder &b, Value buffer);
+
+  /// The thread loops of one segment at `b`; returns a builder inside them
+  /// and the thread's linear id.
+  std::pair<OpBuilder, Value> threadLoops(OpBuilder &b);
+  /// `v` as the current thread sees it inside a segment whose values are in
+  /// `local` (loading it from its scratch slot at `b` when needed).
+  Value lookup(OpBuilder &b, IRMapping &local, Value tid, Value v);
+  /// The scratch buffer (one slot per thread) of per-thread value `v`.
+  Value scratchFor(Value v);
+  bool isUniform(Value v) {
+    return uniform.contains(v) ||
+           !launch.getBody().isAncestor(v.getParentRegion());
+  }
+  Value uniformValue(Value v) const { return uniform.lookupOrDefault(v); }
+
+  IRRewriter &rw;
+  gpu::LaunchOp launch;
+  Location loc;
+  /// Kernel values that are uniform, mapped to their block-level values.
+  IRMapping uniform;
+  DenseMap<Value, Value> scratch;
+  SmallVector<Value> hostBuffers;
+  Value numThreads;
+  Value blockSize[3]; // x, y, z
+  /// The launch's thread id arguments, and their loop variables in the
+  /// segment being emitted.
+  Value threadArgs[3], threadValues[3];
+  unsigned segments = 0;
+  Value zero, one;
+  OpBuilder launchLevel{launch->getContext()};
+};
+
+LogicalResult LaunchEmulator::check() {
+  if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
+    return launch.emitOpError("is asynchronous; the emulation runs "
+                              "launches in program order only");
+  if (launch.getClusterSizeX())
+    return launch.emitOpError("uses thread-block clusters, which the "
+                              "emulation does not model");
+  if (!launch.getPrivateAttributions().empty())
+    return launch.emitOpError("has private memory attributions, which the "
+                              "emulation does not model");
+  Region &body = launch.getBody();
+  if (!body.hasOneBlock())
+    return launch.emitOpError("has a multi-block body");
+  // Workgroup buffers become host buffers without a memory space: only
+  // accesses (not views, whose types would keep the space) may use them.
+  for (BlockArgument buffer : launch.getWorkgroupAttributions())
+    for (Operation *user : buffer.getUsers())
+      if (!isa<memref::LoadOp, memref::StoreOp, vector::LoadOp,
+               vector::StoreOp>(user))
+        return user->emitOpError(
+            "uses a workgroup buffer other than by loads and stores, which "
+            "the emulation does not model");
+  // The launch's ids and sizes are its block arguments; barriers are the
+  // synchronization the emulation models; any other gpu op (a shuffle, an
+  // id op) has no host equivalent here.
+  WalkResult other = body.walk([&](Operation *op) {
+    if (isa<gpu::TerminatorOp, gpu::BarrierOp>(op) ||
+        !isa<gpu::GPUDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitOpError("has no host emulation (only barriers synchronize "
+                    "the emulated threads of a block)");
+    return WalkResult::interrupt();
+  });
+  return failure(other.wasInterrupted());
+}
+
+std::pair<OpBuilder, Value> LaunchEmulator::threadLoops(OpBuilder &b) {
+  OpBuilder inner = b;
+  Value ids[3];
+  // Outermost first: z, y, x.
+  for (int d = 2; d >= 0; --d) {
+    auto loop = scf::ForOp::create(inner, loc, zero, blockSize[d], one);
+    ids[d] = loop.getInductionVar();
+    inner.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  Value tid = arith::MulIOp::create(inner, loc, ids[2], blockSize[1]);
+  tid = arith::AddIOp::create(inner, loc, tid, ids[1]);
+  tid = arith::MulIOp::create(inner, loc, tid, blockSize[0]);
+  tid = arith::AddIOp::create(inner, loc, tid, ids[0]);
+  for (int d = 0; d < 3; ++d)
+    threadValues[d] = ids[d];
+  ++segments;
+  return {inner, tid};
+}
+
+Value LaunchEmulator::scratchFor(Value v) {
+  Value &slot = scratch[v];
+  if (!slot) {
+    auto type = MemRefType::get({ShapedType::kDynamic}, v.getType());
+    slot = memref::AllocOp::create(launchLevel, loc, type, numThreads);
+    hostBuffers.push_back(slot);
+  }
+  return slot;
+}
+
+Value LaunchEmulator::lookup(OpBuilder &b, IRMapping &local, Value tid,
+                             Value v) {
+  if (Value mapped = local.lookupOrNull(v))
+    return mapped;
+  if (isUniform(v))
+    return uniformValue(v);
+  for (int d = 0; d < 3; ++d)
+    if (v == threadArgs[d])
+      return threadValues[d];
+  // A per-thread value of an earlier segment.
+  Value loaded = memref::LoadOp::create(b, loc, scratchFor(v), tid);
+  local.map(v, loaded);
+  return loaded;
+}
+
+void LaunchEmulator::emitSegment(OpBuilder &b, Block &src,
+                                 ArrayRef<Operation *> ops) {
+  if (ops.empty())
+    return;
+  llvm::SmallPtrSet<Operation *, 16> inSegment(ops.begin(), ops.end());
+  auto [inner, tid] = threadLoops(b);
+  IRMapping local;
+  for (Operation *op : ops) {
+    // Every value the op reads from outside itself, nested regions too.
+    SetVector<Value> used(op->operand_begin(), op->operand_end());
+    getUsedValuesDefinedAbove(op->getRegions(), used);
+    for (Value v : used)
+      if (!local.contains(v))
+        local.map(v, lookup(inner, local, tid, v));
+    Operation *clone = inner.clone(*op, local);
+    // Results used outside this segment go to their scratch slots.
+    for (auto [result, cloned] :
+         llvm::zip(op->getResults(), clone->getResults())) {
+      bool escapes = llvm::any_of(result.getUsers(), [&](Operation *user) {
+        Operation *ancestor = src.findAncestorOpInBlock(*user);
+        return !ancestor || !inSegment.contains(ancestor);
+      });
+      if (escapes)
+        memref::StoreOp::create(inner, loc, cloned, scratchFor(result), tid);
+    }
+  }
+}
+
+void LaunchEmulator::emitCopies(OpBuilder &b,
+                                ArrayRef<std::pair<Value, Value>> copies) {
+  if (copies.empty())
+    return;
+  auto [inner, tid] = threadLoops(b);
+  IRMapping local;
+  // All reads before all writes: a copy may read a slot another writes
+  // (loop-carried values that swap).
+  SmallVector<Value> values;
+  for (auto [from, to] : copies)
+    values.push_back(lookup(inner, local, tid, from));
+  for (auto [value, copy] : llvm::zip(values, copies))
+    memref::StoreOp::create(inner, loc, value, scratchFor(copy.second), tid);
+}
+
+LogicalResult LaunchEmulator::emitSyncLoop(OpBuilder &b, scf::ForOp loop) {
+  for (Value bound : {loop.getLowerBound(), loop.getUpperBound(),
+                      loop.getStep()})
+    if (!isUniform(bound))
+      return loop.emitOpError(
+          "holds a barrier but its bounds may differ between the threads of "
+          "a block; the emulation (and the GPU) needs every thread to reach "
+          "every barrier");
+  // Loop-carried values are per thread: they live in the slots of the
+  // loop's region arguments, which the loop's results share.
+  SmallVector<std::pair<Value, Value>> copies;
+  for (auto [init, arg] :
+       llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs()))
+    copies.push_back({init, arg});
+  emitCopies(b, copies);
+  for (auto [arg, result] :
+       llvm::zip(loop.getRegionIterArgs(), loop.getResults()))
+    scratch[result] = scratchFor(arg);
+
+  auto emulated = scf::ForOp::create(b, loc, uniformValue(loop.getLowerBound()),
+                                     uniformValue(loop.getUpperBound()),
+                                     uniformValue(loop.getStep()));
+  uniform.map(loop.getInductionVar(), emulated.getInductionVar());
+  OpBuilder body = OpBuilder::atBlockTerminator(emulated.getBody());
+  if (failed(emitBlock(body, *loop.getBody())))
+    return failure();
+  copies.clear();
+  for (auto [yielded, arg] :
+       llvm::zip(loop.getBody()->getTerminator()->getOperands(),
+                 loop.getRegionIterArgs()))
+    copies.push_back({yielded, arg});
+  emitCopies(body, copies);
+  return success();
+}
+
+LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
+  SmallVector<Operation *> segment;
+  for (Operation &op : src.without_terminator()) {
+    if (isa<gpu::BarrierOp>(op)) {
+      emitSegment(b, src, segment);
+      segment.clear();
+      continue;
+    }
+    if (containsBarrier(&op)) {
+      auto loop = dyn_cast<scf::ForOp>(op);
+      if (!loop)
+        return op.emitOpError(
+            "holds a barrier; the emulation runs barriers at the top level "
+            "of a kernel or in scf.for loops with uniform bounds");
+      emitSegment(b, src, segment);
+      segment.clear();
+      if (failed(emitSyncLoop(b, loop)))
+        return failure();
+      continue;
+    }
+    bool isUniformOp =
+        op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
+        llvm::all_of(op.getOperands(), [&](Value v) { return isUniform(v); });
+    if (isUniformOp) {
+      // Once per block, before the segment that uses it.
+      b.clone(op, uniform);
+      continue;
+    }
+    segment.push_back(&op);
+  }
+  emitSegment(b, src, segment);
+  return success();
+}
+
+void LaunchEmulator::poison(OpBuilder &b, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto elementType = dyn_cast<FloatType>(type.getElementType());
+  if (!elementType)
+    return;
+  Value nan = arith::ConstantOp::create(
+      b, loc, FloatAttr::get(elementType,
+                             APFloat::getQNaN(elementType.getFloatSemantics())));
+  OpBuilder inner = b;
+  SmallVector<Value> ivs;
+  for (int64_t size : type.getShape()) {
+    Value ub = arith::ConstantIndexOp::create(b, loc, size);
+    auto loop = scf::ForOp::create(inner, loc, zero, ub, one);
+    ivs.push_back(loop.getInductionVar());
+    inner.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  memref::StoreOp::create(inner, loc, nan, buffer, ivs);
+}
+
+LogicalResult LaunchEmulator::run(unsigned &segmentCount) {
+  if (failed(check()))
+    return failure();
+  rw.setInsertionPoint(launch);
+  zero = arith::ConstantIndexOp::create(rw, loc, 0);
+  one = arith::ConstantIndexOp::create(rw, loc, 1);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  blockSize[0] = block.x;
+  blockSize[1] = block.y;
+  blockSize[2] = block.z;
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  threadArgs[0] = threadIds.x;
+  threadArgs[1] = threadIds.y;
+  threadArgs[2] = threadIds.z;
+  numThreads = arith::MulIOp::create(rw, loc, block.x, block.y);
+  numThreads = arith::MulIOp::create(rw, loc, numThreads, block.z);
+
+  // Workgroup buffers: host memory for the whole launch.
+  SmallVector<Value> workgroup;
+  for (BlockArgument arg : launch.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(arg.getType());
+    auto host = MemRefType::get(type.getShape(), type.getElementType());
+    Value buffer = memref::AllocOp::create(rw, loc, host);
+    hostBuffers.push_back(buffer);
+    workgroup.push_back(buffer);
+    uniform.map(arg, buffer);
+  }
+
+  // Outermost first: block z, y, x.
+  Value gridBounds[3] = {grid.z, grid.y, grid.x};
+  Value blockIvs[3];
+  OpBuilder b = rw;
+  for (int i = 0; i < 3; ++i) {
+    auto loop = scf::ForOp::create(b, loc, zero, gridBounds[i], one);
+    if (i == 0) // Scratch buffers go before the block loops.
+      launchLevel.setInsertionPoint(loop);
+    blockIvs[i] = loop.getInductionVar();
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 gridArgs = launch.getGridSize();
+  gpu::KernelDim3 blockArgs = launch.getBlockSize();
+  uniform.map(blockIds.z, blockIvs[0]);
+  uniform.map(blockIds.y, blockIvs[1]);
+  uniform.map(blockIds.x, blockIvs[2]);
+  uniform.map(gridArgs.x, grid.x);
+  uniform.map(gridArgs.y, grid.y);
+  uniform.map(gridArgs.z, grid.z);
+  uniform.map(blockArgs.x, block.x);
+  uniform.map(blockArgs.y, block.y);
+  uniform.map(blockArgs.z, block.z);
+  for (Value buffer : workgroup)
+    poison(b, buffer);
+
+  if (failed(emitBlock(b, launch.getBody().front())))
+    return failure();
+  segmentCount = segments;
+
+  rw.setInsertionPointAfter(launch);
+  for (Value buffer : hostBuffers)
+    memref::DeallocOp::create(rw, loc, buffer);
+  rw.eraseOp(launch);
+  return success();
+}
 
 struct GPUEmulatePass
     : mlir::tfm::impl::GPUEmulatePassBase<GPUEmulatePass> {
@@ -45,9 +395,11 @@ struct GPUEmulatePass
     getOperation()->walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     IRRewriter rw(&getContext());
     for (gpu::LaunchOp launch : launches) {
-      if (failed(emulate(rw, launch)))
+      unsigned segmentCount = 0;
+      if (failed(LaunchEmulator(rw, launch).run(segmentCount)))
         return signalPassFailure();
       ++emulated;
+      segments += segmentCount;
     }
     if (failed(runOnHost()))
       signalPassFailure();
@@ -78,76 +430,11 @@ struct GPUEmulatePass
     return success();
   }
 
-  LogicalResult emulate(IRRewriter &rw, gpu::LaunchOp launch) {
-    if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
-      return launch.emitOpError("is asynchronous; the emulation runs "
-                                "launches in program order only");
-    if (launch.getClusterSizeX())
-      return launch.emitOpError("uses thread-block clusters, which the "
-                                "emulation does not model");
-    if (!launch.getWorkgroupAttributions().empty() ||
-        !launch.getPrivateAttributions().empty())
-      return launch.emitOpError(
-          "has workgroup or private memory attributions; the sequential "
-          "emulation cannot run kernels that share memory between threads");
-    Region &body = launch.getBody();
-    if (!body.hasOneBlock())
-      return launch.emitOpError("has a multi-block body");
-    // The launch's ids and sizes are its block arguments; any other gpu op
-    // (a barrier, a shuffle, an id op) has no sequential equivalent.
-    WalkResult barriers = body.walk([&](Operation *op) {
-      if (op == launch.getOperation() || isa<gpu::TerminatorOp>(op) ||
-          !isa<gpu::GPUDialect>(op->getDialect()))
-        return WalkResult::advance();
-      op->emitOpError("has no sequential host emulation (barriers, "
-                      "shuffles and other operations between the threads of "
-                      "a block need the fiber emulation)");
-      return WalkResult::interrupt();
-    });
-    if (barriers.wasInterrupted())
-      return failure();
-
-    Location loc = launch.getLoc();
-    rw.setInsertionPoint(launch);
-    Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rw, loc, 1);
-    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-    // Outermost first: block z, y, x, then thread z, y, x.
-    Value bounds[6] = {grid.z, grid.y, grid.x, block.z, block.y, block.x};
-    Value ivs[6];
-    OpBuilder b = rw;
-    for (int i = 0; i < 6; ++i) {
-      auto loop = scf::ForOp::create(b, loc, zero, bounds[i], one);
-      ivs[i] = loop.getInductionVar();
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-    }
-
-    IRMapping map;
-    gpu::KernelDim3 blockIds = launch.getBlockIds();
-    gpu::KernelDim3 threadIds = launch.getThreadIds();
-    gpu::KernelDim3 gridArgs = launch.getGridSize();
-    gpu::KernelDim3 blockArgs = launch.getBlockSize();
-    map.map(blockIds.z, ivs[0]);
-    map.map(blockIds.y, ivs[1]);
-    map.map(blockIds.x, ivs[2]);
-    map.map(threadIds.z, ivs[3]);
-    map.map(threadIds.y, ivs[4]);
-    map.map(threadIds.x, ivs[5]);
-    map.map(gridArgs.x, grid.x);
-    map.map(gridArgs.y, grid.y);
-    map.map(gridArgs.z, grid.z);
-    map.map(blockArgs.x, block.x);
-    map.map(blockArgs.y, block.y);
-    map.map(blockArgs.z, block.z);
-    for (Operation &op : body.front().without_terminator())
-      b.clone(op, map);
-    rw.eraseOp(launch);
-    return success();
-  }
-
   mlir::tfm::PassStatistic emulated{this, numEmulated, "emulated-launches",
                               "gpu.launch ops turned into host loop nests"};
+  mlir::tfm::PassStatistic segments{
+      this, numSegments, "thread-segments",
+      "Thread loop nests (a kernel has one more per barrier it passes)"};
 };
 
 } // namespace

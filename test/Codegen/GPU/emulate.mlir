@@ -4,13 +4,15 @@
 // loop variables and the sizes the launch's operands.
 // CHECK-LABEL: func.func @launch
 // CHECK-SAME:    (%[[M:.*]]: memref<?xindex>, %[[G:.*]]: index, %[[B:.*]]: index)
+// The block's offset is the same for all its threads: computed once per
+// block, outside the thread loops.
 // CHECK:         scf.for %[[BZ:.*]] = %{{.*}} to %[[ONE:.*]] step
 // CHECK:           scf.for %[[BY:.*]] = %{{.*}} to %[[ONE]] step
 // CHECK:             scf.for %[[BX:.*]] = %{{.*}} to %[[G]] step
+// CHECK:               %[[P:.*]] = arith.muli %[[BX]], %[[B]]
 // CHECK:               scf.for {{.*}} to %[[ONE]] step
 // CHECK:                 scf.for {{.*}} to %[[ONE]] step
 // CHECK:                   scf.for %[[TX:.*]] = %{{.*}} to %[[B]] step
-// CHECK:                     %[[P:.*]] = arith.muli %[[BX]], %[[B]]
 // CHECK:                     %[[I:.*]] = arith.addi %[[P]], %[[TX]]
 // CHECK:                     memref.store %[[I]], %[[M]][%[[I]]]
 // CHECK-NOT:   gpu.launch
@@ -28,13 +30,50 @@ func.func @launch(%m: memref<?xindex>, %g: index, %b: index) {
 
 // -----
 
-// Threads that synchronize cannot run one after another.
-func.func @barrier() {
+// A barrier cuts the threads' loops: every thread writes its slot of the
+// workgroup buffer (NaN before: poisoned per block) before any thread reads
+// its neighbour's. The thread's value `%v`, defined before the barrier and
+// used after it, goes through a scratch slot indexed by the linear thread
+// id.
+// CHECK-LABEL: func.func @barrier
+// CHECK:         %[[NT:.*]] = arith.muli
+// CHECK:         %[[NT2:.*]] = arith.muli %[[NT]]
+// CHECK:         %[[W:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:         %[[S:.*]] = memref.alloc(%[[NT2]]) : memref<?xf32>
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for %[[P:.*]] =
+// CHECK:                 memref.store %cst{{.*}}, %[[W]][%[[P]]]
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   scf.for %[[TX:.*]] =
+// CHECK:                     %[[V:.*]] = memref.load %{{.*}}[%[[TX]]]
+// CHECK:                     memref.store %[[V]], %[[S]][%[[T:.*]]] : memref<?xf32>
+// CHECK:                     memref.store %[[V]], %[[W]][%[[TX]]]
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   scf.for %[[TX2:.*]] =
+// CHECK:                     memref.load %[[W]]
+// CHECK:                     %[[V2:.*]] = memref.load %[[S]]
+// CHECK:                     arith.addf %[[V2]]
+// CHECK:         memref.dealloc %[[W]]
+// CHECK:         memref.dealloc %[[S]]
+// CHECK-NOT:   gpu.
+func.func @barrier(%in: memref<64xf32>, %out: memref<64xf32>) {
   %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c63 = arith.constant 63 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
-             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{has no sequential host emulation}}
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%w : memref<64xf32, #gpu.address_space<workgroup>>) {
+    %v = memref.load %in[%tx] : memref<64xf32>
+    memref.store %v, %w[%tx] : memref<64xf32, #gpu.address_space<workgroup>>
     gpu.barrier
+    %n = arith.subi %c63, %tx : index
+    %u = memref.load %w[%n] : memref<64xf32, #gpu.address_space<workgroup>>
+    %s = arith.addf %v, %u : f32
+    memref.store %s, %out[%tx] : memref<64xf32>
     gpu.terminator
   }
   return
@@ -42,13 +81,121 @@ func.func @barrier() {
 
 // -----
 
-// Workgroup memory is shared between the threads of a block.
-func.func @workgroup() {
+// A barrier in a loop with uniform bounds: the loop runs once per block
+// around the thread loops; its carried value is per thread (a scratch slot
+// copied in before, read and written in the body, read after).
+// CHECK-LABEL: func.func @loop
+// CHECK:         %[[ACC:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for %[[BX:.*]] =
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   scf.for
+// CHECK:                     memref.store %{{.*}}, %[[ACC]]
+// CHECK:               scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NOT:             iter_args
+// CHECK:                 scf.for
+// CHECK:                   scf.for
+// CHECK:                     scf.for
+// CHECK:                       memref.store
+// CHECK:                 scf.for
+// CHECK:                   scf.for
+// CHECK:                     scf.for
+// CHECK:                       memref.load %[[ACC]]
+// CHECK:                       arith.addf
+// CHECK:                       memref.store %{{.*}}, %[[ACC]]
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   scf.for
+// CHECK:                     %[[R:.*]] = memref.load %[[ACC]]
+// CHECK:                     memref.store %[[R]], %arg1
+func.func @loop(%in: memref<?x32xf32>, %out: memref<32xf32>, %k: index) {
+  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{has workgroup or private memory attributions}}
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%w : memref<32xf32, #gpu.address_space<workgroup>>) {
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero) -> f32 {
+      %v = memref.load %in[%i, %tx] : memref<?x32xf32>
+      memref.store %v, %w[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %n = arith.subi %c32, %tx : index
+      %m = arith.subi %n, %c1 : index
+      %u = memref.load %w[%m] : memref<32xf32, #gpu.address_space<workgroup>>
+      %a = arith.addf %acc, %u : f32
+      gpu.barrier
+      scf.yield %a : f32
+    }
+    memref.store %r, %out[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A barrier only some threads reach deadlocks a GPU; the emulation refuses.
+func.func @divergent(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{holds a barrier but its bounds may differ between the threads}}
+    scf.for %i = %c0 to %tx step %c1 {
+      gpu.barrier
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @in_if(%p: i1) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{holds a barrier; the emulation runs barriers at the top level}}
+    scf.if %p {
+      gpu.barrier
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Warp-level operations have no host emulation yet.
+func.func @shuffle(%x: f32) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : i32
+  %o = arith.constant 1 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{has no host emulation}}
+    %r, %ok = gpu.shuffle xor %x, %o, %c32 : f32
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A view of a workgroup buffer would keep the workgroup memory space in its
+// type on the host.
+func.func @workgroup_view() {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1)
              workgroup(%w : memref<4xf32, #gpu.address_space<workgroup>>) {
+    // expected-error @+1 {{uses a workgroup buffer other than by loads and stores}}
+    %v = memref.subview %w[0] [2] [1] : memref<4xf32, #gpu.address_space<workgroup>> to memref<2xf32, strided<[1]>, #gpu.address_space<workgroup>>
     gpu.terminator
   }
   return

@@ -147,31 +147,51 @@ def GPUDeviceMemoryPass : Pass<"tfm-gpu-device-memory", "ModuleOp"> {
 }
 
 def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
-  let summary = "Run GPU kernels on the host: each gpu.launch becomes its block and thread loops";
+  let summary = "Run GPU kernels on the host: blocks as loops, threads as loops cut at barriers";
   let description = [{
-    `gpu.launch blocks(g) threads(t) { body } => scf.for bz, by, bx, tz, ty,
-    tx { body }`
+    `gpu.launch blocks(g) threads(t) { A; gpu.barrier; B } => scf.for bz,
+    by, bx { scf.for tz, ty, tx { A }; scf.for tz, ty, tx { B } }`
 
     The host build of a GPU pipeline (`tfmc --target=nvptx --gpu-emulate`):
     the kernels are the ones the NVIDIA build compiles, already distributed
-    over blocks and threads, and run sequentially on the CPU with the
-    launch's ids and sizes bound to the loop variables and bounds. Buffers
-    stay in host memory (no `-tfm-gpu-device-memory`). A wrong index, a
-    missing bounds guard or a wrong grid size shows as a numeric difference
-    from the reference. The manifest's `"device"` becomes `"cpu"`: the
-    runtime treats the library as a CPU model.
+    over blocks and threads, and run on the CPU with the launch's ids and
+    sizes bound to loop variables and bounds. Buffers stay in host memory
+    (no `-tfm-gpu-device-memory`). A wrong index, a missing bounds guard, a
+    wrong grid size or a missing barrier shows as a numeric difference from
+    the reference. The manifest's `"device"` becomes `"cpu"`: the runtime
+    treats the library as a CPU model.
 
-    **Limits, reported as errors naming the op.** Running threads one after
-    another is exact only while no thread reads what another thread of the
-    same launch writes. A kernel with a barrier, a shuffle, workgroup or
-    private attributions, clusters or async tokens is rejected rather than
-    run wrongly (those need threads as coroutines switching at barriers).
+    **Barriers.** Each block's body is cut at every `gpu.barrier` into
+    segments; a segment runs for all threads of the block (thread loops z,
+    y, x) before the next starts, which is what a barrier guarantees. A
+    barrier inside an `scf.for` whose bounds are uniform keeps that loop
+    outside the thread loops and cuts its body; its loop-carried values are
+    per thread. A per-thread value used after the segment that defines it
+    is kept in a scratch buffer with one slot per thread; uniform values
+    (from block ids, sizes, constants and values defined above the launch,
+    through pure ops) are computed once per block outside the thread loops.
+
+    **Workgroup memory.** Each workgroup attribution becomes a host buffer
+    for the launch, filled with NaN at the start of every block: a read of
+    shared memory that no thread of the block wrote shows as NaN.
+
+    **Limits, reported as errors naming the op.** A barrier inside any
+    other op than such an `scf.for`, or in a loop whose bounds may differ
+    between threads; warp-level operations (shuffles) and any other `gpu`
+    op; private attributions, clusters, async tokens; a workgroup buffer
+    used by anything other than loads and stores.
   }];
   let statistics = [
     Statistic<"numEmulated", "emulated-launches",
               "gpu.launch ops turned into host loop nests">,
+    Statistic<"numSegments", "thread-segments",
+              "Thread loop nests (one more per barrier a kernel passes)">,
   ];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
 }
 
 def GPUNameKernelsPass : Pass<"tfm-gpu-name-kernels", "ModuleOp"> {
