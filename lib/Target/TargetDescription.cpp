@@ -5,6 +5,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/TargetParser/Host.h"
@@ -142,5 +143,10 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
   GpuTargetDescription gpu;
   gpu.chip = chip.str();
   gpu.toolkit = toolkit.str();
+  gpu.multiprocessors = llvm::StringSwitch<int64_t>(chip)
+                            .Case("sm_86", 82)
+                            .Case("sm_89", 128)
+                            .StartsWith("sm_90", 132)
+                            .Default(108);
   return gpu;
 }

@@ -32,13 +32,29 @@ CpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       StringRef chip, StringRef features,
-                      int64_t maxThreadsPerBlock) {
+                      int64_t maxThreadsPerBlock, int64_t sharedMemoryBytes,
+                      int64_t multiprocessors) {
   if (!chip.starts_with("sm_"))
     return emitError() << "'chip' must be a compute capability such as "
                           "\"sm_80\", found \""
                        << chip << "\"";
   if (maxThreadsPerBlock < 32)
     return emitError() << "'max_threads_per_block' must be at least 32";
+  if (sharedMemoryBytes < 0 || multiprocessors < 1)
+    return emitError() << "'shared_memory_bytes' must not be negative and "
+                          "'multiprocessors' must be positive";
+  return success();
+}
+
+LogicalResult
+GpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           int64_t blockM, int64_t blockN, int64_t blockK,
+                           int64_t threadM, int64_t threadN) {
+  if (blockM < 1 || blockN < 1 || blockK < 1 || threadM < 1 || threadN < 1)
+    return emitError() << "tile sizes must be positive";
+  if (blockM % threadM || blockN % threadN)
+    return emitError() << "'block_m' and 'block_n' must be multiples of "
+                          "'thread_m' and 'thread_n'";
   return success();
 }
 

@@ -112,10 +112,13 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
   let summary = "The NVIDIA GPU a module's kernels are compiled for";
   let description = [{
     The compute capability (`chip`, e.g. `sm_90`), the PTX features of the
-    NVPTX back end, and the most threads a block may have, which kernel
-    configuration (`-tfm-gpu-distribute`) checks its blocks against. More
-    limits (shared memory per block, registers) join when a pass sizes
-    kernels from them. The host code that launches the kernels is compiled
+    NVPTX back end, and the limits kernel configuration sizes kernels by:
+    the most threads a block may have (`-tfm-gpu-distribute` and
+    `-tfm-gpu-configure` check blocks against it), the static shared memory
+    of one block (48 KiB on every architecture; more needs dynamic shared
+    memory, which part 2's kernels opt into), and the number of streaming
+    multiprocessors (a grid with fewer blocks leaves SMs idle; the
+    configuration takes smaller tiles then). The host code that launches the kernels is compiled
     for the machine that runs the model (`tfmc`'s CPU target). Code
     generation for a GPU target puts the buffers the entry reads and writes
     on the device (`-tfm-materialize-entry` records device `cuda`, every
@@ -123,13 +126,16 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
 
     ```mlir
     module attributes {tfm.target = #tfm.gpu_target<chip = "sm_90",
-        features = "+ptx80", max_threads_per_block = 1024>}
+        features = "+ptx80", max_threads_per_block = 1024,
+        shared_memory_bytes = 49152, multiprocessors = 132>}
     ```
   }];
   let parameters = (ins
     StringRefParameter<"compute capability">:$chip,
     StringRefParameter<"PTX features">:$features,
-    "int64_t":$max_threads_per_block
+    "int64_t":$max_threads_per_block,
+    "int64_t":$shared_memory_bytes,
+    "int64_t":$multiprocessors
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -235,6 +241,39 @@ def Tfm_CpuElementwiseAttr : AttrDef<Tfm_Dialect, "CpuElementwise"> {
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+def Tfm_GpuContractionAttr : AttrDef<Tfm_Dialect, "GpuContraction"> {
+  let mnemonic = "gpu_contraction";
+  let summary = "The GPU schedule of one contraction";
+  let description = [{
+    The decision of `-tfm-gpu-configure` for one linalg contraction, which
+    `-tfm-gpu-tile-contraction` carries out: one block computes a
+    `block_m` x `block_n` tile of the output, staging `block_k`-deep slices
+    of both operands in shared memory; each of its
+    (`block_m` / `thread_m`) x (`block_n` / `thread_n`) threads accumulates
+    `thread_m` x `thread_n` outputs in registers.
+  }];
+  let parameters = (ins
+    "int64_t":$block_m,
+    "int64_t":$block_n,
+    "int64_t":$block_k,
+    "int64_t":$thread_m,
+    "int64_t":$thread_n
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads of one block.
+    int64_t getThreads() const {
+      return (getBlockM() / getThreadM()) * (getBlockN() / getThreadN());
+    }
+    /// Bytes of the block's shared-memory staging buffers (f32, each row
+    /// padded by one element against bank conflicts).
+    int64_t getSharedMemoryBytes() const {
+      return 4 * getBlockK() * (getBlockM() + 1 + getBlockN() + 1);
+    }
+  }];
 }
 
 #endif // TFM_IR_TFMATTRS_TD

@@ -51,9 +51,8 @@ struct TargetDescription {
 };
 
 /// An NVIDIA GPU target: what the NVVM back end needs (architecture, PTX
-/// features, the CUDA toolkit for ptxas and libdevice) and the block limit
-/// kernel configuration checks against. Other limits (SM count, shared
-/// memory, registers) join it when a pass sizes kernels from them.
+/// features, the CUDA toolkit for ptxas and libdevice) and the limits
+/// kernel configuration sizes kernels by.
 struct GpuTargetDescription {
   /// Compute capability, e.g. "sm_80" (the default: Ampere, the oldest GPU
   /// with the features the kernels use) or "sm_90".
@@ -62,6 +61,11 @@ struct GpuTargetDescription {
   std::string features = "+ptx80";
   /// Most threads of one block (1024 on every architecture tfm supports).
   int64_t maxThreadsPerBlock = 1024;
+  /// Static shared memory of one block (48 KiB on every architecture).
+  int64_t sharedMemoryBytes = 48 * 1024;
+  /// Streaming multiprocessors of the architecture's reference part
+  /// (A100: 108, RTX 3090: 82, RTX 4090: 128, H100 SXM: 132).
+  int64_t multiprocessors = 108;
   /// CUDA toolkit folder (bin/ptxas, nvvm/libdevice); empty: none, and the
   /// library embeds PTX that the driver compiles when the model is created.
   std::string toolkit;

@@ -10,53 +10,14 @@ int64_t mlir::tfm::registerTileWidth(CpuTargetAttr target) {
 }
 
 std::optional<GemmDims> mlir::tfm::classifyContraction(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
-    return std::nullopt;
-  OpOperand *init = op.getDpsInitOperand(0);
-  if (!getElementTypeOrSelf(init->get().getType()).isF32())
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
     return std::nullopt;
   // The register kernel is an f32 vector.contract: mixed-precision operands
   // (an f16 K or V widened inside the contraction) stay loops.
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (!getElementTypeOrSelf(input->get().getType()).isF32())
+  for (OpOperand &operand : op->getOpOperands())
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
       return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> cd =
-      linalg::inferContractionDims(op);
-  if (failed(cd) || cd->m.empty() || cd->n.empty() || cd->k.empty())
-    return std::nullopt;
-  AffineMap outMap = op.getMatchingIndexingMap(init);
-  if (outMap.getNumResults() == 0)
-    return std::nullopt;
-  auto lastDim = [](AffineMap map, ArrayRef<unsigned> among)
-      -> std::optional<unsigned> {
-    for (AffineExpr e : llvm::reverse(map.getResults()))
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        if (llvm::is_contained(among, d.getPosition()))
-          return d.getPosition();
-    return std::nullopt;
-  };
-  // The output's innermost dimension must be an n dimension: that is the
-  // vector dimension of the kernel.
-  auto outLast = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-  if (!outLast || !llvm::is_contained(cd->n, outLast.getPosition()))
-    return std::nullopt;
-  GemmDims g;
-  g.n = outLast.getPosition();
-  g.m = *lastDim(outMap, cd->m);
-  AffineMap map0 = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  bool zeroIsA = map0.isFunctionOfDim(g.m);
-  g.a = zeroIsA ? 0 : 1;
-  g.b = zeroIsA ? 1 : 0;
-  AffineMap aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(g.a));
-  std::optional<unsigned> k = lastDim(aMap, cd->k);
-  if (!k)
-    return std::nullopt;
-  g.k = *k;
-  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d)
-    if (d != g.m && d != g.n && d != g.k)
-      g.unit.push_back(d);
-  return g;
+  return inferGemmDims(op);
 }
 
 bool mlir::tfm::initializesOther(linalg::LinalgOp op) {

@@ -39,7 +39,8 @@ TargetDescription mlir::tfm::getTargetDescription(CpuTargetAttr attr) {
 GpuTargetAttr mlir::tfm::getGpuTargetAttr(MLIRContext *ctx,
                                           const GpuTargetDescription &gpu) {
   return GpuTargetAttr::get(ctx, gpu.chip, gpu.features,
-                            gpu.maxThreadsPerBlock);
+                            gpu.maxThreadsPerBlock, gpu.sharedMemoryBytes,
+                            gpu.multiprocessors);
 }
 
 void mlir::tfm::setTarget(ModuleOp module, const TargetDescription &target) {

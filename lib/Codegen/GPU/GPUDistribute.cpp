@@ -104,6 +104,9 @@ struct GPUDistributePass
       if (op->getDialect() &&
           isa<LLVM::LLVMDialect>(op->getDialect()))
         continue;
+      // Kernels already built (-tfm-gpu-tile-contraction).
+      if (isa<gpu::LaunchOp>(op))
+        continue;
       if (op->hasTrait<OpTrait::IsTerminator>() || !touchesMemory(op))
         continue;
       if (failed(wrap(rewriter, op)))

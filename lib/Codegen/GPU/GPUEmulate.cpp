@@ -311,7 +311,7 @@ void LaunchEmulator::poison(OpBuilder &b, Value buffer) {
   OpBuilder inner = b;
   SmallVector<Value> ivs;
   for (int64_t size : type.getShape()) {
-    Value ub = arith::ConstantIndexOp::create(b, loc, size);
+    Value ub = arith::ConstantIndexOp::create(inner, loc, size);
     auto loop = scf::ForOp::create(inner, loc, zero, ub, one);
     ivs.push_back(loop.getInductionVar());
     inner.setInsertionPoint(loop.getBody()->getTerminator());

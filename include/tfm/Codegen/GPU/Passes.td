@@ -12,6 +12,82 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
+  let summary = "Choose the GPU schedule of each contraction from the target";
+  let description = [{
+    `linalg contraction => linalg contraction {tfm.lowering_config =
+    #tfm.gpu_contraction<block_m, block_n, block_k, thread_m, thread_n>}`
+
+    Configuration only: what `-tfm-gpu-tile-contraction` does with each op
+    is decided here, from the module's `#tfm.gpu_target`, and recorded on
+    the op.
+
+    **Input invariant.** Bufferized linalg ops in a host function of a
+    module whose target is a GPU.
+
+    **Output.** Each contraction on buffers (two inputs, a
+    multiply-accumulate payload, f32 output, float inputs of at most 32
+    bits, projected-permutation indexing maps, no reduction loop besides
+    its `k`) gets `#tfm.gpu_contraction`: 4 x 4 outputs per thread, 16
+    threads across `n` (coalesced stores), 16 along `m` (64 x 64 tiles of
+    256 threads), `block_k` = 16. When the grid of 64-row tiles (known
+    statically) has fewer blocks than the target's multiprocessors, or `m`
+    is at most 32, tiles are 32 rows (128 threads). The staging buffers
+    must fit the target's `shared_memory_bytes` and the threads its
+    `max_threads_per_block`.
+
+    **Untouched.** Other linalg ops (they become one-thread-per-output
+    loops, `-tfm-gpu-linalg-to-loops`), ops on tensors, modules without a
+    GPU target.
+  }];
+  let statistics = [
+    Statistic<"numConfigured", "contractions",
+              "Contractions given a shared-memory GEMM schedule">,
+  ];
+}
+
+def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
+  let summary = "Lower configured contractions to block-tiled GEMM kernels with shared memory";
+  let description = [{
+    `linalg contraction {#tfm.gpu_contraction} => gpu.launch workgroup(As,
+    Bs) { scf.for k-tile { stage A, B; gpu.barrier; scf.for kk { FMA };
+    gpu.barrier } }`
+
+    **Input invariant.** Linalg ops on buffers that carry
+    `#tfm.gpu_contraction` (`-tfm-gpu-configure`).
+
+    **Output.** Each becomes one `gpu.launch`: blocks x over `n` tiles,
+    y over `m` tiles, z over the product of the other (batch) loops; threads
+    x over `n`, y over `m`. Each block holds two workgroup buffers (the
+    `block_k` x `block_m` slice of A and `block_k` x `block_n` slice of B,
+    converted to f32, rows padded by one element against bank conflicts).
+    For each `block_k` step the block's threads copy both slices in
+    cooperatively (neighbouring threads read neighbouring elements of the
+    operand's innermost dimension; out-of-range elements read as 0), wait
+    at a barrier, accumulate their `thread_m` x `thread_n` outputs (rows
+    `ty + i * threads_y`, columns `tx + j * threads_x`: conflict-free shared
+    reads, coalesced global stores) in registers, and wait again before the
+    next copy. The output's initial values are read once before the loop
+    and the results written once after it, guarded at the edges. Workgroup
+    memory is a launch attribution, never a `memref.alloc` in a kernel
+    (which MLIR lowers to a per-thread `malloc`).
+
+    **Untouched.** Ops without `#tfm.gpu_contraction`.
+
+    **Errors.** A configured op that is not such a contraction.
+  }];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Contractions lowered to GEMM kernels">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def GPULinalgToLoopsPass : Pass<"tfm-gpu-linalg-to-loops"> {
   let summary = "Lower linalg ops on buffers to parallel loops that reduce in registers";
   let description = [{

@@ -1,0 +1,92 @@
+//===- GPUConfigure.cpp - the GPU schedule of each contraction ------------===//
+//
+// -tfm-gpu-configure: decides, from the module's #tfm.gpu_target, the tiles
+// of the shared-memory GEMM kernel for each contraction and records them
+// as #tfm.gpu_contraction; -tfm-gpu-tile-contraction carries them out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUContraction.h"
+
+#include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_GPUCONFIGUREPASS
+#include "tfm/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// The static extent of loop `d` of `op`, if known.
+std::optional<int64_t> staticExtent(linalg::LinalgOp op, unsigned d) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[d] == ShapedType::kDynamic)
+    return std::nullopt;
+  return ranges[d];
+}
+
+struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
+  using Base::Base;
+  GPUConfigurePass(const GPUConfigurePass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    GpuTargetAttr target = getGpuTarget(getOperation());
+    if (!target)
+      return;
+    WalkResult result = getOperation()->walk([&](linalg::LinalgOp op) {
+      std::optional<GemmDims> g = matchGpuContraction(op);
+      if (!g)
+        return WalkResult::advance();
+      GpuContractionAttr config = choose(op, *g, target);
+      if (config.getThreads() > target.getMaxThreadsPerBlock() ||
+          config.getSharedMemoryBytes() > target.getSharedMemoryBytes()) {
+        op->emitOpError("-tfm-gpu-configure: no GEMM tile fits the "
+                        "target's ")
+            << target.getMaxThreadsPerBlock() << " threads and "
+            << target.getSharedMemoryBytes()
+            << " bytes of shared memory per block";
+        return WalkResult::interrupt();
+      }
+      op->setAttr(kLoweringConfigAttr, config);
+      ++configured;
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  /// 4 x 4 outputs per thread, 16 threads across n; 16 threads along m
+  /// (64-row tiles) unless m is small or 64-row tiles leave
+  /// multiprocessors idle, then 8 (32-row tiles).
+  GpuContractionAttr choose(linalg::LinalgOp op, const GemmDims &g,
+                            GpuTargetAttr target) {
+    const int64_t thread = 4, threadsN = 16, blockK = 16;
+    int64_t blockM = 64;
+    std::optional<int64_t> m = staticExtent(op, g.m);
+    std::optional<int64_t> n = staticExtent(op, g.n);
+    if (m && *m <= 32)
+      blockM = 32;
+    if (m && n) {
+      int64_t blocks = llvm::divideCeil(*m, 64) *
+                       llvm::divideCeil(*n, thread * threadsN);
+      for (unsigned d : g.unit)
+        if (std::optional<int64_t> e = staticExtent(op, d))
+          blocks *= *e;
+      if (blocks < target.getMultiprocessors())
+        blockM = 32;
+    }
+    return GpuContractionAttr::get(&getContext(), blockM, thread * threadsN,
+                                   blockK, thread, thread);
+  }
+
+  PassStatistic configured{this, numConfigured, "contractions",
+                           "Contractions given a shared-memory GEMM schedule"};
+};
+
+} // namespace

@@ -1,0 +1,289 @@
+//===- GPUTileContraction.cpp - block-tiled GEMM kernels ------------------===//
+//
+// -tfm-gpu-tile-contraction: each contraction that -tfm-gpu-configure gave
+// a #tfm.gpu_contraction becomes a gpu.launch whose blocks stage slices of
+// both operands in shared memory and whose threads accumulate a register
+// tile of the output: the classic SIMT GEMM (tensor cores are part 2's).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUContraction.h"
+
+#include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_GPUTILECONTRACTIONPASS
+#include "tfm/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Builds the kernel of one contraction.
+class GemmKernelBuilder {
+public:
+  GemmKernelBuilder(linalg::LinalgOp op, const GemmDims &g,
+                    GpuContractionAttr config)
+      : op(op), g(g), loc(op.getLoc()), blockM(config.getBlockM()),
+        blockN(config.getBlockN()), blockK(config.getBlockK()),
+        threadM(config.getThreadM()), threadN(config.getThreadN()),
+        threadsX(blockN / threadN), threadsY(blockM / threadM),
+        threads(threadsX * threadsY) {}
+
+  LogicalResult build(IRRewriter &rw);
+
+private:
+  Value index(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  /// The element of `operand` at loop indices `ivs`.
+  Value load(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs);
+  SmallVector<Value> indices(OpOperand &operand, ArrayRef<Value> ivs);
+  /// Copies the `blockK` x `extent` slice of input `operand` starting at
+  /// (k = kt, dim = origin) into `tile` (f32, 0 outside the operand).
+  void stage(OpBuilder &b, OpOperand &operand, Value tile, unsigned dim,
+             int64_t extent, Value origin, Value kt);
+
+  linalg::LinalgOp op;
+  GemmDims g;
+  Location loc;
+  int64_t blockM, blockN, blockK, threadM, threadN;
+  int64_t threadsX, threadsY, threads;
+  /// Loop extents, and per block: the batch indices, the thread's linear id.
+  SmallVector<Value> sizes;
+  SmallVector<Value> blockIvs;
+  Value tid;
+};
+
+SmallVector<Value> GemmKernelBuilder::indices(OpOperand &operand,
+                                              ArrayRef<Value> ivs) {
+  SmallVector<Value> result;
+  for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
+    result.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+  return result;
+}
+
+Value GemmKernelBuilder::load(OpBuilder &b, OpOperand &operand,
+                              ArrayRef<Value> ivs) {
+  return memref::LoadOp::create(b, loc, operand.get(), indices(operand, ivs));
+}
+
+void GemmKernelBuilder::stage(OpBuilder &b, OpOperand &operand, Value tile,
+                              unsigned dim, int64_t extent, Value origin,
+                              Value kt) {
+  // Neighbouring threads take neighbouring elements of the operand's
+  // innermost dimension: coalesced reads.
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  bool kInnermost =
+      cast<AffineDimExpr>(map.getResults().back()).getPosition() == g.k;
+  Value one = index(b, 1);
+  Value last = arith::SubIOp::create(b, loc, sizes[dim], one);
+  Value kLast = arith::SubIOp::create(b, loc, sizes[g.k], one);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  int64_t fast = kInnermost ? blockK : extent;
+  for (int64_t l = 0, e = extent * blockK / threads; l < e; ++l) {
+    Value element = arith::AddIOp::create(b, loc, tid, index(b, l * threads));
+    Value inner = arith::RemUIOp::create(b, loc, element, index(b, fast));
+    Value outer = arith::DivUIOp::create(b, loc, element, index(b, fast));
+    Value kk = kInnermost ? inner : outer;
+    Value x = kInnermost ? outer : inner;
+    Value gx = arith::AddIOp::create(b, loc, origin, x);
+    Value gk = arith::AddIOp::create(b, loc, kt, kk);
+    Value inBounds = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gx,
+                              sizes[dim]),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gk,
+                              sizes[g.k]));
+    // Clamped: every load stays in bounds; out-of-range elements are 0.
+    SmallVector<Value> ivs = blockIvs;
+    ivs[dim] = arith::MinUIOp::create(b, loc, gx, last);
+    ivs[g.k] = arith::MinUIOp::create(b, loc, gk, kLast);
+    Value v = load(b, operand, ivs);
+    if (!v.getType().isF32())
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    v = arith::SelectOp::create(b, loc, inBounds, v, zero);
+    memref::StoreOp::create(b, loc, v, tile, ValueRange{kk, x});
+  }
+}
+
+LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
+  if ((blockM * blockK) % threads || (blockN * blockK) % threads)
+    return op->emitOpError("-tfm-gpu-tile-contraction: the staged slices (")
+           << blockM << "x" << blockK << ", " << blockK << "x" << blockN
+           << ") are not a whole number of loads for " << threads
+           << " threads";
+  MLIRContext *ctx = op->getContext();
+  rw.setInsertionPoint(op);
+  for (Range r : op.createLoopRanges(rw, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, r.size));
+  Value m = sizes[g.m], n = sizes[g.n];
+  Value gridX = arith::CeilDivUIOp::create(rw, loc, n, index(rw, blockN));
+  Value gridY = arith::CeilDivUIOp::create(rw, loc, m, index(rw, blockM));
+  Value gridZ = index(rw, 1);
+  for (unsigned d : g.unit)
+    gridZ = arith::MulIOp::create(rw, loc, gridZ, sizes[d]);
+
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Type f32 = rw.getF32Type();
+  // Rows padded by one element: the copies' strided stores hit distinct
+  // banks.
+  auto aTileType = MemRefType::get({blockK, blockM + 1}, f32,
+                                   MemRefLayoutAttrInterface(), workgroup);
+  auto bTileType = MemRefType::get({blockK, blockN + 1}, f32,
+                                   MemRefLayoutAttrInterface(), workgroup);
+  auto launch = gpu::LaunchOp::create(
+      rw, loc, gridX, gridY, gridZ, index(rw, threadsX), index(rw, threadsY),
+      index(rw, 1), /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+      TypeRange{aTileType, bTileType});
+  Block &body = launch.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  if (body.empty() || !isa<gpu::TerminatorOp>(body.back()))
+    gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(body.getTerminator());
+  Value aTile = launch.getWorkgroupAttributions()[0];
+  Value bTile = launch.getWorkgroupAttributions()[1];
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+
+  // Block z enumerates the batch loops, the last one fastest.
+  blockIvs.assign(op.getNumLoops(), Value());
+  Value rest = blockIds.z;
+  for (unsigned d : llvm::reverse(g.unit)) {
+    blockIvs[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+    rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+  }
+  Value m0 = arith::MulIOp::create(b, loc, blockIds.y, index(b, blockM));
+  Value n0 = arith::MulIOp::create(b, loc, blockIds.x, index(b, blockN));
+  tid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, threadIds.y, index(b, threadsX)),
+      threadIds.x);
+
+  // This thread's outputs: rows ty + i * threadsY, columns tx + j *
+  // threadsX of the block's tile.
+  SmallVector<Value> rows, cols;
+  for (int64_t i = 0; i < threadM; ++i)
+    rows.push_back(arith::AddIOp::create(
+        b, loc, m0,
+        arith::AddIOp::create(b, loc, threadIds.y,
+                              index(b, i * threadsY))));
+  for (int64_t j = 0; j < threadN; ++j)
+    cols.push_back(arith::AddIOp::create(
+        b, loc, n0,
+        arith::AddIOp::create(b, loc, threadIds.x,
+                              index(b, j * threadsX))));
+  Value one = index(b, 1);
+  Value mLast = arith::SubIOp::create(b, loc, m, one);
+  Value nLast = arith::SubIOp::create(b, loc, n, one);
+  OpOperand &out = *op.getDpsInitOperand(0);
+  SmallVector<Value> init;
+  for (Value row : rows)
+    for (Value col : cols) {
+      SmallVector<Value> ivs = blockIvs;
+      ivs[g.m] = arith::MinUIOp::create(b, loc, row, mLast);
+      ivs[g.n] = arith::MinUIOp::create(b, loc, col, nLast);
+      init.push_back(load(b, out, ivs));
+    }
+
+  OpOperand &a = *op.getDpsInputOperand(g.a);
+  OpOperand &bOperand = *op.getDpsInputOperand(g.b);
+  auto kLoop = scf::ForOp::create(
+      b, loc, index(b, 0), sizes[g.k], index(b, blockK), init,
+      [&](OpBuilder &lb, Location, Value kt, ValueRange accs) {
+        stage(lb, a, aTile, g.m, blockM, m0, kt);
+        stage(lb, bOperand, bTile, g.n, blockN, n0, kt);
+        gpu::BarrierOp::create(lb, loc);
+        auto inner = scf::ForOp::create(
+            lb, loc, index(lb, 0), index(lb, blockK), index(lb, 1), accs,
+            [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
+              SmallVector<Value> as, bs;
+              for (int64_t i = 0; i < threadM; ++i)
+                as.push_back(memref::LoadOp::create(
+                    ib, loc, aTile,
+                    ValueRange{kk, arith::AddIOp::create(
+                                       ib, loc, threadIds.y,
+                                       index(ib, i * threadsY))}));
+              for (int64_t j = 0; j < threadN; ++j)
+                bs.push_back(memref::LoadOp::create(
+                    ib, loc, bTile,
+                    ValueRange{kk, arith::AddIOp::create(
+                                       ib, loc, threadIds.x,
+                                       index(ib, j * threadsX))}));
+              SmallVector<Value> next;
+              for (int64_t i = 0; i < threadM; ++i)
+                for (int64_t j = 0; j < threadN; ++j)
+                  next.push_back(math::FmaOp::create(
+                      ib, loc, as[i], bs[j], sums[i * threadN + j]));
+              scf::YieldOp::create(ib, loc, next);
+            });
+        // The next copy overwrites the slices: every thread must be done
+        // reading them.
+        gpu::BarrierOp::create(lb, loc);
+        scf::YieldOp::create(lb, loc, inner.getResults());
+      });
+
+  for (auto [i, row] : llvm::enumerate(rows))
+    for (auto [j, col] : llvm::enumerate(cols)) {
+      Value inBounds = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, m),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, n));
+      auto guard = scf::IfOp::create(b, loc, inBounds);
+      OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
+      SmallVector<Value> ivs = blockIvs;
+      ivs[g.m] = row;
+      ivs[g.n] = col;
+      memref::StoreOp::create(gb, loc, kLoop.getResult(i * threadN + j),
+                              out.get(), indices(out, ivs));
+    }
+  rw.eraseOp(op);
+  return success();
+}
+
+struct GPUTileContractionPass
+    : tfm::impl::GPUTileContractionPassBase<GPUTileContractionPass> {
+  using Base::Base;
+  GPUTileContractionPass(const GPUTileContractionPass &other)
+      : Base(other) {}
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kLoweringConfigAttr))
+        ops.push_back(op);
+    });
+    IRRewriter rw(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      auto config =
+          dyn_cast<GpuContractionAttr>(op->getAttr(kLoweringConfigAttr));
+      if (!config)
+        continue;
+      std::optional<GemmDims> g = matchGpuContraction(op);
+      if (!g) {
+        op->emitOpError("-tfm-gpu-tile-contraction: carries ")
+            << config << " but is not a contraction the GEMM kernel takes";
+        return signalPassFailure();
+      }
+      if (failed(GemmKernelBuilder(op, *g, config).build(rw)))
+        return signalPassFailure();
+      ++kernels;
+    }
+  }
+
+  PassStatistic kernels{this, numKernels, "kernels",
+                        "Contractions lowered to GEMM kernels"};
+};
+
+} // namespace

@@ -1,0 +1,93 @@
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-tile-contraction))" | FileCheck %s
+
+// A batched matmul with a transposed right-hand side (attention's QK^T):
+// blocks x over n tiles, y over m tiles, z over the batch; 16 x 8 threads;
+// two padded workgroup slices; per 16-deep k step: copy, barrier, 16
+// register accumulators updated by FMAs from shared memory, barrier;
+// guarded stores.
+// CHECK-LABEL: func.func @qkt
+// CHECK-SAME:    (%[[Q:.*]]: memref<2x?x40xf32>, %[[K:.*]]: memref<2x?x40xf32>, %[[S:.*]]: memref<2x?x?xf32>)
+// CHECK-DAG:     %[[M:.*]] = memref.dim %[[Q]], %c1
+// CHECK-DAG:     %[[N:.*]] = memref.dim %[[K]], %c1
+// CHECK-DAG:     %[[GX:.*]] = arith.ceildivui %[[N]], %c64
+// CHECK-DAG:     %[[GY:.*]] = arith.ceildivui %[[M]], %c32
+// CHECK-DAG:     %[[GZ:.*]] = arith.muli %c1{{.*}}, %c2
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (%{{.*}} = %[[GX]], %{{.*}} = %[[GY]], %{{.*}} = %[[GZ]])
+// CHECK-SAME:      threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in (%{{.*}} = %c16{{[_0-9]*}}, %{{.*}} = %c8{{[_0-9]*}}, %{{.*}} = %c1{{[_0-9]*}})
+// CHECK-SAME:      workgroup(%[[AS:.*]] : memref<16x33xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x65xf32, #gpu.address_space<workgroup>>)
+// CHECK:           %[[B:.*]] = arith.remui %[[BZ]], %c2
+// CHECK-COUNT-16:  memref.load %[[S]][%[[B]],
+// CHECK:           %[[R:.*]]:16 = scf.for %[[KT:.*]] = %c0{{.*}} to %c40{{.*}} step %c16{{.*}} iter_args
+// CHECK-COUNT-4:     memref.store %{{.*}}, %[[AS]]
+// CHECK-COUNT-4:     memref.store %{{.*}}, %[[BS]]
+// CHECK:             gpu.barrier
+// CHECK:             scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// CHECK-COUNT-4:       memref.load %[[AS]]
+// CHECK-COUNT-4:       memref.load %[[BS]]
+// CHECK-COUNT-16:      math.fma
+// CHECK:             gpu.barrier
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store %[[R]]#0, %[[S]]
+// CHECK-NOT:     linalg.
+func.func @qkt(%q: memref<2x?x40xf32>, %k: memref<2x?x40xf32>, %s: memref<2x?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
+                                   affine_map<(b, m, n, k) -> (b, n, k)>,
+                                   affine_map<(b, m, n, k) -> (b, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x?x40xf32>, memref<2x?x40xf32>) outs(%s : memref<2x?x?xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_contraction<block_m = 32, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4>} {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Staging reads neighbouring elements of each operand's innermost
+// dimension with neighbouring threads: A [m, k] by k (element % 16), B
+// [k, n] by n (element % 64). f16 operands are widened as they are staged;
+// out-of-range elements are selected to 0 after a clamped load.
+// CHECK-LABEL: func.func @layouts
+// CHECK:         gpu.launch
+// CHECK:           scf.for
+// CHECK:             %[[E:.*]] = arith.addi %{{.*}}, %c0
+// CHECK:             arith.remui %[[E]], %c16
+// CHECK:             arith.minui
+// CHECK:             %[[AV:.*]] = memref.load %arg0
+// CHECK-NEXT:        arith.select %{{.*}}, %[[AV]], %cst
+// CHECK:             arith.remui %{{.*}}, %c64
+// CHECK:             %[[BV:.*]] = memref.load %arg1
+// CHECK-NEXT:        %[[W:.*]] = arith.extf %[[BV]] : f16 to f32
+// CHECK-NEXT:        arith.select %{{.*}}, %[[W]], %cst
+func.func @layouts(%a: memref<?x40xf32>, %b: memref<40x70xf16>, %c: memref<?x70xf32>) {
+  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<block_m = 64, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4>}
+      ins(%a, %b : memref<?x40xf32>, memref<40x70xf16>) outs(%c : memref<?x70xf32>)
+  return
+}
+
+// -----
+
+// The schedule belongs to contractions.
+func.func @not_contraction(%a: memref<8x8xf32>) {
+  // expected-error @+1 {{carries #tfm.gpu_contraction<block_m = 64, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4> but is not a contraction the GEMM kernel takes}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%a : memref<8x8xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_contraction<block_m = 64, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4>} {
+  ^bb0(%o: f32):
+    %d = arith.addf %o, %o : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+// Copies must divide evenly among the threads.
+func.func @uneven(%a: memref<8x8xf32>) {
+  // expected-error @+1 {{the staged slices (8x16, 16x12) are not a whole number of loads for 6 threads}}
+  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<block_m = 8, block_n = 12, block_k = 16, thread_m = 4, thread_n = 4>}
+      ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>) outs(%a : memref<8x8xf32>)
+  return
+}
