@@ -239,10 +239,12 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   // 3. Kernels: loop nests on blocks and threads, buffers on the device
   // (on a GPU target every copy is expanded into a loop nest).
   pm.addPass(createExpandMemRefCopyPass());
-  // Contractions: shared-memory GEMM kernels; everything else: one thread
-  // per output (or per few rows of a reduction).
+  // Contractions: shared-memory GEMM kernels; row reductions: a block per
+  // row; everything else: one thread per output (or per few rows of a
+  // reduction the block kernel does not take).
   pm.addNestedPass<func::FuncOp>(createGPUConfigurePass());
   pm.addNestedPass<func::FuncOp>(createGPUTileContractionPass());
+  pm.addNestedPass<func::FuncOp>(createGPUTileReductionPass());
   GPULinalgToLoopsPassOptions loops;
   loops.rowsPerThread = options.rowsPerThread;
   pm.addNestedPass<func::FuncOp>(createGPULinalgToLoopsPass(loops));

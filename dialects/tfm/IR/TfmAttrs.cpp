@@ -47,6 +47,14 @@ GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
+GpuReductionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t threads) {
+  if (threads < 1 || !llvm::isPowerOf2_64(threads))
+    return emitError() << "'threads' must be a power of two";
+  return success();
+}
+
+LogicalResult
 GpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t blockM, int64_t blockN, int64_t blockK,
                            int64_t threadM, int64_t threadN) {

@@ -276,4 +276,19 @@ def Tfm_GpuContractionAttr : AttrDef<Tfm_Dialect, "GpuContraction"> {
   }];
 }
 
+def Tfm_GpuReductionAttr : AttrDef<Tfm_Dialect, "GpuReduction"> {
+  let mnemonic = "gpu_reduction";
+  let summary = "The GPU schedule of one row reduction";
+  let description = [{
+    The decision of `-tfm-gpu-configure` for one reduction (a norm's sums,
+    softmax's maximum and sum), which `-tfm-gpu-tile-reduction` carries
+    out: one block of `threads` threads (a power of two) per output
+    element; each thread folds every `threads`-th element of the row, then
+    the block combines the partial results in shared memory.
+  }];
+  let parameters = (ins "int64_t":$threads);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TFM_IR_TFMATTRS_TD

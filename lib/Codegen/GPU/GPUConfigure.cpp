@@ -1,12 +1,14 @@
 //===- GPUConfigure.cpp - the GPU schedule of each contraction ------------===//
 //
 // -tfm-gpu-configure: decides, from the module's #tfm.gpu_target, the tiles
-// of the shared-memory GEMM kernel for each contraction and records them
-// as #tfm.gpu_contraction; -tfm-gpu-tile-contraction carries them out.
+// of the shared-memory GEMM kernel for each contraction
+// (#tfm.gpu_contraction, carried out by -tfm-gpu-tile-contraction) and the
+// block of each row reduction (#tfm.gpu_reduction,
+// -tfm-gpu-tile-reduction).
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUContraction.h"
+#include "GPUKernelKinds.h"
 
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/IR/TfmAttrNames.h"
@@ -40,6 +42,18 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
     if (!target)
       return;
     WalkResult result = getOperation()->walk([&](linalg::LinalgOp op) {
+      if (std::optional<RowReduction> r = matchGpuRowReduction(op)) {
+        // A power of two from a warp to 256 threads, by the row length.
+        int64_t threads = 256;
+        if (std::optional<int64_t> length = staticExtent(op, r->dim))
+          threads = std::clamp<int64_t>(
+              llvm::PowerOf2Ceil(std::max<int64_t>(*length, 1)), 32, 256);
+        threads = std::min(threads, target.getMaxThreadsPerBlock());
+        op->setAttr(kLoweringConfigAttr,
+                    GpuReductionAttr::get(&getContext(), threads));
+        ++reductions;
+        return WalkResult::advance();
+      }
       std::optional<GemmDims> g = matchGpuContraction(op);
       if (!g)
         return WalkResult::advance();
@@ -87,6 +101,8 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
 
   PassStatistic configured{this, numConfigured, "contractions",
                            "Contractions given a shared-memory GEMM schedule"};
+  PassStatistic reductions{this, numReductions, "reductions",
+                           "Row reductions given a block per row"};
 };
 
 } // namespace

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GPUKernelKinds.h"
+
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/Transforms/PassStatistics.h"
 
@@ -50,26 +52,6 @@ Value readElement(OpBuilder &b, Location loc, OpOperand &operand,
   if (!isa<MemRefType>(v.getType()))
     return v; // a scalar operand
   return memref::LoadOp::create(b, loc, v, indicesFor(b, loc, map, ivs));
-}
-
-/// Clones `op`'s payload with its block arguments bound to `args` and its
-/// linalg.index ops to `ivs`; returns the yielded values.
-SmallVector<Value> inlinePayload(OpBuilder &b, linalg::LinalgOp op,
-                                 ValueRange args, ValueRange ivs) {
-  Block &body = op->getRegion(0).front();
-  IRMapping map;
-  map.map(body.getArguments(), args);
-  for (Operation &inner : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-      map.map(index.getResult(), ivs[index.getDim()]);
-      continue;
-    }
-    b.clone(inner, map);
-  }
-  SmallVector<Value> yielded;
-  for (Value v : body.getTerminator()->getOperands())
-    yielded.push_back(map.lookupOrDefault(v));
-  return yielded;
 }
 
 /// Whether this lowering applies: buffers, and outputs indexed by parallel
@@ -182,7 +164,7 @@ void lower(IRRewriter &rw, linalg::LinalgOp op, unsigned rows) {
   if (reduction.empty()) {
     SmallVector<Value> args = readInputs(rw, ivs);
     llvm::append_range(args, readInits(rw, ivs));
-    results = inlinePayload(rw, op, args, ivs);
+    results = tfm::inlinePayload(rw, op, args, ivs);
     for (auto [k, init] : llvm::enumerate(inits))
       memref::StoreOp::create(
           rw, loc, results[k], init.get(),
@@ -247,7 +229,7 @@ void lower(IRRewriter &rw, linalg::LinalgOp op, unsigned rows) {
               llvm::append_range(
                   laneArgs[u], iterArgs.slice(u * numInits, numInits));
               llvm::append_range(next,
-                                 inlinePayload(nb, op, laneArgs[u],
+                                 tfm::inlinePayload(nb, op, laneArgs[u],
                                                laneIvs[u]));
             }
           }

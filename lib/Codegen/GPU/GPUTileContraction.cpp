@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUContraction.h"
+#include "GPUKernelKinds.h"
 
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/IR/TfmAttrNames.h"

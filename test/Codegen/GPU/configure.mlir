@@ -60,3 +60,47 @@ func.func @small_smem(%a: memref<8x8xf32>) {
   return
 }
 }
+
+// -----
+
+// Row reductions: a block per output element, threads by the row length
+// (a power of two, from a warp to 256; 256 when the length is dynamic).
+// CHECK-LABEL: func.func @reductions
+// CHECK:  tfm.lowering_config = #tfm.gpu_reduction<threads = 256>
+// CHECK:  tfm.lowering_config = #tfm.gpu_reduction<threads = 64>
+// CHECK:  tfm.lowering_config = #tfm.gpu_reduction<threads = 32>
+// CHECK:  tfm.lowering_config = #tfm.gpu_reduction<threads = 256>
+// A payload that is not `combine(out, f(in))` (out used twice) stays loops.
+// CHECK-NOT: tfm.lowering_config
+module attributes {tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 108>} {
+func.func @reductions(%d: memref<4x?xf32>, %s: memref<4x37xf32>, %t: memref<4x3xf32>, %l: memref<4x3000xf32>, %o: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%d : memref<4x?xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%s : memref<4x37xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.maximumf %in, %out : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%t : memref<4x3xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %a = arith.addf %out, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%l : memref<4x3000xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.minnumf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%s : memref<4x37xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %p = arith.mulf %out, %in : f32
+    %a = arith.addf %out, %p : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+}

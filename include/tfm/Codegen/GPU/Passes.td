@@ -36,6 +36,13 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     must fit the target's `shared_memory_bytes` and the threads its
     `max_threads_per_block`.
 
+    Each row reduction on buffers (one reduction loop, one float output,
+    a payload `out = combine(out, f(ins))` with `combine` one of addf,
+    mulf, maximumf, maxnumf, minimumf, minnumf: a norm's sums, softmax's
+    maximum and sum) gets `#tfm.gpu_reduction<threads>`: the row length
+    rounded up to a power of two, at least a warp (32) and at most 256
+    (also when the length is dynamic).
+
     **Untouched.** Other linalg ops (they become one-thread-per-output
     loops, `-tfm-gpu-linalg-to-loops`), ops on tensors, modules without a
     GPU target.
@@ -43,6 +50,8 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
   let statistics = [
     Statistic<"numConfigured", "contractions",
               "Contractions given a shared-memory GEMM schedule">,
+    Statistic<"numReductions", "reductions",
+              "Row reductions given a block per row">,
   ];
 }
 
@@ -83,6 +92,42 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def GPUTileReductionPass : Pass<"tfm-gpu-tile-reduction", "func::FuncOp"> {
+  let summary = "Lower configured row reductions to one block per row with a shared-memory tree";
+  let description = [{
+    `linalg reduction {#tfm.gpu_reduction<T>} => gpu.launch blocks(rows)
+    threads(T) workgroup(partials) { fold every T-th element; tree in shared
+    memory with barriers; thread 0 folds into the output }`
+
+    **Input invariant.** Linalg ops on buffers that carry
+    `#tfm.gpu_reduction` (`-tfm-gpu-configure`).
+
+    **Output.** Each becomes one `gpu.launch` with one block per output
+    element (block x enumerates the parallel loops, the last fastest) and
+    T threads. Thread t starts from the combiner's identity and folds
+    elements t, t + T, t + 2T, ... of the row with the op's own payload
+    (neighbouring threads read neighbouring elements: coalesced when the
+    reduction loop is the input's innermost dimension); the T partial
+    results are combined pairwise in a workgroup buffer in log2(T) steps,
+    each followed by a barrier; thread 0 folds the total into the output's
+    initial value and writes it. The combination order differs from a
+    sequential loop's (floating-point sums round differently).
+
+    **Untouched.** Ops without `#tfm.gpu_reduction`.
+
+    **Errors.** A configured op that is not such a reduction.
+  }];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Row reductions lowered to block-per-row kernels">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];

@@ -1,0 +1,50 @@
+//===- GPUKernelKinds.h - which linalg ops each GPU kernel takes -*- C++ -*-===//
+//
+// Shared by -tfm-gpu-configure (which chooses each kernel's schedule) and
+// the passes that build the kernels (-tfm-gpu-tile-contraction,
+// -tfm-gpu-tile-reduction). An op no kernel takes becomes loops
+// (-tfm-gpu-linalg-to-loops).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_LIB_CODEGEN_GPU_GPUKERNELKINDS_H
+#define TFM_LIB_CODEGEN_GPU_GPUKERNELKINDS_H
+
+#include "tfm/Codegen/Common/Contraction.h"
+
+namespace mlir::tfm {
+
+/// The GEMM roles of `op` when the shared-memory GEMM kernel takes it: a
+/// contraction on buffers (inferGemmDims) with an f32 output, float inputs
+/// of at most 32 bits, projected-permutation indexing maps and no
+/// reduction loop other than `k`; none otherwise.
+std::optional<GemmDims> matchGpuContraction(linalg::LinalgOp op);
+
+/// A reduction along one loop whose payload folds each element into the
+/// output with one associative operation: `out = combine(out, f(ins))`.
+struct RowReduction {
+  /// The reduction loop.
+  unsigned dim;
+  /// `combine` in the payload (arith.addf, mulf, maximumf, maxnumf,
+  /// minimumf or minnumf) and which of its operands is the output.
+  Operation *combiner;
+  unsigned outOperand;
+  /// The value of `combine` that changes nothing (0 for a sum, -inf for a
+  /// maximum, ...).
+  TypedAttr identity;
+};
+
+/// The reduction of `op` when the row-reduction kernel takes it: buffers,
+/// one float output indexed by the parallel loops, one reduction loop,
+/// projected-permutation maps, a payload of that form, and not a
+/// contraction the GEMM kernel takes; none otherwise.
+std::optional<RowReduction> matchGpuRowReduction(linalg::LinalgOp op);
+
+/// Clones `op`'s payload at `b` with its block arguments bound to `args`
+/// and its linalg.index ops to `ivs`; returns the yielded values.
+SmallVector<Value> inlinePayload(OpBuilder &b, linalg::LinalgOp op,
+                                 ValueRange args, ValueRange ivs);
+
+} // namespace mlir::tfm
+
+#endif // TFM_LIB_CODEGEN_GPU_GPUKERNELKINDS_H
