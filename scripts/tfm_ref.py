@@ -227,6 +227,42 @@ def write_safetensors(path, tensors, dtype):
 # Math primitives (rows are Python lists of floats)
 # ===----------------------------------------------------------------------=== #
 
+# --precision bf16|f16 (tfmc --precision): every GEMM and attention input
+# (activations, weights, attention probabilities) is rounded to 16 bits,
+# everything else stays float64.
+_PRECISION = None
+_ROUNDED_WEIGHTS = {}
+
+
+def set_precision(precision):
+    global _PRECISION
+    _PRECISION = None if precision in (None, "f32") else precision
+    _ROUNDED_WEIGHTS.clear()
+
+
+def round16(x):
+    """x rounded to the nearest bf16 or f16 value (ties to even) through
+    f32, as tfm rounds."""
+    try:
+        f = struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+    if _PRECISION == "f16":
+        try:
+            return struct.unpack("<e", struct.pack("<e", f))[0]
+        except OverflowError:
+            return math.copysign(math.inf, f)
+    u = struct.unpack("<I", struct.pack("<f", f))[0]
+    if (u & 0x7F800000) == 0x7F800000:
+        return x
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    return struct.unpack("<f", struct.pack("<I", u & 0xFFFFFFFF))[0]
+
+
+def _round_rows(rows):
+    return [[round16(v) for v in r] for r in rows] if _PRECISION else rows
+
+
 def dot(a, b):
     return sum(map(_mul, a, b))
 
@@ -237,6 +273,12 @@ def vadd(a, b):
 
 def linear(rows, w, b=None):
     """rows: [N][in]; w: [out][in] (out_in layout); b: [out] or None."""
+    if _PRECISION:
+        rows = _round_rows(rows)
+        key = id(w)
+        if key not in _ROUNDED_WEIGHTS:
+            _ROUNDED_WEIGHTS[key] = (w, _round_rows(w))
+        w = _ROUNDED_WEIGHTS[key][1]
     out = []
     for x in rows:
         y = [sum(map(_mul, x, wr)) for wr in w]
@@ -346,6 +388,10 @@ def attention(q, k, v, scale, mask="none", window=None, key_length=None, slopes=
     if hkv == 0 or hq % hkv:
         raise RefError("internal: %d query heads for %d kv heads" % (hq, hkv))
     group = hq // hkv
+    if _PRECISION:
+        q = [_round_rows(h) for h in q]
+        k = [_round_rows(h) for h in k]
+        v = [_round_rows(h) for h in v]
     tq, tk = len(q[0]), len(k[0])
     off = tk - tq
     vis = [[key_visible(i, j, tq, tk, mask, window, key_length) for j in range(tk)]
@@ -366,6 +412,17 @@ def attention(q, k, v, scale, mask="none", window=None, key_length=None, slopes=
                 sl = slopes[h]
                 s = [sj - sl * abs(i + off - j) for j, sj in enumerate(s)]
             p = softmax_masked(s, vis[i])
+            if _PRECISION:
+                # tfm multiplies V by the unnormalized exponentials
+                # exp(s - max), rounded, and divides by their (unrounded)
+                # sum afterwards.
+                idx = [j for j in range(tk) if vis[i][j]]
+                if idx:
+                    mx = max(s[j] for j in idx)
+                    e = [math.exp(s[j] - mx) if vis[i][j] else 0.0
+                         for j in range(tk)]
+                    tot = sum(e)
+                    p = [round16(ej) / tot for ej in e]
             o = [0.0] * dv
             for j in range(tk):
                 if p[j] != 0.0:
@@ -1190,6 +1247,16 @@ class Params:
     def opt_vec(self, name):
         return self._t[name][1] if name in self._t else None
 
+    def round_gemm_weights(self):
+        """Rounds (to the precision) every matrix that linear() has read."""
+        names = [n for n, rows in self._cache.items()
+                 if id(rows) in _ROUNDED_WEIGHTS]
+        for n in names:
+            shape, vals = self._t[n]
+            self._t[n] = (shape, [round16(v) for v in vals])
+            del self._cache[n]
+        _ROUNDED_WEIGHTS.clear()
+
     def mat(self, name):
         if name not in self._cache:
             shape, vals = self._t[name]
@@ -1441,6 +1508,7 @@ def _read_lengths(path, batch, what):
 
 def reference(args):
     """(model, nested output, lengths of the rows that are compared)."""
+    set_precision(args.precision)
     m = load_model(args.model)
     st = read_safetensors(args.weights)
     P = Params(logical_weights(m, st, args.weights))
@@ -1456,6 +1524,12 @@ def reference(args):
     elif m.architecture == "encoder_decoder":
         raise RefError("%s: an encoder_decoder model needs --decoder-tokens" % args.model)
     out = forward(m, P, ids, lengths, dec_ids, dec_lengths)
+    if _PRECISION:
+        # A weight that a GEMM reads is rounded when tfm loads it, for every
+        # use (a tied embedding table is looked up rounded too): find those
+        # names in a first pass, round them, run again.
+        P.round_gemm_weights()
+        out = forward(m, P, ids, lengths, dec_ids, dec_lengths)
     row_lengths = dec_lengths if m.architecture == "encoder_decoder" else lengths
     return m, out, row_lengths
 
@@ -1597,6 +1671,9 @@ def main(argv=None):
         p.add_argument("--lengths")
         p.add_argument("--decoder-tokens")
         p.add_argument("--decoder-lengths")
+        p.add_argument("--precision", choices=["f32", "bf16", "f16"], default="f32",
+                       help="round every GEMM and attention input to this "
+                            "precision, as tfmc --precision does")
         if name == "run":
             p.add_argument("--out", required=True)
         else:

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #define DEBUG_TYPE "tfm-materialize-entry"
@@ -450,10 +451,25 @@ struct MaterializeEntryPass
                 "trailing dimension (the manifest's output_dims)";
     manifest.outputDim = shape.back();
 
+    // -tfm-apply-precision's choices: the model's precision, and the
+    // weights the runtime rounds to it.
+    auto precisionOf = [](Type t) {
+      return t.isBF16()  ? ::tfm::Precision::BF16
+             : t.isF16() ? ::tfm::Precision::F16
+                         : ::tfm::Precision::F32;
+    };
+    if (auto p = module->getAttrOfType<TypeAttr>(kPrecisionAttr))
+      manifest.precision = precisionOf(p.getValue());
+    llvm::StringMap<::tfm::Precision> rounding;
+    if (auto names = module->getAttrOfType<ArrayAttr>(kRoundedWeightsAttr))
+      for (auto name : names.getAsRange<StringAttr>())
+        rounding[name.getValue()] = manifest.precision;
     for (auto &[wname, type] : weights)
       manifest.weights.push_back(
-          {wname.str(), std::vector<int64_t>(type.getShape().begin(),
-                                             type.getShape().end())});
+          {wname.str(),
+           std::vector<int64_t>(type.getShape().begin(),
+                                type.getShape().end()),
+           rounding.lookup(wname)});
     for (auto &[pname, type] : prepared)
       manifest.prepared.push_back(
           {pname.str(), std::vector<int64_t>(type.getShape().begin(),

@@ -345,6 +345,15 @@ LogicalResult Compilation::run() {
     else
       mlir::tfm::setTarget(module, options.target);
   }
+  // Likewise the precision (f32 is the absence of the attribute).
+  if (phase != EmitPhase::Tfm && options.precision != "f32" &&
+      !module->hasAttr(mlir::tfm::kPrecisionAttr)) {
+    mlir::Builder b(module.getContext());
+    mlir::Type type = options.precision == "bf16"
+                          ? mlir::Type(b.getBF16Type())
+                          : mlir::Type(b.getF16Type());
+    module->setAttr(mlir::tfm::kPrecisionAttr, mlir::TypeAttr::get(type));
+  }
 
   std::string error;
   FailureOr<std::vector<PipelineStep>> steps =

@@ -150,6 +150,12 @@ struct DriverCLOptions {
                "of on a GPU; for checking and debugging kernels without "
                "one"),
       cl::init(false), cl::cat(category)};
+  cl::opt<std::string> precision{
+      "precision",
+      cl::desc("Precision of GEMM and attention inputs: f32 (default), "
+               "bf16 or f16; accumulation, norms, softmax statistics and "
+               "the residual stream stay f32"),
+      cl::value_desc("f32|bf16|f16"), cl::init("f32"), cl::cat(category)};
   cl::opt<std::string> targetTriple{
       "target-triple", cl::desc("LLVM target triple (default: the host's)"),
       cl::value_desc("triple"), cl::init(""), cl::cat(category)};
@@ -271,6 +277,7 @@ DriverOptions getDriverOptionsFromCL() {
   options.gpuArch = clOptions->gpuArch;
   options.cudaPath = clOptions->cudaPath;
   options.gpuEmulate = clOptions->gpuEmulate;
+  options.precision = clOptions->precision;
   options.targetTriple = clOptions->targetTriple;
   options.targetCPU = clOptions->targetCPU;
   options.threads = clOptions->threads;
@@ -530,9 +537,17 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
     return failure();
   }
 
+  if (options.precision != "f32" && options.precision != "bf16" &&
+      options.precision != "f16") {
+    reportError("--precision=" + options.precision +
+                " is not a precision tfm compiles for (f32, bf16 or f16)");
+    return failure();
+  }
+
   CompileOptions compileOptions;
   compileOptions.target = *target;
   compileOptions.gpu = *gpu;
+  compileOptions.precision = options.precision;
   compileOptions.gpuEmulate = options.gpuEmulate;
   compileOptions.fuseAttention = !options.noFuse;
   compileOptions.packWeights = !options.noPackWeights;

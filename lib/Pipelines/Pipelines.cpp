@@ -68,9 +68,14 @@ static void addTfmTransforms(OpPassManager &pm,
 /// unfused attention chain's scale written as arith.mulf, say, which stays
 /// when fusion is off) becomes linalg.generic too: bufferization and the
 /// vectorizer only take linalg.
-static void addTfmToLinalg(OpPassManager &pm) {
+static void addTfmToLinalg(OpPassManager &pm, StringRef precision) {
   pm.addPass(mlir::tfm::createConvertTfmToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // GEMM and attention inputs rounded to the model's precision (a no-op
+  // for f32).
+  mlir::tfm::ApplyPrecisionPassOptions apply;
+  apply.precision = precision.str();
+  pm.addPass(mlir::tfm::createApplyPrecisionPass(apply));
 }
 
 /// One-shot bufferization across function boundaries with identity
@@ -110,7 +115,7 @@ static void addElementwiseFusion(OpPassManager &pm) {
 void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
                                    const TfmToLLVMPipelineOptions &options) {
   addTfmTransforms(pm, options);
-  addTfmToLinalg(pm);
+  addTfmToLinalg(pm, options.precision);
 }
 
 void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
@@ -218,7 +223,7 @@ void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createSetTargetPass(target));
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
-  addTfmToLinalg(pm);
+  addTfmToLinalg(pm, options.precision);
 }
 
 void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,

@@ -69,6 +69,23 @@ std::optional<StringRef> nameWithOtherPrefix(const WeightSet &files,
   return std::nullopt;
 }
 
+/// `x` rounded to the nearest bf16 value (ties to even), as an f32.
+float roundToBF16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    bits |= 0x00400000u; // NaN stays NaN (quiet)
+  else
+    bits += 0x7fffu + ((bits >> 16) & 1u);
+  bits &= 0xffff0000u;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+/// `x` rounded to the nearest f16 value (ties to even; overflow to
+/// infinity), as an f32.
+float roundToF16(float x) { return static_cast<float>(static_cast<_Float16>(x)); }
+
 /// `count` floats (at least one), 64-byte aligned; null when out of memory.
 AlignedFloats allocateFloats(size_t count) {
   return AlignedFloats(new (std::align_val_t(64), std::nothrow)
@@ -133,7 +150,10 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
     llvm::ArrayRef<uint8_t> bytes = entry->file->bytes(t);
     size_t count = static_cast<size_t>(t.numElements());
     bool aligned = reinterpret_cast<uintptr_t>(bytes.data()) % 4 == 0;
-    if (t.dtype == DType::F32 && aligned && llvm::sys::IsLittleEndianHost) {
+    // A weight the model reads at a lower precision is rounded once, here
+    // (the manifest's "round"); it needs its own copy.
+    if (t.dtype == DType::F32 && aligned && llvm::sys::IsLittleEndianHost &&
+        spec.round == Precision::F32) {
       bound.table.push_back(bytes.data());
       ++bound.zeroCopy;
     } else {
@@ -166,6 +186,12 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
           llvm_unreachable("dtype checked above");
         }
       }
+      if (spec.round == Precision::BF16)
+        for (size_t i = 0; i < count; ++i)
+          buffer[i] = roundToBF16(buffer[i]);
+      else if (spec.round == Precision::F16)
+        for (size_t i = 0; i < count; ++i)
+          buffer[i] = roundToF16(buffer[i]);
       bound.table.push_back(buffer.get());
       bound.owned.push_back(std::move(buffer));
       ++bound.converted;

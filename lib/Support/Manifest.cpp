@@ -114,7 +114,18 @@ Error readWeights(const Reader &read, StringRef origin, StringRef field,
       return shape.takeError();
     if (!seen.insert(*wname).second)
       return makeError(where + ": weight '" + *wname + "' is listed twice");
-    out.push_back(ManifestWeight{wname->str(), std::move(*shape)});
+    Precision round = Precision::F32;
+    if (const json::Value *r = w->get(Manifest::Field::kWeightRound)) {
+      std::optional<StringRef> text = r->getAsString();
+      std::optional<Precision> parsed =
+          text ? parsePrecision(*text) : std::nullopt;
+      if (!parsed || *parsed == Precision::F32)
+        return makeError(where + " ('" + *wname + "'): field '" +
+                         Manifest::Field::kWeightRound +
+                         "' must be \"bf16\" or \"f16\"");
+      round = *parsed;
+    }
+    out.push_back(ManifestWeight{wname->str(), std::move(*shape), round});
   }
   return Error::success();
 }
@@ -167,6 +178,17 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
       return read.bad(Field::kDevice,
                       "is '" + *device + "', expected cpu or cuda");
     m.device = *parsed;
+  }
+
+  if (top->get(Field::kPrecision)) {
+    Expected<StringRef> precision = read.string(Field::kPrecision);
+    if (!precision)
+      return precision.takeError();
+    std::optional<Precision> parsed = parsePrecision(*precision);
+    if (!parsed)
+      return read.bad(Field::kPrecision,
+                      "is '" + *precision + "', expected f32, bf16 or f16");
+    m.precision = *parsed;
   }
 
   Expected<int64_t> vocab = read.positive(Field::kVocabSize);

@@ -30,6 +30,18 @@ constexpr llvm::StringLiteral kOutputAttr = "tfm.output";
 /// by the driver or -tfm-set-target.
 constexpr llvm::StringLiteral kTargetAttr = "tfm.target";
 
+/// The module attribute that states the precision of GEMM and attention
+/// inputs (a TypeAttr: bf16 or f16; f32 when absent), set once by the
+/// driver or -tfm-apply-precision.
+constexpr llvm::StringLiteral kPrecisionAttr = "tfm.precision";
+
+/// The module attribute that lists (an array of strings) the weights the
+/// runtime rounds to the module's precision when a model instance is
+/// created (the manifest's "round"), set by -tfm-apply-precision. A module
+/// attribute, not one of the weight ops: later passes re-create those
+/// (-tfm-pack-weights, -tfm-outline-prepare).
+constexpr llvm::StringLiteral kRoundedWeightsAttr = "tfm.rounded_weights";
+
 /// A configuration pass's decision for one op (#tfm.attention_tiling,
 /// #tfm.cpu_kernel), which the transforming pass carries out.
 constexpr llvm::StringLiteral kLoweringConfigAttr = "tfm.lowering_config";

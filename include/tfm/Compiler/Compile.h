@@ -68,6 +68,10 @@ struct CompileOptions {
   /// With `gpu`: the host build of the same kernels (-tfm-lower-to-nvvm
   /// emulate=true): a library that runs them on the CPU.
   bool gpuEmulate = false;
+  /// The precision of GEMM and attention inputs: "f32", "bf16" or "f16"
+  /// (the module's tfm.precision, stated when the pipeline starts;
+  /// -tfm-apply-precision).
+  std::string precision = "f32";
   /// LLVM middle-end optimization level (0..3).
   unsigned optLevel = 3;
   /// Weights file (safetensors) whose bytes are embedded in the library

@@ -60,6 +60,8 @@ struct DriverOptions {
   std::string cudaPath;
   /// --gpu-emulate: the GPU kernels, run on the host (tfm-gpu-emulate).
   bool gpuEmulate = false;
+  /// --precision: f32, bf16 or f16 (CompileOptions::precision).
+  std::string precision = "f32";
   /// LLVM target triple and CPU; empty: the host's.
   std::string targetTriple;
   std::string targetCPU;

@@ -71,6 +71,12 @@ struct TfmToLLVMPipelineOptions
       llvm::cl::desc("Attention over at most this many keys keeps the "
                      "untiled lowering (measured crossover, docs/passes.md)"),
       llvm::cl::init(256)};
+  PassOptions::Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Precision of GEMM and attention inputs when the module "
+                     "states none (tfm.precision): f32, bf16 or f16 "
+                     "(-tfm-apply-precision)"),
+      llvm::cl::init("")};
 };
 
 /// The stages of -tfm-lower-to-llvm, in order. Every size and schedule
@@ -164,6 +170,12 @@ struct TfmToNVVMPipelineOptions
                      "(-tfm-gpu-emulate) and lower for the CPU; the library "
                      "needs no GPU"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Precision of GEMM and attention inputs when the module "
+                     "states none (tfm.precision): f32, bf16 or f16 "
+                     "(-tfm-apply-precision)"),
+      llvm::cl::init("")};
 };
 
 /// The stages of -tfm-lower-to-nvvm, in order:

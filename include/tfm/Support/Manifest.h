@@ -4,15 +4,19 @@
 // JSON object (docs/architecture.md, "The manifest"):
 //
 //   {"format":"tfm-manifest/1","model_name":"tiny-gpt",
-//    "architecture":"decoder","device":"cuda","vocab_size":64,
+//    "architecture":"decoder","device":"cuda","precision":"bf16",
+//    "vocab_size":64,
 //    "max_seq_len":32,
 //    "output":"logits","output_dims":[64],"inputs":["ids","lengths"],
-//    "weights":[{"name":"embed.tokens","shape":[64,32]},...],
+//    "weights":[{"name":"embed.tokens","shape":[64,32],"round":"bf16"},...],
 //    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...]}
 //
 // "device" (optional, "cpu" when absent) says where the generated code runs:
 // "cpu", or "cuda" for a library whose host code launches CUDA kernels
-// through the mgpu* runtime calls (lib/Runtime/Cuda.cpp). "prepared"
+// through the mgpu* runtime calls (lib/Runtime/Cuda.cpp). "precision"
+// (optional, "f32" when absent) is the precision of GEMM and attention
+// inputs; a weight's "round" (optional) asks the runtime to round its
+// values to bf16 or f16 when it binds them. "prepared"
 // (optional) lists the tensors that the library's tfm_prepare computes from
 // the weights once per model instance (packed layouts).
 //
@@ -120,6 +124,31 @@ inline std::optional<Device> parseDevice(llvm::StringRef name) {
   return std::nullopt;
 }
 
+/// The precision of a model's GEMM and attention inputs (tfmc
+/// --precision), and what the runtime rounds a weight to.
+enum class Precision { F32, BF16, F16 };
+
+/// "f32", "bf16", "f16".
+inline llvm::StringRef precisionName(Precision precision) {
+  switch (precision) {
+  case Precision::F32:
+    return "f32";
+  case Precision::BF16:
+    return "bf16";
+  case Precision::F16:
+    return "f16";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+/// The inverse of precisionName; nullopt for any other string.
+inline std::optional<Precision> parsePrecision(llvm::StringRef name) {
+  for (Precision p : {Precision::F32, Precision::BF16, Precision::F16})
+    if (name == precisionName(p))
+      return p;
+  return std::nullopt;
+}
+
 /// The entry's inputs, in argument order: ids, lengths or src, src_lengths,
 /// tgt, tgt_lengths.
 inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch) {
@@ -141,6 +170,10 @@ struct ManifestWeight {
   /// The shape as stored in the file (e.g. [in, out] for GPT-2's Conv1D):
   /// the runtime never transposes, the generated code reads this layout.
   std::vector<int64_t> shape;
+  /// The runtime rounds the weight's values to this precision (round to
+  /// nearest even) when it binds them; they stay f32 in the table. F32:
+  /// as read.
+  Precision round = Precision::F32;
 };
 
 struct Manifest {
@@ -154,6 +187,8 @@ struct Manifest {
     static constexpr llvm::StringLiteral kArchitecture = "architecture";
     /// Optional: "cpu" (the default, not written) or "cuda".
     static constexpr llvm::StringLiteral kDevice = "device";
+    /// Optional: "f32" (the default, not written), "bf16" or "f16".
+    static constexpr llvm::StringLiteral kPrecision = "precision";
     static constexpr llvm::StringLiteral kVocabSize = "vocab_size";
     static constexpr llvm::StringLiteral kMaxSeqLen = "max_seq_len";
     static constexpr llvm::StringLiteral kOutput = "output";
@@ -165,6 +200,8 @@ struct Manifest {
     /// Fields of each element of "weights".
     static constexpr llvm::StringLiteral kWeightName = "name";
     static constexpr llvm::StringLiteral kWeightShape = "shape";
+    /// Optional: "bf16" or "f16" (ManifestWeight::round).
+    static constexpr llvm::StringLiteral kWeightRound = "round";
   };
 
   std::string modelName;
@@ -173,6 +210,8 @@ struct Manifest {
   /// the input and the output memrefs hold device pointers, and the runtime
   /// drives the kernels on one stream per model instance.
   Device device = Device::CPU;
+  /// The precision of GEMM and attention inputs (tfmc --precision).
+  Precision precision = Precision::F32;
   int64_t vocabSize = 0;
   int64_t maxSeqLen = 0;
   OutputKind output = OutputKind::Logits;
@@ -209,6 +248,8 @@ struct Manifest {
       j.attribute(Field::kArchitecture, architectureName(architecture));
       if (device != Device::CPU)
         j.attribute(Field::kDevice, deviceName(device));
+      if (precision != Precision::F32)
+        j.attribute(Field::kPrecision, precisionName(precision));
       j.attribute(Field::kVocabSize, vocabSize);
       j.attribute(Field::kMaxSeqLen, maxSeqLen);
       j.attribute(Field::kOutput, outputKindName(output));
@@ -227,6 +268,8 @@ struct Manifest {
                 for (int64_t d : w.shape)
                   j.value(d);
               });
+              if (w.round != Precision::F32)
+                j.attribute(Field::kWeightRound, precisionName(w.round));
             });
         });
       };

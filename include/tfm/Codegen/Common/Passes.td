@@ -68,6 +68,56 @@ def LowerTargetPass : Pass<"tfm-lower-target", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
+  let summary = "Round every GEMM and attention input to the model's precision (bf16, f16)";
+  let description = [{
+    `linalg contraction(x, W) => linalg contraction(round(x), W)` where
+    `round` is an elementwise `truncf` + `extf` pair, and `W`'s name joins
+    the module's `tfm.rounded_weights`.
+
+    The precision is the module's `tfm.precision` (a type: `bf16` or `f16`;
+    tfmc's `--precision`), else the `precision` option, which then becomes
+    the module's attribute. With `f32` (or neither) the pass changes
+    nothing.
+
+    **Input invariant.** Linalg on tensors, after `convert-tfm-to-linalg`:
+    every GEMM of the model (projections, FFNs, heads, attention's `Q K^T`
+    and `P V`, also inside the tiled attention nest) is a linalg
+    contraction with f32 operands.
+
+    **Output.** Each input of each such contraction is rounded to the
+    precision; accumulation, norms, softmax statistics and the residual
+    stream stay f32 (the values a 16-bit GEMM would see, computed exactly
+    in f32):
+    - a `tfm.weight` read (directly or through views) has its name listed
+      in the module's `tfm.rounded_weights`, so that the runtime rounds its
+      values once when a model instance is created (the manifest's
+      `"round"`); a weight that other ops read too (a tied embedding
+      table) is rounded for them as well, as a 16-bit checkpoint would be;
+    - any other input gets a `linalg.generic` that rounds it (one per
+      value, shared by the contractions that read it), which elementwise
+      fusion merges into its producer.
+
+    **Untouched.** Ops that are not contractions; contractions with other
+    element types.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "f32, bf16 or f16 (when the module states none)">,
+  ];
+  let statistics = [
+    Statistic<"numRounded", "rounded-inputs",
+              "Activation inputs of contractions rounded at run time">,
+    Statistic<"numWeights", "rounded-weights",
+              "Weight names rounded when the model is created">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
   let summary = "Choose the tiles of each tfm.attention for the module's target";
   let dependentDialects = ["::mlir::tfm::TfmDialect"];

@@ -1,0 +1,70 @@
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-apply-precision | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-apply-precision="precision=f16" | FileCheck %s --check-prefix=OPTION
+
+// bf16: the activation input of a projection is rounded (truncf, extf) once
+// for the two contractions that read it; the weights are marked for the
+// runtime under their names, also read through views and by both ops of a
+// name (a tied table); the elementwise op is untouched.
+// CHECK-LABEL: module attributes {tfm.precision = bf16, tfm.rounded_weights = ["k.weight", "q.weight", "table"]}
+// CHECK:       func.func @projections
+// CHECK-DAG:     %[[WQ:.*]] = tfm.weight "q.weight" :
+// CHECK-DAG:     %[[WK:.*]] = tfm.weight "k.weight" :
+// CHECK:         %[[X:.*]] = linalg.generic {{.*}} outs(
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x16xf32>)
+// CHECK:           %[[N:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           %[[W:.*]] = arith.extf %[[N]] : bf16 to f32
+// CHECK:           linalg.yield %[[W]]
+// CHECK:         linalg.matmul ins(%[[R]], %[[WQ]]
+// CHECK:         linalg.matmul ins(%[[R]], %[[WK]]
+// CHECK-NOT:     arith.truncf
+// CHECK:         return
+// OPTION-LABEL: module attributes {tfm.precision = bf16,
+module attributes {tfm.precision = bf16} {
+func.func @projections(%ids: tensor<4xindex>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x4xf32>) {
+  %wq = tfm.weight "q.weight" : tensor<16x16xf32>
+  %wk = tfm.weight "k.weight" : tensor<16x16xf32>
+  %t = tfm.weight "table" : tensor<8x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x16xf32>) {
+  ^bb0(%o: f32):
+    %c = arith.constant 1.5 : f32
+    linalg.yield %c : f32
+  } -> tensor<4x16xf32>
+  %z = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<4x16xf32>, tensor<16x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<4x16xf32>, tensor<16x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  // Two ops of one name, read through views.
+  %g = tensor.extract_slice %t[0, 0] [4, 16] [1, 1] : tensor<8x16xf32> to tensor<4x16xf32>
+  %t2 = tfm.weight "table" : tensor<8x16xf32>
+  %e4 = tensor.empty() : tensor<4x4xf32>
+  %acc4 = linalg.fill ins(%z : f32) outs(%e4 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %ts = tensor.extract_slice %t2[0, 0] [4, 16] [1, 1] : tensor<8x16xf32> to tensor<4x16xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%g, %ts : tensor<4x16xf32>, tensor<4x16xf32>) outs(%acc4 : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %q, %k, %h : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x4xf32>
+}
+}
+
+// -----
+
+// The option states the precision of a module that has none.
+// CHECK-LABEL: func.func @none
+// CHECK-NOT:   arith.truncf
+// OPTION-LABEL: module attributes {tfm.precision = f16}
+// OPTION:       func.func @none
+// OPTION:         arith.truncf %{{.*}} : f32 to f16
+func.func @none(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{the module's tfm.precision is 'f64', not bf16 or f16}}
+module attributes {tfm.precision = f64} {
+}
