@@ -313,6 +313,8 @@ LogicalResult Compilation::runMLIRSteps(llvm::ArrayRef<PipelineStep> steps) {
     }
     if (tfmLevel && !hasTfmOps(module))
       tfmLevel = false;
+    if (options.inspectGpuSchedules && step.pass == "tfm-gpu-configure")
+      options.inspectGpuSchedules(module);
   }
   if (tfmLevel)
     options.inspectTfmLevel(module);

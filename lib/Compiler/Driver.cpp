@@ -641,8 +641,11 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
 
   std::optional<KernelCollector> kernels;
   if (options.report != ReportFormat::None) {
-    kernels.emplace(*target, options.reportSeq);
+    kernels.emplace(*target, options.reportSeq, *gpu);
     compileOptions.inspectTfmLevel = [&](ModuleOp m) { kernels->observe(m); };
+    compileOptions.inspectGpuSchedules = [&](ModuleOp m) {
+      kernels->observeGpuSchedules(m);
+    };
   }
 
   TimingScope compileTimer = root.nest("compile");

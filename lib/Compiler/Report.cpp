@@ -7,9 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Compiler/Report.h"
+#include "tfm/Codegen/Common/Contraction.h"
 #include "tfm/Compiler/Diagnostics.h"
 #include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -290,6 +293,79 @@ void KernelCollector::observe(ModuleOp module) {
   kernels = std::move(merged);
 }
 
+/// The extent of every loop of `op` at the report's sizes, read from the
+/// operand dimensions its maps index.
+static SmallVector<int64_t> loopExtents(linalg::LinalgOp op,
+                                        const Shapes &shapes) {
+  SmallVector<int64_t> extents(op.getNumLoops(), 1);
+  for (OpOperand &operand : op->getOpOperands()) {
+    SmallVector<int64_t> dims = shapes.of(operand.get());
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e); d && i < dims.size())
+        extents[d.getPosition()] = dims[i];
+  }
+  return extents;
+}
+
+void KernelCollector::observeGpuSchedules(ModuleOp module) {
+  if (resolvedSeq <= 0) {
+    auto maxSeq = module->getAttrOfType<IntegerAttr>(mt::kMaxSeqLenAttr);
+    resolvedSeq = seq > 0 ? seq : (maxSeq ? maxSeq.getInt() : 1);
+  }
+  Shapes shapes{resolvedSeq};
+  gpuKernels.clear();
+  gpuLoopKernels = 0;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics())
+      return;
+    Attribute config = op->getAttr(mt::kLoweringConfigAttr);
+    SmallVector<int64_t> ext = loopExtents(op, shapes);
+    GpuKernelCost k;
+    k.location = modelPlace(op->getLoc());
+    if (config) {
+      llvm::raw_string_ostream os(k.schedule);
+      config.print(os);
+    }
+    for (Value v : op->getOperands())
+      k.bytes += shapes.bytes(v);
+    if (auto gemm = dyn_cast_or_null<mt::GpuContractionAttr>(config)) {
+      std::optional<mt::GemmDims> g = mt::inferGemmDims(op);
+      if (!g)
+        return;
+      int64_t batch = 1;
+      for (unsigned d : g->unit)
+        batch *= ext[d];
+      k.kind = "gemm";
+      k.dims = {{"M", ext[g->m]}, {"N", ext[g->n]}, {"K", ext[g->k]}};
+      if (batch != 1)
+        k.dims.push_back({"batch", batch});
+      k.grid[0] = llvm::divideCeil(ext[g->n], gemm.getBlockN());
+      k.grid[1] = llvm::divideCeil(ext[g->m], gemm.getBlockM());
+      k.grid[2] = batch;
+      k.threadsPerBlock = gemm.getThreads();
+      k.sharedMemoryBytes = gemm.getSharedMemoryBytes();
+      k.flops = 2.0 * batch * ext[g->m] * ext[g->n] * ext[g->k];
+      gpuKernels.push_back(std::move(k));
+      return;
+    }
+    if (auto reduce = dyn_cast_or_null<mt::GpuReductionAttr>(config)) {
+      int64_t rows = 1, length = 1;
+      for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
+        (it == utils::IteratorType::reduction ? length : rows) *= ext[d];
+      k.kind = "row-reduce";
+      k.dims = {{"rows", rows}, {"length", length}};
+      k.grid[0] = rows;
+      k.threadsPerBlock = reduce.getThreads();
+      k.sharedMemoryBytes = 4 * reduce.getThreads();
+      k.flops = static_cast<double>(rows) * length;
+      gpuKernels.push_back(std::move(k));
+      return;
+    }
+    ++gpuLoopKernels;
+  });
+}
+
 KernelReport KernelCollector::report() const {
   KernelReport r;
   r.model = model;
@@ -300,10 +376,25 @@ KernelReport KernelCollector::report() const {
                        : mt::derivedPeakFlopsPerCore(target);
   r.peakFlops = perCore * std::max(1u, target.threads);
   r.bandwidth = target.memoryBandwidth;
+  r.gpu = gpu;
+  if (gpu) {
+    // The kernels run on the GPU: its roofline, and a block's shared
+    // memory as the fast-memory budget.
+    r.peakFlops = gpu->peakFlops;
+    r.bandwidth = gpu->memoryBandwidth;
+  }
+  r.gpuKernels = gpuKernels;
+  r.gpuLoopKernels = gpuLoopKernels;
+  for (GpuKernelCost &k : r.gpuKernels) {
+    double compute = r.peakFlops > 0 ? k.flops / r.peakFlops : 0;
+    double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
+    k.seconds = std::max(compute, memory);
+    k.computeBound = compute >= memory;
+  }
   r.kernels = kernels;
   for (KernelCost &k : r.kernels) {
     if (k.budgetBytes == 0)
-      k.budgetBytes = target.l2Bytes;
+      k.budgetBytes = gpu ? gpu->sharedMemoryBytes : target.l2Bytes;
     double compute = r.peakFlops > 0 ? k.flops.opWork / r.peakFlops : 0;
     double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
     k.seconds = std::max(compute, memory);
@@ -312,15 +403,67 @@ KernelReport KernelCollector::report() const {
   return r;
 }
 
+/// Prints `rows` (the first one the header) as aligned columns.
+static void printColumns(llvm::raw_ostream &os,
+                  const std::vector<std::vector<std::string>> &rows) {
+  std::vector<size_t> width;
+  for (const auto &row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (auto [c, cell] : llvm::enumerate(row))
+      width[c] = std::max(width[c], cell.size());
+  }
+  for (const auto &row : rows) {
+    std::string line;
+    for (auto [c, cell] : llvm::enumerate(row)) {
+      std::string padded = cell;
+      padded.resize(width[c], ' ');
+      line += padded + "  ";
+    }
+    os << llvm::StringRef(line).rtrim() << "\n";
+  }
+}
+
+/// The GPU's scheduled kernels (--target=nvptx), after the tfm-level table.
+static void printGpuKernels(llvm::raw_ostream &os, const KernelReport &r) {
+  if (!r.gpu)
+    return;
+  os << llvm::formatv("GPU kernels with a schedule ({0}; {1} more run one "
+                      "thread per output element):\n",
+                      r.gpuKernels.size(), r.gpuLoopKernels);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"#", "kind", "where", "shape", "grid", "block",
+                  "smem / budget", "MFLOP", "min bytes", "roofline"});
+  for (auto [i, k] : llvm::enumerate(r.gpuKernels))
+    rows.push_back(
+        {std::to_string(i + 1), k.kind, k.location, joinDims(k.dims, " "),
+         llvm::formatv("{0}x{1}x{2}", k.grid[0], k.grid[1], k.grid[2]).str(),
+         std::to_string(k.threadsPerBlock),
+         formatBytes(k.sharedMemoryBytes) + " / " +
+             formatBytes(r.gpu->sharedMemoryBytes),
+         llvm::formatv("{0:F3}", k.flops / 1e6).str(), formatBytes(k.bytes),
+         formatSeconds(k.seconds) +
+             (k.computeBound ? " compute" : " memory")});
+  printColumns(os, rows);
+}
+
 void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
   os << "tfmc report: " << (r.model.empty() ? "(unnamed)" : r.model)
      << ", batch " << r.batch << ", seq " << r.seq << "\n";
-  os << llvm::formatv("target {0} (cpu {1}), {2} threads: peak {3:F1} "
-                      "GFLOP/s, memory {4:F1} GB/s, L1 {5}, L2 {6}\n",
-                      r.target.triple, r.target.cpu, r.target.threads,
-                      r.peakFlops / 1e9, r.bandwidth / 1e9,
-                      formatBytes(r.target.l1Bytes),
-                      formatBytes(r.target.l2Bytes));
+  if (r.gpu)
+    os << llvm::formatv("target nvptx {0} (reference part {1}, {2} SMs): "
+                        "peak {3:F1} GFLOP/s f32, memory {4:F1} GB/s, "
+                        "shared memory {5} per block\n",
+                        r.gpu->chip, r.gpu->referencePart,
+                        r.gpu->multiprocessors, r.peakFlops / 1e9,
+                        r.bandwidth / 1e9,
+                        formatBytes(r.gpu->sharedMemoryBytes));
+  else
+    os << llvm::formatv("target {0} (cpu {1}), {2} threads: peak {3:F1} "
+                        "GFLOP/s, memory {4:F1} GB/s, L1 {5}, L2 {6}\n",
+                        r.target.triple, r.target.cpu, r.target.threads,
+                        r.peakFlops / 1e9, r.bandwidth / 1e9,
+                        formatBytes(r.target.l1Bytes),
+                        formatBytes(r.target.l2Bytes));
   constexpr int kColumns = 10;
   struct Row {
     std::string cells[kColumns];
@@ -370,12 +513,47 @@ void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
     }
     os << llvm::StringRef(line).rtrim() << "\n";
   }
+  printGpuKernels(os, r);
   os << llvm::formatv("total: {0} kernels, {1:F3} MFLOP, {2} moved at "
                       "least, roofline {3}; {4:F3} mul-add MFLOP\n",
                       r.kernels.size(), total.opWork / 1e6,
                       formatBytes(bytes), formatSeconds(seconds),
                       total.multiplyAdds / 1e6);
 
+}
+
+/// The "gpu" object of the JSON report: the device and its scheduled
+/// kernels.
+static llvm::json::Value gpuJson(const KernelReport &r) {
+  llvm::json::Array kernels;
+  for (const GpuKernelCost &k : r.gpuKernels) {
+    llvm::json::Object dims;
+    for (auto &[name, value] : k.dims)
+      dims[name] = value;
+    kernels.push_back(llvm::json::Object{
+        {"kind", k.kind},
+        {"location", k.location},
+        {"schedule", k.schedule},
+        {"dims", std::move(dims)},
+        {"grid", llvm::json::Array{k.grid[0], k.grid[1], k.grid[2]}},
+        {"threads_per_block", k.threadsPerBlock},
+        {"shared_memory_bytes", k.sharedMemoryBytes},
+        {"flops", k.flops},
+        {"min_bytes", k.bytes},
+        {"roofline_seconds", k.seconds},
+        {"bound", k.computeBound ? "compute" : "memory"},
+    });
+  }
+  return llvm::json::Object{
+      {"chip", r.gpu->chip},
+      {"reference_part", r.gpu->referencePart},
+      {"multiprocessors", r.gpu->multiprocessors},
+      {"shared_memory_bytes", r.gpu->sharedMemoryBytes},
+      {"peak_flops", r.peakFlops},
+      {"memory_bandwidth", r.bandwidth},
+      {"kernels", std::move(kernels)},
+      {"loop_kernels", r.gpuLoopKernels},
+  };
 }
 
 void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
@@ -424,6 +602,7 @@ void printReportJson(llvm::raw_ostream &os, const KernelReport &r) {
                           {"peak_flops", r.peakFlops},
                           {"memory_bandwidth", r.bandwidth}}},
       {"kernels", std::move(kernels)},
+      {"gpu", r.gpu ? gpuJson(r) : llvm::json::Value(nullptr)},
       {"total", llvm::json::Object{{"flops", total.opWork},
                                    {"mul_add_flops", total.multiplyAdds},
                                    {"min_bytes", bytes},

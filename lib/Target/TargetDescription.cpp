@@ -5,7 +5,6 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/TargetParser/Host.h"
@@ -143,10 +142,26 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
   GpuTargetDescription gpu;
   gpu.chip = chip.str();
   gpu.toolkit = toolkit.str();
-  gpu.multiprocessors = llvm::StringSwitch<int64_t>(chip)
-                            .Case("sm_86", 82)
-                            .Case("sm_89", 128)
-                            .StartsWith("sm_90", 132)
-                            .Default(108);
+  // The architecture's reference part (data-sheet numbers).
+  if (chip == "sm_86") {
+    gpu.multiprocessors = 82;
+    gpu.referencePart = "RTX 3090";
+    gpu.peakFlops = 35.6e12;
+    gpu.memoryBandwidth = 936e9;
+  } else if (chip == "sm_89") {
+    gpu.multiprocessors = 128;
+    gpu.referencePart = "RTX 4090";
+    gpu.peakFlops = 82.6e12;
+    gpu.memoryBandwidth = 1008e9;
+  } else if (chip.starts_with("sm_90")) {
+    gpu.multiprocessors = 132;
+    gpu.referencePart = "H100 SXM";
+    gpu.peakFlops = 67e12;
+    gpu.memoryBandwidth = 3.35e12;
+  }
+  if (double g = envNumber("TFM_PEAK_GFLOPS"))
+    gpu.peakFlops = g * 1e9;
+  if (double g = envNumber("TFM_MEM_BANDWIDTH_GBS"))
+    gpu.memoryBandwidth = g * 1e9;
   return gpu;
 }

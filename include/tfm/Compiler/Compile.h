@@ -118,6 +118,9 @@ struct CompileOptions {
   /// (and once more at the end if it does): the last call sees the module
   /// after every tfm-level pass, where --report reads its kernels.
   std::function<void(mlir::ModuleOp)> inspectTfmLevel;
+  /// Called with the module right after -tfm-gpu-configure (GPU targets):
+  /// where --report reads each GPU kernel's schedule.
+  std::function<void(mlir::ModuleOp)> inspectGpuSchedules;
 };
 
 /// One step of the MLIR pipeline: a single pass, wrapped in the anchors it

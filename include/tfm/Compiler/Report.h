@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,15 +58,48 @@ struct KernelCost {
   bool computeBound = false;
 };
 
+/// One GPU kernel with a schedule of -tfm-gpu-configure (a shared-memory
+/// GEMM or a block-per-row reduction), at the report's sizes.
+struct GpuKernelCost {
+  /// "gemm" or "row-reduce".
+  std::string kind;
+  /// Where it is in the model (its op's location; the kernel's name after
+  /// -tfm-gpu-name-kernels is derived from it).
+  std::string location;
+  /// The schedule, as its attribute prints (`#tfm.gpu_contraction<...>`).
+  std::string schedule;
+  /// The problem: M, N, K and batch for a GEMM; rows and length for a
+  /// reduction.
+  std::vector<std::pair<std::string, int64_t>> dims;
+  int64_t grid[3] = {1, 1, 1};
+  int64_t threadsPerBlock = 0;
+  int64_t sharedMemoryBytes = 0;
+  /// 2 per multiply-add (GEMM) or 1 per element folded (reduction).
+  double flops = 0;
+  /// Every operand read once and the result written once.
+  double bytes = 0;
+  double seconds = 0;
+  bool computeBound = false;
+};
+
 struct KernelReport {
   std::string model;
   int64_t batch = 1;
   int64_t seq = 0;
   mlir::tfm::TargetDescription target;
-  /// Peak FLOP/s (every thread) and memory bandwidth (bytes/s) used.
+  /// Set for --target=nvptx: the roofline is the GPU's, and gpuKernels
+  /// lists its scheduled kernels.
+  std::optional<mlir::tfm::GpuTargetDescription> gpu;
+  /// Peak FLOP/s (every thread, or the GPU) and memory bandwidth (bytes/s)
+  /// used.
   double peakFlops = 0;
   double bandwidth = 0;
   std::vector<KernelCost> kernels;
+  std::vector<GpuKernelCost> gpuKernels;
+  /// Kernels of the GPU target without a schedule of their own: one
+  /// thread per output element (elementwise ops, copies, small
+  /// reductions), not listed one by one.
+  int64_t gpuLoopKernels = 0;
 };
 
 /// Collects the kernels of a tfm module across the steps of a compile.
@@ -75,15 +109,22 @@ struct KernelReport {
 /// gain the tiles, kernels that a pass fuses away are dropped.
 class KernelCollector {
 public:
-  KernelCollector(mlir::tfm::TargetDescription target, int64_t seq)
-      : target(std::move(target)), seq(seq) {}
+  KernelCollector(mlir::tfm::TargetDescription target, int64_t seq,
+                  std::optional<mlir::tfm::GpuTargetDescription> gpu = {})
+      : target(std::move(target)), gpu(std::move(gpu)), seq(seq) {}
 
   void observe(mlir::ModuleOp module);
+  /// Reads the GPU kernels' schedules (the module after
+  /// -tfm-gpu-configure).
+  void observeGpuSchedules(mlir::ModuleOp module);
   KernelReport report() const;
 
 private:
   mlir::tfm::TargetDescription target;
+  std::optional<mlir::tfm::GpuTargetDescription> gpu;
   int64_t seq;
+  std::vector<GpuKernelCost> gpuKernels;
+  int64_t gpuLoopKernels = 0;
   std::string model;
   int64_t resolvedSeq = 0;
   std::vector<KernelCost> kernels;

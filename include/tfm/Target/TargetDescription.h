@@ -66,6 +66,13 @@ struct GpuTargetDescription {
   /// Streaming multiprocessors of the architecture's reference part
   /// (A100: 108, RTX 3090: 82, RTX 4090: 128, H100 SXM: 132).
   int64_t multiprocessors = 108;
+  /// The reference part's name and its peak f32 FLOP/s without tensor
+  /// cores and DRAM bandwidth (bytes/s), from the vendors' data sheets:
+  /// the roofline of `tfmc --report` (TFM_PEAK_GFLOPS and
+  /// TFM_MEM_BANDWIDTH_GBS override them, for the whole device).
+  std::string referencePart = "A100 SXM 80GB";
+  double peakFlops = 19.5e12;
+  double memoryBandwidth = 2.039e12;
   /// CUDA toolkit folder (bin/ptxas, nvvm/libdevice); empty: none, and the
   /// library embeds PTX that the driver compiles when the model is created.
   std::string toolkit;
