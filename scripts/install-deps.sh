@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
-      libomp-22-dev cmake ninja-build python3 python3-psutil)
+      libomp-22-dev libclang-rt-22-dev cmake ninja-build python3 python3-psutil)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -144,6 +144,15 @@ std::optional<int64_t> ObjectReader::getInt(StringRef key, bool required,
   if (!value)
     return std::nullopt;
   std::optional<int64_t> result = value->getAsInteger();
+  // llvm::json keeps `32.0` and `3.2e1` as doubles, which getAsInteger
+  // accepts when they are integral; getAsUINT64 takes integers only, so a
+  // non-negative value it refuses was written as a float. Integers are
+  // integers.
+  if (result && *result >= 0 && !value->getAsUINT64()) {
+    error(key, "expected an integer, got " + formatNumber(*result) +
+                   " written as a floating-point number");
+    return std::nullopt;
+  }
   if (!result) {
     if (std::optional<double> number = value->getAsNumber()) {
       if (std::isfinite(*number) && *number == std::floor(*number))

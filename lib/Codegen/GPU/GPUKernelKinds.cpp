@@ -113,3 +113,19 @@ SmallVector<Value> mlir::tfm::inlinePayload(OpBuilder &b, linalg::LinalgOp op,
   return yielded;
 }
 
+
+std::pair<gpu::LaunchOp, OpBuilder>
+mlir::tfm::createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
+                              ArrayRef<Value> block,
+                              TypeRange workgroupBuffers) {
+  auto launch = gpu::LaunchOp::create(
+      b, loc, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroupBuffers);
+  Block &body = launch.getBody().front();
+  OpBuilder inner = OpBuilder::atBlockEnd(&body);
+  if (body.empty() || !isa<gpu::TerminatorOp>(body.back()))
+    gpu::TerminatorOp::create(inner, loc);
+  inner.setInsertionPoint(body.getTerminator());
+  return {launch, inner};
+}

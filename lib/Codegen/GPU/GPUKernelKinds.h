@@ -2,8 +2,8 @@
 //
 // Shared by -tfm-gpu-configure (which chooses each kernel's schedule) and
 // the passes that build the kernels (-tfm-gpu-tile-contraction,
-// -tfm-gpu-tile-reduction). An op no kernel takes becomes loops
-// (-tfm-gpu-linalg-to-loops).
+// -tfm-gpu-tile-reduction), with the helpers those builders share. An op
+// no kernel takes becomes loops (-tfm-gpu-linalg-to-loops).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,8 @@
 #define TFM_LIB_CODEGEN_GPU_GPUKERNELKINDS_H
 
 #include "tfm/Codegen/Common/Contraction.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir::tfm {
 
@@ -39,6 +41,13 @@ struct RowReduction {
 /// projected-permutation maps, a payload of that form, and not a
 /// contraction the GEMM kernel takes; none otherwise.
 std::optional<RowReduction> matchGpuRowReduction(linalg::LinalgOp op);
+
+/// A gpu.launch of `grid` blocks of `block` threads (x, y, z) with the
+/// given workgroup buffers, its body ending in its terminator; returns it
+/// and a builder before that terminator.
+std::pair<gpu::LaunchOp, OpBuilder>
+createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
+                   ArrayRef<Value> block, TypeRange workgroupBuffers);
 
 /// Clones `op`'s payload at `b` with its block arguments bound to `args`
 /// and its linalg.index ops to `ivs`; returns the yielded values.

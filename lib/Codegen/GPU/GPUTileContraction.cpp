@@ -143,16 +143,10 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
                                    MemRefLayoutAttrInterface(), workgroup);
   auto bTileType = MemRefType::get({blockK, blockN + 1}, f32,
                                    MemRefLayoutAttrInterface(), workgroup);
-  auto launch = gpu::LaunchOp::create(
-      rw, loc, gridX, gridY, gridZ, index(rw, threadsX), index(rw, threadsY),
-      index(rw, 1), /*dynamicSharedMemorySize=*/nullptr,
-      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+  auto [launch, b] = createKernelLaunch(
+      rw, loc, {gridX, gridY, gridZ},
+      {index(rw, threadsX), index(rw, threadsY), index(rw, 1)},
       TypeRange{aTileType, bTileType});
-  Block &body = launch.getBody().front();
-  OpBuilder b = OpBuilder::atBlockBegin(&body);
-  if (body.empty() || !isa<gpu::TerminatorOp>(body.back()))
-    gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPoint(body.getTerminator());
   Value aTile = launch.getWorkgroupAttributions()[0];
   Value bTile = launch.getWorkgroupAttributions()[1];
   gpu::KernelDim3 blockIds = launch.getBlockIds();
@@ -208,19 +202,22 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
         auto inner = scf::ForOp::create(
             lb, loc, index(lb, 0), index(lb, blockK), index(lb, 1), accs,
             [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
-              SmallVector<Value> as, bs;
-              for (int64_t i = 0; i < threadM; ++i)
-                as.push_back(memref::LoadOp::create(
-                    ib, loc, aTile,
-                    ValueRange{kk, arith::AddIOp::create(
-                                       ib, loc, threadIds.y,
-                                       index(ib, i * threadsY))}));
-              for (int64_t j = 0; j < threadN; ++j)
-                bs.push_back(memref::LoadOp::create(
-                    ib, loc, bTile,
-                    ValueRange{kk, arith::AddIOp::create(
-                                       ib, loc, threadIds.x,
-                                       index(ib, j * threadsX))}));
+              // Row kk of a slice at this thread's `count` strided places.
+              auto loadRow = [&](Value tile, Value first, int64_t count,
+                                 int64_t stride) {
+                SmallVector<Value> values;
+                for (int64_t i = 0; i < count; ++i)
+                  values.push_back(memref::LoadOp::create(
+                      ib, loc, tile,
+                      ValueRange{kk, arith::AddIOp::create(
+                                         ib, loc, first,
+                                         index(ib, i * stride))}));
+                return values;
+              };
+              SmallVector<Value> as =
+                  loadRow(aTile, threadIds.y, threadM, threadsY);
+              SmallVector<Value> bs =
+                  loadRow(bTile, threadIds.x, threadN, threadsX);
               SmallVector<Value> next;
               for (int64_t i = 0; i < threadM; ++i)
                 for (int64_t j = 0; j < threadN; ++j)

@@ -72,15 +72,9 @@ void build(IRRewriter &rw, linalg::LinalgOp op, const RowReduction &r,
   auto partialsType = MemRefType::get({threads}, type,
                                       MemRefLayoutAttrInterface(), workgroup);
   Value one = index(rw, 1);
-  auto launch = gpu::LaunchOp::create(
-      rw, loc, rows, one, one, index(rw, threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, TypeRange{partialsType});
-  Block &body = launch.getBody().front();
-  OpBuilder b = OpBuilder::atBlockBegin(&body);
-  if (body.empty() || !isa<gpu::TerminatorOp>(body.back()))
-    gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPoint(body.getTerminator());
+  auto [launch, b] =
+      createKernelLaunch(rw, loc, {rows, one, one},
+                         {index(rw, threads), one, one}, {partialsType});
   Value partials = launch.getWorkgroupAttributions()[0];
   Value tid = launch.getThreadIds().x;
 
