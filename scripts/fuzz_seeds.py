@@ -3,7 +3,7 @@
 well-formed inputs of each format, and the manifests of the examples as
 tfmc writes them. Existing files are kept.
 
-Usage: fuzz_seeds.py safetensors|npy|manifest|spec|hf-config CORPUS_DIR
+Usage: fuzz_seeds.py safetensors|npy|manifest|spec|hf-config|tfm-ir CORPUS_DIR
 """
 import json
 import os
@@ -77,6 +77,21 @@ def seeds(target):
                 if name.endswith(".json") and name.startswith(prefix):
                     with open(os.path.join(folder, name), "rb") as f:
                         yield name[:-5], f.read()
+    elif target == "tfm-ir":
+        # The dialect's own tests, one seed per split-input-file chunk, and
+        # the IR example.
+        here = os.path.dirname(os.path.abspath(__file__))
+        root = os.path.join(here, "..")
+        tests = os.path.join(root, "test", "Dialect", "Tfm")
+        for name in sorted(os.listdir(tests)):
+            if not name.endswith(".mlir"):
+                continue
+            with open(os.path.join(tests, name)) as f:
+                chunks = f.read().split("// -----")
+            for i, chunk in enumerate(chunks):
+                yield "%s-%d" % (name[:-5], i), chunk.encode()
+        with open(os.path.join(root, "examples", "attention.mlir"), "rb") as f:
+            yield "attention", f.read()
     else:
         raise SystemExit("fuzz_seeds.py: unknown target " + target)
 

@@ -10,7 +10,8 @@ import os
 import subprocess
 import sys
 
-HARNESSES = ("safetensors", "npy", "manifest", "spec", "hf-config")
+HARNESSES = ("safetensors", "npy", "manifest", "spec", "hf-config",
+             "tfm-ir")
 
 
 def main():
