@@ -316,6 +316,7 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
   Shapes shapes{resolvedSeq};
   gpuKernels.clear();
   gpuLoopKernels = 0;
+  gpuScheduled = true;
   module.walk([&](linalg::LinalgOp op) {
     if (!op.hasPureBufferSemantics())
       return;
@@ -385,6 +386,7 @@ KernelReport KernelCollector::report() const {
   }
   r.gpuKernels = gpuKernels;
   r.gpuLoopKernels = gpuLoopKernels;
+  r.gpuScheduled = gpuScheduled;
   for (GpuKernelCost &k : r.gpuKernels) {
     double compute = r.peakFlops > 0 ? k.flops / r.peakFlops : 0;
     double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
@@ -427,6 +429,11 @@ static void printColumns(llvm::raw_ostream &os,
 static void printGpuKernels(llvm::raw_ostream &os, const KernelReport &r) {
   if (!r.gpu)
     return;
+  if (!r.gpuScheduled) {
+    os << "GPU kernels: not known yet (the compile stopped before "
+          "-tfm-gpu-configure, which schedules them)\n";
+    return;
+  }
   os << llvm::formatv("GPU kernels with a schedule ({0}; {1} more run one "
                       "thread per output element):\n",
                       r.gpuKernels.size(), r.gpuLoopKernels);
@@ -551,7 +558,8 @@ static llvm::json::Value gpuJson(const KernelReport &r) {
       {"shared_memory_bytes", r.gpu->sharedMemoryBytes},
       {"peak_flops", r.peakFlops},
       {"memory_bandwidth", r.bandwidth},
-      {"kernels", std::move(kernels)},
+      {"kernels", r.gpuScheduled ? llvm::json::Value(std::move(kernels))
+                                 : llvm::json::Value(nullptr)},
       {"loop_kernels", r.gpuLoopKernels},
   };
 }

@@ -100,6 +100,9 @@ struct KernelReport {
   /// thread per output element (elementwise ops, copies, small
   /// reductions), not listed one by one.
   int64_t gpuLoopKernels = 0;
+  /// Whether the compile reached -tfm-gpu-configure (the kernels above are
+  /// known only then).
+  bool gpuScheduled = false;
 };
 
 /// Collects the kernels of a tfm module across the steps of a compile.
@@ -125,6 +128,7 @@ private:
   int64_t seq;
   std::vector<GpuKernelCost> gpuKernels;
   int64_t gpuLoopKernels = 0;
+  bool gpuScheduled = false;
   std::string model;
   int64_t resolvedSeq = 0;
   std::vector<KernelCost> kernels;
