@@ -350,10 +350,8 @@ LogicalResult Compilation::run() {
   // Likewise the precision (f32 is the absence of the attribute).
   if (phase != EmitPhase::Tfm && options.precision != "f32" &&
       !module->hasAttr(mlir::tfm::kPrecisionAttr)) {
-    mlir::Builder b(module.getContext());
-    mlir::Type type = options.precision == "bf16"
-                          ? mlir::Type(b.getBF16Type())
-                          : mlir::Type(b.getF16Type());
+    mlir::Type type =
+        mlir::tfm::getPrecisionType(module.getContext(), options.precision);
     module->setAttr(mlir::tfm::kPrecisionAttr, mlir::TypeAttr::get(type));
   }
 

@@ -12,6 +12,7 @@
 #include "tfm/Compiler/Diagnostics.h"
 #include "tfm/Compiler/Report.h"
 #include "tfm/Frontend/Frontend.h"
+#include "tfm/Support/Manifest.h"
 #include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/IR/TfmEntryABI.h"
@@ -537,8 +538,7 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
     return failure();
   }
 
-  if (options.precision != "f32" && options.precision != "bf16" &&
-      options.precision != "f16") {
+  if (!parsePrecision(options.precision)) {
     reportError("--precision=" + options.precision +
                 " is not a precision tfm compiles for (f32, bf16 or f16)");
     return failure();

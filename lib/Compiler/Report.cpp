@@ -221,14 +221,18 @@ std::string joinDims(const std::vector<std::pair<std::string, int64_t>> &d,
 
 } // namespace
 
-void KernelCollector::observe(ModuleOp module) {
-  if (auto name = module->getAttrOfType<StringAttr>(mt::kModelNameAttr))
-    model = name.getValue().str();
+void KernelCollector::resolveSeq(ModuleOp module) {
   resolvedSeq = seq;
   if (resolvedSeq <= 0) {
     auto maxSeq = module->getAttrOfType<IntegerAttr>(mt::kMaxSeqLenAttr);
     resolvedSeq = maxSeq ? maxSeq.getInt() : 1;
   }
+}
+
+void KernelCollector::observe(ModuleOp module) {
+  if (auto name = module->getAttrOfType<StringAttr>(mt::kModelNameAttr))
+    model = name.getValue().str();
+  resolveSeq(module);
   Shapes shapes{resolvedSeq};
 
   std::vector<KernelCost> now;
@@ -309,10 +313,7 @@ static SmallVector<int64_t> loopExtents(linalg::LinalgOp op,
 }
 
 void KernelCollector::observeGpuSchedules(ModuleOp module) {
-  if (resolvedSeq <= 0) {
-    auto maxSeq = module->getAttrOfType<IntegerAttr>(mt::kMaxSeqLenAttr);
-    resolvedSeq = seq > 0 ? seq : (maxSeq ? maxSeq.getInt() : 1);
-  }
+  resolveSeq(module);
   Shapes shapes{resolvedSeq};
   gpuKernels.clear();
   gpuLoopKernels = 0;

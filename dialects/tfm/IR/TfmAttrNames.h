@@ -13,6 +13,8 @@
 namespace mlir {
 class Operation;
 class Attribute;
+class MLIRContext;
+class Type;
 namespace tfm {
 class CpuTargetAttr;
 class GpuTargetAttr;
@@ -48,6 +50,11 @@ constexpr llvm::StringLiteral kLoweringConfigAttr = "tfm.lowering_config";
 
 /// The role of a key-block loop of a tiled attention (#tfm.key_blocks).
 constexpr llvm::StringLiteral kKeyBlocksAttr = "tfm.key_blocks";
+
+/// The type `tfm.precision` holds for a precision's spelling (`--precision`,
+/// -tfm-apply-precision's option): "bf16", "f16" or "f32"; null for any
+/// other spelling.
+Type getPrecisionType(MLIRContext *ctx, llvm::StringRef spelling);
 
 /// The target of the module that holds `op` (or of `op`, a module), or null.
 Attribute getTarget(Operation *op);

@@ -118,6 +118,17 @@ CpuTargetAttr mlir::tfm::getCpuTarget(Operation *op) {
   return dyn_cast_or_null<CpuTargetAttr>(getTarget(op));
 }
 
+Type mlir::tfm::getPrecisionType(MLIRContext *ctx, StringRef spelling) {
+  Builder b(ctx);
+  if (spelling == "bf16")
+    return b.getBF16Type();
+  if (spelling == "f16")
+    return b.getF16Type();
+  if (spelling == "f32")
+    return b.getF32Type();
+  return {};
+}
+
 GpuTargetAttr mlir::tfm::getGpuTarget(Operation *op) {
   return dyn_cast_or_null<GpuTargetAttr>(getTarget(op));
 }

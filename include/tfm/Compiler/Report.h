@@ -123,6 +123,10 @@ public:
   KernelReport report() const;
 
 private:
+  /// The report's sequence length: the requested one, else the module's
+  /// max_seq_len.
+  void resolveSeq(mlir::ModuleOp module);
+
   mlir::tfm::TargetDescription target;
   std::optional<mlir::tfm::GpuTargetDescription> gpu;
   int64_t seq;

@@ -1,7 +1,8 @@
 //===- Contraction.h - the GEMM view of a linalg op -------------*- C++ -*-===//
 //
 // Shared by -tfm-cpu-configure (which decides what each op gets) and
-// -tfm-tile-and-vectorize (which carries it out).
+// -tfm-tile-and-vectorize (which carries it out); classifyContraction is
+// in tfm/Codegen/Common/Contraction.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,11 +22,6 @@ namespace mlir::tfm {
 /// vectors (the rule -tfm-cpu-configure sizes `nr` by, and the panel
 /// granule of -tfm-pack-weights).
 int64_t registerTileWidth(CpuTargetAttr target);
-
-/// The roles of `op`'s loops if the CPU GEMM schedule takes it: a
-/// contraction (inferGemmDims) on tensors with f32 operands and
-/// accumulator; none otherwise.
-std::optional<GemmDims> classifyContraction(linalg::LinalgOp op);
 
 /// Whether `op` is a fill whose one use is the init of another
 /// non-contraction linalg op of its block (the accumulator of a layer

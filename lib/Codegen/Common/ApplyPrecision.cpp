@@ -46,16 +46,6 @@ WeightOp weightBehind(Value v) {
   return {};
 }
 
-/// Whether `op` is a contraction whose operands are all f32: the GEMMs the
-/// precision applies to.
-bool isF32Contraction(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || !inferGemmDims(op))
-    return false;
-  return llvm::all_of(op->getOpOperands(), [](OpOperand &operand) {
-    return getElementTypeOrSelf(operand.get().getType()).isF32();
-  });
-}
-
 struct ApplyPrecisionPass
     : tfm::impl::ApplyPrecisionPassBase<ApplyPrecisionPass> {
   using Base::Base;
@@ -67,12 +57,9 @@ struct ApplyPrecisionPass
     if (auto stated = module->getAttrOfType<TypeAttr>(kPrecisionAttr)) {
       type = dyn_cast<FloatType>(stated.getValue());
     } else if (!precision.empty() && precision != "f32") {
-      Builder b(&getContext());
-      if (precision == "bf16")
-        type = b.getBF16Type();
-      else if (precision == "f16")
-        type = b.getF16Type();
-      else {
+      type = dyn_cast_or_null<FloatType>(
+          getPrecisionType(&getContext(), precision));
+      if (!type) {
         module.emitError("-tfm-apply-precision: precision '")
             << precision << "' is not f32, bf16 or f16";
         return signalPassFailure();
@@ -89,7 +76,7 @@ struct ApplyPrecisionPass
 
     SmallVector<linalg::LinalgOp> contractions;
     module.walk([&](linalg::LinalgOp op) {
-      if (isF32Contraction(op))
+      if (classifyContraction(op))
         contractions.push_back(op);
     });
     IRRewriter rw(&getContext());

@@ -46,3 +46,15 @@ std::optional<GemmDims> mlir::tfm::inferGemmDims(linalg::LinalgOp op) {
       g.unit.push_back(d);
   return g;
 }
+
+std::optional<GemmDims> mlir::tfm::classifyContraction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  // f32 only: the CPU's register kernel is an f32 vector.contract (mixed
+  // operands, an f16 K or V widened inside the contraction, stay loops
+  // there), and -tfm-apply-precision rounds f32 inputs.
+  for (OpOperand &operand : op->getOpOperands())
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
+      return std::nullopt;
+  return inferGemmDims(op);
+}

@@ -67,7 +67,9 @@ public:
   LaunchEmulator(IRRewriter &rw, gpu::LaunchOp launch)
       : rw(rw), launch(launch), loc(launch.getLoc()) {}
 
-  LogicalResult run(unsigned &segmentCount);
+  LogicalResult run();
+  /// Thread loop nests emitted (one more per barrier a block passes).
+  unsigned segmentCount() const { return segments; }
 
 private:
   LogicalResult check();
@@ -319,7 +321,7 @@ void LaunchEmulator::poison(OpBuilder &b, Value buffer) {
   memref::StoreOp::create(inner, loc, nan, buffer, ivs);
 }
 
-LogicalResult LaunchEmulator::run(unsigned &segmentCount) {
+LogicalResult LaunchEmulator::run() {
   if (failed(check()))
     return failure();
   rw.setInsertionPoint(launch);
@@ -376,7 +378,6 @@ LogicalResult LaunchEmulator::run(unsigned &segmentCount) {
 
   if (failed(emitBlock(b, launch.getBody().front())))
     return failure();
-  segmentCount = segments;
 
   rw.setInsertionPointAfter(launch);
   for (Value buffer : hostBuffers)
@@ -395,11 +396,11 @@ struct GPUEmulatePass
     getOperation()->walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     IRRewriter rw(&getContext());
     for (gpu::LaunchOp launch : launches) {
-      unsigned segmentCount = 0;
-      if (failed(LaunchEmulator(rw, launch).run(segmentCount)))
+      LaunchEmulator emulator(rw, launch);
+      if (failed(emulator.run()))
         return signalPassFailure();
       ++emulated;
-      segments += segmentCount;
+      segments += emulator.segmentCount();
     }
     if (failed(runOnHost()))
       signalPassFailure();

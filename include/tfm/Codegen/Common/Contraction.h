@@ -1,8 +1,9 @@
 //===- Contraction.h - the GEMM roles of a linalg contraction ---*- C++ -*-===//
 //
 // The one reading of "which loop is m, n, k" shared by the CPU schedule
-// (-tfm-cpu-configure, -tfm-tile-and-vectorize, -tfm-pack-weights) and the
-// GPU's (-tfm-gpu-configure, -tfm-gpu-tile-contraction).
+// (-tfm-cpu-configure, -tfm-tile-and-vectorize, -tfm-pack-weights), the
+// GPU's (-tfm-gpu-configure, -tfm-gpu-tile-contraction) and
+// -tfm-apply-precision.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,11 @@ struct GemmDims {
 /// types) whose output's innermost dimension is an `n` dimension; none
 /// otherwise.
 std::optional<GemmDims> inferGemmDims(linalg::LinalgOp op);
+
+/// inferGemmDims of a contraction on tensors whose operands and accumulator
+/// are all f32: the GEMMs the CPU schedule vectorizes and the ones
+/// -tfm-apply-precision rounds the inputs of; none otherwise.
+std::optional<GemmDims> classifyContraction(linalg::LinalgOp op);
 
 } // namespace mlir::tfm
 
