@@ -12,7 +12,9 @@
 #include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -318,6 +320,47 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
   gpuKernels.clear();
   gpuLoopKernels = 0;
   gpuScheduled = true;
+  // Tiled attention: a CTA per (query block, K/V head, batch element)
+  // (-tfm-gpu-map-attention), its problem and costs those of the
+  // tfm.attention it came from.
+  module.walk([&](gpu::LaunchOp launch) {
+    auto tiling = dyn_cast_or_null<mt::AttentionTilingAttr>(
+        launch->getAttr(mt::kLoweringConfigAttr));
+    if (!tiling)
+      return;
+    std::string place = modelPlace(launch.getLoc());
+    auto source = llvm::find_if(kernels, [&](const KernelCost &c) {
+      return c.op == "tfm.attention" && c.location == place;
+    });
+    if (source == kernels.end())
+      return;
+    auto dim = [&](StringRef name) -> int64_t {
+      for (auto &[n, v] : source->dims)
+        if (n == name)
+          return v;
+      return 1;
+    };
+    GpuKernelCost k;
+    k.kind = "attention";
+    k.location = place;
+    llvm::raw_string_ostream os(k.schedule);
+    Attribute(tiling).print(os);
+    k.dims = source->dims;
+    k.grid[0] = llvm::divideCeil(dim("Tq"), tiling.getBlockQ());
+    k.grid[1] = dim("Hkv");
+    k.grid[2] = dim("B");
+    if (std::optional<int64_t> threads =
+            getConstantIntValue(launch.getBlockSizeX()))
+      k.threadsPerBlock = *threads;
+    for (BlockArgument buffer : launch.getWorkgroupAttributions()) {
+      auto type = cast<MemRefType>(buffer.getType());
+      k.sharedMemoryBytes += type.getNumElements() *
+                             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    }
+    k.flops = source->flops.opWork;
+    k.bytes = source->bytes;
+    gpuKernels.push_back(std::move(k));
+  });
   module.walk([&](linalg::LinalgOp op) {
     if (!op.hasPureBufferSemantics())
       return;

@@ -223,6 +223,15 @@ void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createSetTargetPass(target));
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
+  if (options.tileAttention) {
+    // The same online-softmax loop nest as for the CPU, with tiles sized for
+    // one block's shared memory (-tfm-gpu-map-attention maps it to CTAs);
+    // always tiled: no runtime switch to the untiled chain.
+    ConfigureAttentionPassOptions configure;
+    configure.untiledMaxKeys = 0;
+    pm.addPass(createConfigureAttentionPass(configure));
+    pm.addPass(createTileSramPass());
+  }
   addTfmToLinalg(pm, options.precision);
 }
 
@@ -241,8 +250,11 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
     addElementwiseFusion(pm);
   addBufferization(pm);
 
-  // 3. Kernels: loop nests on blocks and threads, buffers on the device
-  // (on a GPU target every copy is expanded into a loop nest).
+  // 3. Kernels: loop nests on blocks and threads, buffers on the device.
+  // Tiled attention: a CTA per tile of the loop nest, its tiles in shared
+  // memory (its copies are tile ops of the CTA). Every other copy becomes
+  // a loop nest (on a GPU target, all of them).
+  pm.addNestedPass<func::FuncOp>(createGPUMapAttentionPass());
   pm.addPass(createExpandMemRefCopyPass());
   // Contractions: shared-memory GEMM kernels; row reductions: a block per
   // row; everything else: one thread per output (or per few rows of a
@@ -292,6 +304,10 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   }
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Views made inside a kernel (the tiles of attention, in shared memory)
+  // to address arithmetic: convert-gpu-to-nvvm takes no subview.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
   kernels.addPass(createApproximateMathPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());

@@ -58,23 +58,25 @@ struct KernelCost {
   bool computeBound = false;
 };
 
-/// One GPU kernel with a schedule of -tfm-gpu-configure (a shared-memory
-/// GEMM or a block-per-row reduction), at the report's sizes.
+/// One GPU kernel with a schedule (a tiled attention's CTAs,
+/// -tfm-gpu-map-attention; a shared-memory GEMM or a block-per-row
+/// reduction of -tfm-gpu-configure), at the report's sizes.
 struct GpuKernelCost {
-  /// "gemm" or "row-reduce".
+  /// "attention", "gemm" or "row-reduce".
   std::string kind;
   /// Where it is in the model (its op's location; the kernel's name after
   /// -tfm-gpu-name-kernels is derived from it).
   std::string location;
   /// The schedule, as its attribute prints (`#tfm.gpu_contraction<...>`).
   std::string schedule;
-  /// The problem: M, N, K and batch for a GEMM; rows and length for a
-  /// reduction.
+  /// The problem: the attention's B, Hq, Hkv, Tq, Tk, D; M, N, K and batch
+  /// for a GEMM; rows and length for a reduction.
   std::vector<std::pair<std::string, int64_t>> dims;
   int64_t grid[3] = {1, 1, 1};
   int64_t threadsPerBlock = 0;
   int64_t sharedMemoryBytes = 0;
-  /// 2 per multiply-add (GEMM) or 1 per element folded (reduction).
+  /// The attention's FLOPs (its tfm.attention's), 2 per multiply-add
+  /// (GEMM) or 1 per element folded (reduction).
   double flops = 0;
   /// Every operand read once and the result written once.
   double bytes = 0;

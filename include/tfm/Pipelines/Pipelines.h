@@ -133,6 +133,14 @@ struct TfmToNVVMPipelineOptions
       llvm::cl::desc("Fuse single-use elementwise linalg producers into "
                      "their consumers before bufferization (fewer kernels)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> tileAttention{
+      *this, "tile-attention",
+      llvm::cl::desc("Tile tfm.attention for shared memory "
+                     "(-tfm-configure-attention, -tfm-tile-sram) and run "
+                     "each tile as a CTA (-tfm-gpu-map-attention); off: "
+                     "attention's GEMMs and reductions over the whole score "
+                     "tensor"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture, e.g. sm_80 or sm_90"),
       llvm::cl::init("sm_80")};
@@ -180,12 +188,16 @@ struct TfmToNVVMPipelineOptions
 
 /// The stages of -tfm-lower-to-nvvm, in order:
 ///
-/// 0. tfm-fuse-attention (attention stays untiled: each op of its chain is
-///    a kernel of its own in this first GPU pipeline);
+/// 0. tfm-fuse-attention, tfm-configure-attention (tiles for one block's
+///    shared memory), tfm-tile-sram (the CPU's online-softmax loop nest);
 /// 1. convert-tfm-to-linalg, tfm-materialize-entry, canonicalize, cse;
 /// 2. elementwise fusion on tensors (optional), one-shot bufferization as
 ///    for the CPU;
-/// 3. every copy and linalg op to scf.parallel loop nests, each mapped to a
+/// 3. each tiled attention to a gpu.launch of a CTA per tile, its tiles in
+///    shared memory (tfm-gpu-map-attention); contractions to shared-memory
+///    GEMM kernels and row reductions to a block per row
+///    (tfm-gpu-configure, tfm-gpu-tile-contraction, tfm-gpu-tile-reduction);
+///    every other copy and linalg op to scf.parallel loop nests, each mapped to a
 ///    grid of blocks of threads (tfm-gpu-distribute), gpu.launch ops
 ///    (convert-parallel-loops-to-gpu), buffers in device memory
 ///    (tfm-gpu-device-memory), kernels outlined into gpu.modules

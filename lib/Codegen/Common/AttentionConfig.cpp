@@ -58,12 +58,17 @@ FailureOr<AttentionShape> mlir::tfm::analyzeAttention(AttentionOp op) {
 
 /// The scaled f32 Q tile, one f32 K and V block, the f32 score tile, the f32
 /// accumulator, four f32 rows (running max, running sum, block max, rescale
-/// factor), and the bias tile.
+/// factor), and the bias tile; with rounded inputs, rounded copies of the
+/// probabilities and of the K and V blocks.
 int64_t mlir::tfm::attentionFootprintBytes(const AttentionShape &s,
                                            int64_t br, int64_t bc) {
   int64_t m = s.group * br;
-  return 4 * m * s.headDim + 4 * bc * (s.headDim + s.valueDim) + 4 * m * bc +
-         4 * m * s.valueDim + 4 * 4 * m + s.biasBytes * m * bc;
+  int64_t bytes = 4 * m * s.headDim + 4 * bc * (s.headDim + s.valueDim) +
+                  4 * m * bc + 4 * m * s.valueDim + 4 * 4 * m +
+                  s.biasBytes * m * bc;
+  if (s.roundedInputs)
+    bytes += 4 * m * bc + 4 * bc * (s.headDim + s.valueDim);
+  return bytes;
 }
 
 /// Candidate block sizes: `cap` itself and the powers of two (times
@@ -115,10 +120,14 @@ struct FastMemory {
 /// overhead) favour long key blocks: 7-12 % faster than L2 / 16 (128 x 32
 /// and 64 x 32 tiles), see docs/performance.md. Key blocks are whole
 /// vectors.
+/// GPU: the static shared memory of one block (the tiles are a CTA's
+/// workgroup buffers, -tfm-gpu-map-attention); key blocks are whole warps.
 std::optional<FastMemory> attentionBudget(Attribute target) {
   if (auto cpu = dyn_cast_or_null<CpuTargetAttr>(target))
     return FastMemory{cpu.getL2Bytes() / 8,
                       std::max<int64_t>(1, cpu.getVectorBits() / 32)};
+  if (auto gpu = dyn_cast_or_null<GpuTargetAttr>(target))
+    return FastMemory{gpu.getSharedMemoryBytes(), 32};
   return std::nullopt;
 }
 
@@ -154,11 +163,20 @@ struct ConfigureAttentionPass
       root->emitError() << "-tfm-configure-attention: the module has no "
                            "target to size attention tiles for ('"
                         << kTargetAttr
-                        << "' is missing or not #tfm.cpu_target; tfmc sets "
-                           "it, -tfm-set-target sets the host's)";
+                        << "' is missing or neither #tfm.cpu_target nor "
+                           "#tfm.gpu_target; tfmc sets it, -tfm-set-target "
+                           "sets the host's)";
       return signalPassFailure();
     }
     int64_t budget = fast->bytes;
+    bool rounded = false;
+    auto module = dyn_cast<ModuleOp>(root);
+    if (!module)
+      module = root->getParentOfType<ModuleOp>();
+    if (auto precision = module ? module->getAttrOfType<TypeAttr>(
+                                      kPrecisionAttr)
+                                : TypeAttr())
+      rounded = !precision.getValue().isF32();
     bool failedAny = false;
     for (AttentionOp op : ops) {
       FailureOr<AttentionShape> shape = analyzeAttention(op);
@@ -166,6 +184,7 @@ struct ConfigureAttentionPass
         failedAny = true;
         continue;
       }
+      shape->roundedInputs = rounded;
       if (maxUntiled > 0 && !ShapedType::isDynamic(shape->staticTk) &&
           shape->staticTk <= maxUntiled) {
         // Short enough to stay untiled, statically.

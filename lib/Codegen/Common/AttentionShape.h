@@ -23,6 +23,9 @@ struct AttentionShape {
   int64_t biasBytes; // bytes of a bias element, 0 without bias
   int64_t staticTq;  // Tq, or ShapedType::kDynamic
   int64_t staticTk;  // Tk, or ShapedType::kDynamic
+  /// Whether -tfm-apply-precision rounds the contraction inputs (a 16-bit
+  /// tfm.precision): P and the K/V blocks then have rounded copies.
+  bool roundedInputs = false;
 };
 
 /// The shape of `op`, or an error on it (dynamic head counts or sizes,

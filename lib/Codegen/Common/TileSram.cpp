@@ -455,10 +455,18 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
     Value sl = tensor::ExtractSliceOp::create(
         b, loc, slT, bias, ofrs(b, {blk.b, blk.h0, blk.q0, k0}),
         {idxAttr(b, 1), idxAttr(b, g), blk.bq, kbOfr}, ones4);
-    st.biasBuf = tensor::InsertSliceOp::create(
-        b, loc, sl, st.biasBuf, SmallVector<OpFoldResult>(3, idxAttr(b, 0)),
-        {idxAttr(b, g), blk.bq, kbOfr},
-        SmallVector<OpFoldResult>(3, idxAttr(b, 1)));
+    // Copied into a slice of the carried tile (linalg.copy, as for the K/V
+    // blocks): a bare insert_slice of a tile-sized slice (static Tq <= Br,
+    // a whole key block) folds to the slice itself, and the loop would no
+    // longer update its tile in place.
+    SmallVector<OpFoldResult> zeros3(3, idxAttr(b, 0)),
+        ones3(3, idxAttr(b, 1));
+    SmallVector<OpFoldResult> sizes{idxAttr(b, g), blk.bq, kbOfr};
+    Value dst = tensor::ExtractSliceOp::create(b, loc, st.biasBuf, zeros3,
+                                               sizes, ones3);
+    sl = linalg::CopyOp::create(b, loc, sl, dst).getResult(0);
+    st.biasBuf = tensor::InsertSliceOp::create(b, loc, sl, st.biasBuf,
+                                               zeros3, sizes, ones3);
   }
   if (masked || bias || blk.slopes) {
     Value s3 = tensor::ExpandShapeOp::create(

@@ -37,6 +37,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -91,6 +92,16 @@ private:
     return uniform.contains(v) ||
            !launch.getBody().isAncestor(v.getParentRegion());
   }
+  /// A load every thread of a block does alike: uniform indices into a
+  /// buffer in device memory that the kernel never writes (no buffer the
+  /// kernel writes has the same root allocation; two function arguments
+  /// may alias).
+  bool isReadOnlyLoad(Operation &op);
+  static Value rootBuffer(Value v) {
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    return v;
+  }
   Value uniformValue(Value v) const { return uniform.lookupOrDefault(v); }
 
   IRRewriter &rw;
@@ -99,6 +110,10 @@ private:
   /// Kernel values that are uniform, mapped to their block-level values.
   IRMapping uniform;
   DenseMap<Value, Value> scratch;
+  /// The root buffers the kernel writes (writesUnknown: some op's writes
+  /// have no buffer).
+  llvm::SmallPtrSet<Value, 8> writtenRoots;
+  bool writesUnknown = false;
   SmallVector<Value> hostBuffers;
   Value numThreads;
   Value blockSize[3]; // x, y, z
@@ -109,6 +124,32 @@ private:
   Value zero, one;
   OpBuilder launchLevel{launch->getContext()};
 };
+
+bool LaunchEmulator::isReadOnlyLoad(Operation &op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load || writesUnknown ||
+      !llvm::all_of(load.getIndices(), [&](Value v) { return isUniform(v); }))
+    return false;
+  Value root = rootBuffer(load.getMemRef());
+  if (!isUniform(root) || launch.getBody().isAncestor(root.getParentRegion()))
+    return false; // workgroup memory, or a view the kernel computes
+  Region &body = launch.getBody();
+  return llvm::none_of(writtenRoots, [&](Value written) {
+    bool outside = !body.isAncestor(written.getParentRegion());
+    return written == root || (outside && isa<BlockArgument>(written) &&
+                               isa<BlockArgument>(root));
+  });
+}
+
+/// Host buffers have no memory space: views of workgroup buffers lose it.
+void stripWorkgroupSpace(Operation *clone) {
+  clone->walk([](Operation *op) {
+    for (Value result : op->getResults())
+      if (auto type = dyn_cast<MemRefType>(result.getType());
+          type && isa_and_nonnull<gpu::AddressSpaceAttr>(type.getMemorySpace()))
+        result.setType(MemRefType::Builder(type).setMemorySpace(Attribute()));
+  });
+}
 
 LogicalResult LaunchEmulator::check() {
   if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
@@ -123,15 +164,46 @@ LogicalResult LaunchEmulator::check() {
   Region &body = launch.getBody();
   if (!body.hasOneBlock())
     return launch.emitOpError("has a multi-block body");
-  // Workgroup buffers become host buffers without a memory space: only
-  // accesses (not views, whose types would keep the space) may use them.
-  for (BlockArgument buffer : launch.getWorkgroupAttributions())
-    for (Operation *user : buffer.getUsers())
+  // Workgroup buffers become host buffers without a memory space: they
+  // and their views (whose types lose the space too) may only be read and
+  // written by loads and stores.
+  SmallVector<Value> worklist(launch.getWorkgroupAttributions());
+  while (!worklist.empty()) {
+    Value buffer = worklist.pop_back_val();
+    for (Operation *user : buffer.getUsers()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == buffer) {
+        llvm::append_range(worklist, user->getResults());
+        continue;
+      }
       if (!isa<memref::LoadOp, memref::StoreOp, vector::LoadOp,
                vector::StoreOp>(user))
         return user->emitOpError(
-            "uses a workgroup buffer other than by loads and stores, which "
-            "the emulation does not model");
+            "uses a workgroup buffer other than by loads, stores and views, "
+            "which the emulation does not model");
+    }
+  }
+  // What the kernel writes, for isReadOnlyLoad.
+  body.walk([&](Operation *op) {
+    if (isa<gpu::BarrierOp, gpu::TerminatorOp>(op))
+      return;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        writesUnknown = true;
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (MemoryEffects::EffectInstance &e : list) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
+        continue;
+      if (Value v = e.getValue())
+        writtenRoots.insert(rootBuffer(v));
+      else
+        writesUnknown = true;
+    }
+  });
   // The launch's ids and sizes are its block arguments; barriers are the
   // synchronization the emulation models; any other gpu op (a shuffle, an
   // id op) has no host equivalent here.
@@ -205,6 +277,7 @@ void LaunchEmulator::emitSegment(OpBuilder &b, Block &src,
       if (!local.contains(v))
         local.map(v, lookup(inner, local, tid, v));
     Operation *clone = inner.clone(*op, local);
+    stripWorkgroupSpace(clone);
     // Results used outside this segment go to their scratch slots.
     for (auto [result, cloned] :
          llvm::zip(op->getResults(), clone->getResults())) {
@@ -289,11 +362,14 @@ LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
       continue;
     }
     bool isUniformOp =
-        op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
-        llvm::all_of(op.getOperands(), [&](Value v) { return isUniform(v); });
+        op.getNumRegions() == 0 &&
+        ((isMemoryEffectFree(&op) &&
+          llvm::all_of(op.getOperands(),
+                       [&](Value v) { return isUniform(v); })) ||
+         isReadOnlyLoad(op));
     if (isUniformOp) {
       // Once per block, before the segment that uses it.
-      b.clone(op, uniform);
+      stripWorkgroupSpace(b.clone(op, uniform));
       continue;
     }
     segment.push_back(&op);

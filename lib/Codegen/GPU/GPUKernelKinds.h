@@ -13,6 +13,8 @@
 #include "tfm/Codegen/Common/Contraction.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tfm {
 
@@ -53,6 +55,18 @@ createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
 /// and its linalg.index ops to `ivs`; returns the yielded values.
 SmallVector<Value> inlinePayload(OpBuilder &b, linalg::LinalgOp op,
                                  ValueRange args, ValueRange ivs);
+
+/// Whether lowerToRegisterLoops takes `op`: buffers, and outputs indexed
+/// by parallel dimensions only (every linalg reduction is written so).
+bool canLowerToRegisterLoops(linalg::LinalgOp op);
+
+/// -tfm-gpu-linalg-to-loops' lowering of one op: an scf.parallel over its
+/// parallel dimensions (returned) whose body computes one output element
+/// (`rows` consecutive rows of a GEMM-like reduction), the reduction
+/// dimensions as scf.for loops carrying the accumulators in registers.
+/// Erases `op`.
+scf::ParallelOp lowerToRegisterLoops(IRRewriter &rw, linalg::LinalgOp op,
+                                     unsigned rows);
 
 } // namespace mlir::tfm
 

@@ -54,9 +54,9 @@ Value readElement(OpBuilder &b, Location loc, OpOperand &operand,
   return memref::LoadOp::create(b, loc, v, indicesFor(b, loc, map, ivs));
 }
 
-/// Whether this lowering applies: buffers, and outputs indexed by parallel
-/// dimensions only (every linalg reduction is written so).
-bool isSupported(linalg::LinalgOp op) {
+} // namespace
+
+bool mlir::tfm::canLowerToRegisterLoops(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op->getNumRegions() != 1 ||
       op->getRegion(0).empty())
     return false;
@@ -75,6 +75,8 @@ bool isSupported(linalg::LinalgOp op) {
   }
   return true;
 }
+
+namespace {
 
 /// The parallel dimension whose consecutive values one thread computes
 /// together: the innermost parallel dimension except the last (which spreads
@@ -96,7 +98,11 @@ int chooseRowDim(linalg::LinalgOp op, ArrayRef<unsigned> parallel) {
   return -1;
 }
 
-void lower(IRRewriter &rw, linalg::LinalgOp op, unsigned rows) {
+} // namespace
+
+scf::ParallelOp mlir::tfm::lowerToRegisterLoops(IRRewriter &rw,
+                                                linalg::LinalgOp op,
+                                                unsigned rows) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
   SmallVector<Range> ranges = op.createLoopRanges(rw, loc);
@@ -170,7 +176,7 @@ void lower(IRRewriter &rw, linalg::LinalgOp op, unsigned rows) {
           rw, loc, results[k], init.get(),
           indicesFor(rw, loc, op.getMatchingIndexingMap(&init), ivs));
     rw.eraseOp(op);
-    return;
+    return outer;
   }
 
   // Lanes: the `rows` consecutive values of `rowDim` this thread computes
@@ -251,7 +257,10 @@ void lower(IRRewriter &rw, linalg::LinalgOp op, unsigned rows) {
                      laneIvs[u]));
   }
   rw.eraseOp(op);
+  return outer;
 }
+
+namespace {
 
 struct GPULinalgToLoopsPass
     : tfm::impl::GPULinalgToLoopsPassBase<GPULinalgToLoopsPass> {
@@ -261,7 +270,7 @@ struct GPULinalgToLoopsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (isSupported(op))
+      if (tfm::canLowerToRegisterLoops(op))
         ops.push_back(op);
     });
     IRRewriter rw(&getContext());
@@ -270,7 +279,7 @@ struct GPULinalgToLoopsPass
             return t == utils::IteratorType::reduction;
           }))
         ++reductions;
-      lower(rw, op, rowsPerThread);
+      tfm::lowerToRegisterLoops(rw, op, rowsPerThread);
       ++lowered;
     }
   }

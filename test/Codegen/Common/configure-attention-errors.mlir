@@ -6,7 +6,7 @@
 // the limit.
 
 // OPTS: error: -tfm-configure-attention: invalid options: max-block-q (0) and max-block-k (128) must be >= 1, untiled-max-keys (256) >= 0
-// NOTARGET: error: -tfm-configure-attention: the module has no target to size attention tiles for ('tfm.target' is missing or not #tfm.cpu_target; tfmc sets it, -tfm-set-target sets the host's)
+// NOTARGET: error: -tfm-configure-attention: the module has no target to size attention tiles for ('tfm.target' is missing or neither #tfm.cpu_target nor #tfm.gpu_target; tfmc sets it, -tfm-set-target sets the host's)
 
 // A target with a 64000-byte L2 gives attention 8000 bytes, which cannot
 // hold even one query row against one 16-key block when D = 64: Q row 256

@@ -230,7 +230,11 @@ func.func @padding_only(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: 
 // CHECK: %[[SLOPES:.*]] = tensor.extract_slice %[[SL]][%[[H0]]] [2] [1] : tensor<2xf32> to tensor<2xf32>
 // CHECK: scf.for %[[K0:.*]] = %c0 to %{{.*}} step %c32
 // CHECK: %[[BS:.*]] = tensor.extract_slice %[[BIAS]][%[[BI]], %[[H0]], %[[Q0]], %[[K0]]] [1, 2, %[[BQ]], 32] [1, 1, 1, 1] : tensor<?x2x?x?xf32> to tensor<2x?x32xf32>
-// CHECK: %[[BT:.*]] = tensor.insert_slice %[[BS]] into %{{.*}}[0, 0, 0] [2, %[[BQ]], 32] [1, 1, 1] : tensor<2x?x32xf32> into tensor<2x64x32xf32>
+// The bias slice is copied into a slice of the carried bias tile (a bare
+// insert_slice of a tile-sized slice would fold away with static shapes).
+// CHECK: %[[BD:.*]] = tensor.extract_slice %[[BTILE:.*]][0, 0, 0] [2, %[[BQ]], 32] [1, 1, 1] : tensor<2x64x32xf32> to tensor<2x?x32xf32>
+// CHECK: %[[BC:.*]] = linalg.copy ins(%[[BS]] : tensor<2x?x32xf32>) outs(%[[BD]] : tensor<2x?x32xf32>)
+// CHECK: %[[BT:.*]] = tensor.insert_slice %[[BC]] into %[[BTILE]][0, 0, 0] [2, %[[BQ]], 32] [1, 1, 1] : tensor<2x?x32xf32> into tensor<2x64x32xf32>
 // Both in log2 units (times log2(e)), like the scores; a finite bias whose
 // product overflows is clamped to -+FLT_MAX, not -+inf.
 // CHECK: linalg.generic {{.*}} ins(%[[BT]], %[[SLOPES]] : tensor<2x64x32xf32>, tensor<2xf32>)

@@ -186,16 +186,78 @@ func.func @shuffle(%x: f32) {
 
 // -----
 
-// A view of a workgroup buffer would keep the workgroup memory space in its
-// type on the host.
-func.func @workgroup_view() {
-  %c1 = arith.constant 1 : index
+// Views of workgroup buffers (the attention tiles of
+// -tfm-gpu-map-attention) lose the workgroup memory space with their
+// buffer; a load every thread does alike from a buffer the kernel never
+// writes (a key length) is uniform, so a loop bounded by it may hold a
+// barrier (the kernel writes only a buffer the function allocated: two
+// function arguments might alias).
+// CHECK-LABEL: func.func @views_and_uniform_load
+// CHECK:         %[[W:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK:         scf.for %[[BZ:.*]] =
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               %[[FLAT:.*]] = memref.collapse_shape %[[W]] {{\[}}[0, 1]] : memref<4x8xf32> into memref<32xf32>
+// CHECK:               %[[LEN:.*]] = memref.load %arg0[%[[BZ]]] : memref<?xindex>
+// CHECK:               scf.for %{{.*}} = %{{.*}} to %[[LEN]] step
+// CHECK:                 scf.for
+// CHECK:                   scf.for
+// CHECK:                     scf.for
+// CHECK:                       memref.store %{{.*}}, %[[FLAT]]
+// CHECK-NOT: #gpu.address_space
+func.func @views_and_uniform_load(%len: memref<?xindex>, %b: index) -> memref<32xf32> {
+  %out = memref.alloc() : memref<32xf32>
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %one = arith.constant 1.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %b)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%w : memref<4x8xf32, #gpu.address_space<workgroup>>) {
+    %flat = memref.collapse_shape %w [[0, 1]] : memref<4x8xf32, #gpu.address_space<workgroup>> into memref<32xf32, #gpu.address_space<workgroup>>
+    %n = memref.load %len[%bz] : memref<?xindex>
+    scf.for %i = %c0 to %n step %c1 {
+      memref.store %one, %flat[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+    }
+    %v = memref.load %flat[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+    memref.store %v, %out[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return %out : memref<32xf32>
+}
+
+// -----
+
+// A load from a buffer the kernel writes may differ between threads (one
+// may store before another loads): a loop it bounds may not hold a barrier.
+func.func @written_load(%len: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %n = memref.load %len[%c0] : memref<?xindex>
+    // expected-error @+1 {{holds a barrier but its bounds may differ between the threads}}
+    scf.for %i = %c0 to %n step %c1 {
+      gpu.barrier
+    }
+    memref.store %c0, %len[%tx] : memref<?xindex>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A workgroup buffer handed to an op other than a load, a store or a view
+// (a copy) has no host model.
+func.func @workgroup_copy(%m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1)
              workgroup(%w : memref<4xf32, #gpu.address_space<workgroup>>) {
-    // expected-error @+1 {{uses a workgroup buffer other than by loads and stores}}
-    %v = memref.subview %w[0] [2] [1] : memref<4xf32, #gpu.address_space<workgroup>> to memref<2xf32, strided<[1]>, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{uses a workgroup buffer other than by loads, stores and views}}
+    memref.copy %m, %w : memref<4xf32> to memref<4xf32, #gpu.address_space<workgroup>>
     gpu.terminator
   }
   return

@@ -128,8 +128,9 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     other): for each `tfm.attention` without a `tfm.lowering_config` it
     picks the query block `Br` and key block `Bc` from the module's target.
     The target gives the fast memory one tile's working set may use (CPU:
-    an eighth of the per-core L2) and the f32 lanes of a vector (`Bc` is a
-    multiple of them). Among powers of two up to `max-block-q` /
+    an eighth of the per-core L2, `Bc` a multiple of the f32 lanes of a
+    vector; GPU: the shared memory of one block, `Bc` a multiple of a
+    warp, 32). Among powers of two up to `max-block-q` /
     `max-block-k` (and the static `Tq` / `Tk`) the pass takes the largest
     score tile `Br*Bc` (ties: the larger `Br`, more reuse of each K/V block)
     whose working set fits:
@@ -138,6 +139,9 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
 
     where `G` is the query heads per K/V head and `e` the byte size of the
     bias element type (Q, K and V tiles are f32 whatever the input type).
+    When the module's `tfm.precision` is 16-bit, the contraction inputs are
+    rounded into tiles of their own: `4*G*Br*Bc (rounded P) + 4*Bc*(D+Dv)
+    (rounded K, V block)` more.
 
     Cost model (`untiled-max-keys = N > 0`): short sequences are faster
     untiled on a CPU (the whole score matrix fits in cache and the tiles'

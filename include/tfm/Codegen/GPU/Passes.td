@@ -12,6 +12,62 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GPUMapAttentionPass : Pass<"tfm-gpu-map-attention", "func::FuncOp"> {
+  let summary = "Run each SRAM-tiled attention loop nest as a grid of CTAs with its tiles in shared memory";
+  let description = [{
+    `scf.forall (b, n, qb) {#tfm.attention_tiling} { tile allocs; linalg
+    tile ops; scf.for key blocks { ... } } => gpu.launch blocks(qb, n, b)
+    threads(T) workgroup(tiles) { tile ops spread over the threads, a
+    barrier after each }`
+
+    The mapping half of attention on a GPU: `-tfm-tile-sram` built the
+    online-softmax loop nest (the CPU's, with tiles that
+    `-tfm-configure-attention` sized for the target's shared memory); this
+    pass runs one forall iteration per CTA.
+
+    **Input invariant.** Bufferized IR (before `-tfm-expand-memref-copy`)
+    in which each tiled attention is an `scf.forall` over (batch, K/V head,
+    query block) carrying its `#tfm.attention_tiling`, with the tiles as
+    static `memref.alloc`s in its body.
+
+    **Output.** One `gpu.launch` per forall: blocks x over query blocks, y
+    over K/V heads, z over the batch (the forall's induction variables
+    become block ids), T threads (256, at most the target's
+    `max_threads_per_block`). Every tile buffer becomes a workgroup
+    attribution (its views follow into the workgroup address space; its
+    deallocation goes); a buffer that only holds the zeros another one is
+    copied from is not allocated: the copies become fills. Every linalg op
+    and copy in the body (also in the key-block loops) becomes a loop
+    nest whose parallel iterations are spread over the threads (iteration
+    t, t + T, t + 2T, ... of the row-major order, so neighbouring threads
+    take neighbouring elements of the innermost dimension), its reductions
+    accumulated in registers, followed by a `gpu.barrier`: each tile op
+    sees the previous one complete, and the key loops (whose bounds every
+    thread computes alike from the block ids and key lengths) end on a
+    barrier. Scalar index arithmetic stays as it is, computed by every
+    thread.
+
+    **Untouched.** Other ops; modules whose target is not a GPU.
+
+    **Errors.** A tiled attention forall whose bounds do not start at 0
+    with step 1, a tile buffer of dynamic shape, tiles that exceed the
+    target's `shared_memory_bytes`, or an op in the body that is neither a
+    linalg op, a copy, a pure scalar or view op, a load, nor an `scf.for`
+    of those.
+  }];
+  let statistics = [
+    Statistic<"numMapped", "mapped", "Tiled attention loop nests mapped to CTAs">,
+    Statistic<"numTileOps", "tile-ops", "Tile ops spread over a CTA's threads">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
   let summary = "Choose the GPU schedule of each contraction from the target";
   let description = [{

@@ -8,11 +8,17 @@
 // RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=20},tfm-tile-sram,tfm-lower-to-llvm)' \
 // RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-lower-to-nvvm{emulate=1})' \
+// RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{max-block-q=4 max-block-k=32 untiled-max-keys=0},tfm-lower-to-nvvm{emulate=1})' \
+// RUN:   | %mlir_runner | FileCheck %s
 //
 // Untiled lowering and -tfm-tile-sram with 8x8 tiles and with the tiles a
 // 6000-byte budget gives (also without vectorization, and with the cost
-// model's runtime branch: Tk <= 20 untiled), each against a float64
-// reference: every case
+// model's runtime branch: Tk <= 20 untiled), and the GPU pipeline's
+// attention CTAs (-tfm-gpu-map-attention) run through the emulation, with
+// the tiles chosen for 48 KiB of shared memory and with 4 x 32 tiles, each
+// against a float64 reference: every case
 // prints [elements, mismatches, max |error|] and must have 0 mismatches
 // (|out - expected| <= atol + rtol * |expected|, NaN counts as a mismatch;
 // atol = rtol = 2e-5 in f32, atol = 1e-3 and rtol = 2e-3 for f16 outputs).
@@ -1264,9 +1270,9 @@ func.func @f16_gqa2_causal() {
 func.func @compare_2x2x19x8(%o: tensor<2x2x19x8xf32>, %e: tensor<2x2x19x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x2x19x8xf32>, tensor<2x2x19x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x2x19x8xf32>, tensor<2x2x19x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1274,14 +1280,18 @@ func.func @compare_2x2x19x8(%o: tensor<2x2x19x8xf32>, %e: tensor<2x2x19x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 608.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1290,9 +1300,9 @@ func.func @compare_2x2x19x8(%o: tensor<2x2x19x8xf32>, %e: tensor<2x2x19x8xf32>, 
 func.func @compare_1x4x13x8(%o: tensor<1x4x13x8xf32>, %e: tensor<1x4x13x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x4x13x8xf32>, tensor<1x4x13x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x4x13x8xf32>, tensor<1x4x13x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1300,14 +1310,18 @@ func.func @compare_1x4x13x8(%o: tensor<1x4x13x8xf32>, %e: tensor<1x4x13x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 416.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1316,9 +1330,9 @@ func.func @compare_1x4x13x8(%o: tensor<1x4x13x8xf32>, %e: tensor<1x4x13x8xf32>, 
 func.func @compare_1x2x37x8(%o: tensor<1x2x37x8xf32>, %e: tensor<1x2x37x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x2x37x8xf32>, tensor<1x2x37x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x2x37x8xf32>, tensor<1x2x37x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1326,14 +1340,18 @@ func.func @compare_1x2x37x8(%o: tensor<1x2x37x8xf32>, %e: tensor<1x2x37x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 592.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1342,9 +1360,9 @@ func.func @compare_1x2x37x8(%o: tensor<1x2x37x8xf32>, %e: tensor<1x2x37x8xf32>, 
 func.func @compare_1x4x35x8(%o: tensor<1x4x35x8xf32>, %e: tensor<1x4x35x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x4x35x8xf32>, tensor<1x4x35x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x4x35x8xf32>, tensor<1x4x35x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1352,14 +1370,18 @@ func.func @compare_1x4x35x8(%o: tensor<1x4x35x8xf32>, %e: tensor<1x4x35x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 1120.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1368,9 +1390,9 @@ func.func @compare_1x4x35x8(%o: tensor<1x4x35x8xf32>, %e: tensor<1x4x35x8xf32>, 
 func.func @compare_1x2x11x8(%o: tensor<1x2x11x8xf32>, %e: tensor<1x2x11x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x2x11x8xf32>, tensor<1x2x11x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x2x11x8xf32>, tensor<1x2x11x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1378,14 +1400,18 @@ func.func @compare_1x2x11x8(%o: tensor<1x2x11x8xf32>, %e: tensor<1x2x11x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 176.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1394,9 +1420,9 @@ func.func @compare_1x2x11x8(%o: tensor<1x2x11x8xf32>, %e: tensor<1x2x11x8xf32>, 
 func.func @compare_2x1x33x8(%o: tensor<2x1x33x8xf32>, %e: tensor<2x1x33x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x1x33x8xf32>, tensor<2x1x33x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x1x33x8xf32>, tensor<2x1x33x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1404,14 +1430,18 @@ func.func @compare_2x1x33x8(%o: tensor<2x1x33x8xf32>, %e: tensor<2x1x33x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 528.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1420,9 +1450,9 @@ func.func @compare_2x1x33x8(%o: tensor<2x1x33x8xf32>, %e: tensor<2x1x33x8xf32>, 
 func.func @compare_3x2x9x8(%o: tensor<3x2x9x8xf32>, %e: tensor<3x2x9x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<3x2x9x8xf32>, tensor<3x2x9x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<3x2x9x8xf32>, tensor<3x2x9x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1430,14 +1460,18 @@ func.func @compare_3x2x9x8(%o: tensor<3x2x9x8xf32>, %e: tensor<3x2x9x8xf32>, %at
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 432.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1446,9 +1480,9 @@ func.func @compare_3x2x9x8(%o: tensor<3x2x9x8xf32>, %e: tensor<3x2x9x8xf32>, %at
 func.func @compare_2x2x21x8(%o: tensor<2x2x21x8xf32>, %e: tensor<2x2x21x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x2x21x8xf32>, tensor<2x2x21x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x2x21x8xf32>, tensor<2x2x21x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1456,14 +1490,18 @@ func.func @compare_2x2x21x8(%o: tensor<2x2x21x8xf32>, %e: tensor<2x2x21x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 672.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1472,9 +1510,9 @@ func.func @compare_2x2x21x8(%o: tensor<2x2x21x8xf32>, %e: tensor<2x2x21x8xf32>, 
 func.func @compare_2x2x17x8(%o: tensor<2x2x17x8xf32>, %e: tensor<2x2x17x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x2x17x8xf32>, tensor<2x2x17x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x2x17x8xf32>, tensor<2x2x17x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1482,14 +1520,18 @@ func.func @compare_2x2x17x8(%o: tensor<2x2x17x8xf32>, %e: tensor<2x2x17x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 544.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1498,9 +1540,9 @@ func.func @compare_2x2x17x8(%o: tensor<2x2x17x8xf32>, %e: tensor<2x2x17x8xf32>, 
 func.func @compare_2x4x15x8(%o: tensor<2x4x15x8xf32>, %e: tensor<2x4x15x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x4x15x8xf32>, tensor<2x4x15x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x4x15x8xf32>, tensor<2x4x15x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1508,14 +1550,18 @@ func.func @compare_2x4x15x8(%o: tensor<2x4x15x8xf32>, %e: tensor<2x4x15x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 960.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1524,9 +1570,9 @@ func.func @compare_2x4x15x8(%o: tensor<2x4x15x8xf32>, %e: tensor<2x4x15x8xf32>, 
 func.func @compare_1x16x13x8(%o: tensor<1x16x13x8xf32>, %e: tensor<1x16x13x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x16x13x8xf32>, tensor<1x16x13x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x16x13x8xf32>, tensor<1x16x13x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1534,14 +1580,18 @@ func.func @compare_1x16x13x8(%o: tensor<1x16x13x8xf32>, %e: tensor<1x16x13x8xf32
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 1664.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1550,9 +1600,9 @@ func.func @compare_1x16x13x8(%o: tensor<1x16x13x8xf32>, %e: tensor<1x16x13x8xf32
 func.func @compare_1x2x20x8(%o: tensor<1x2x20x8xf32>, %e: tensor<1x2x20x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x2x20x8xf32>, tensor<1x2x20x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x2x20x8xf32>, tensor<1x2x20x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1560,14 +1610,18 @@ func.func @compare_1x2x20x8(%o: tensor<1x2x20x8xf32>, %e: tensor<1x2x20x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 320.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -1576,9 +1630,9 @@ func.func @compare_1x2x20x8(%o: tensor<1x2x20x8xf32>, %e: tensor<1x2x20x8xf32>, 
 func.func @compare_2x4x19x8(%o: tensor<2x4x19x8xf32>, %e: tensor<2x4x19x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
-  %c0 = arith.constant dense<0.0> : tensor<f32>
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x4x19x8xf32>, tensor<2x4x19x8xf32>) outs(%c0, %c0 : tensor<f32>, tensor<f32>) {
-  ^bb0(%x: f32, %y: f32, %nbad: f32, %emax: f32):
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x4x19x8xf32>, tensor<2x4x19x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
     %d = arith.subf %x, %y : f32
     %ad = math.absf %d : f32
     %ay = math.absf %y : f32
@@ -1586,14 +1640,18 @@ func.func @compare_2x4x19x8(%o: tensor<2x4x19x8xf32>, %e: tensor<2x4x19x8xf32>, 
     %tol = arith.addf %rt, %atol : f32
     %is_bad = arith.cmpf ugt, %ad, %tol : f32
     %one = arith.select %is_bad, %fone, %zero : f32
-    %bad2 = arith.addf %nbad, %one : f32
-    %mx2 = arith.maximumf %emax, %ad : f32
-    linalg.yield %bad2, %mx2 : f32, f32
-  } -> (tensor<f32>, tensor<f32>)
-  %n = arith.constant 1216.0 : f32
-  %bad = tensor.extract %r#0[] : tensor<f32>
-  %mx = tensor.extract %r#1[] : tensor<f32>
-  %s = tensor.from_elements %n, %bad, %mx : tensor<3xf32>
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
   %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
