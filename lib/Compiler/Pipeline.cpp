@@ -100,6 +100,8 @@ void buildCompilerPipeline(OpPassManager &pm,
     gpu.features = options.gpu->features;
     gpu.toolkit = options.gpu->toolkit;
     gpu.emulate = options.gpuEmulate;
+    // --emit=ptx writes one .ptx per kernel: a module each.
+    gpu.mergeKernelModules = phase != EmitPhase::Ptx;
     // --emit=ptx shows the PTX; a library embeds machine code when ptxas
     // is at hand (the driver JIT-compiles PTX otherwise).
     gpu.binaryFormat = phase == EmitPhase::Ptx || options.gpu->toolkit.empty()

@@ -290,6 +290,8 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGPUDeviceMemoryPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createGPUNameKernelsPass());
+  if (options.mergeKernelModules)
+    pm.addPass(createGPUMergeKernelModulesPass());
   pm.addPass(createGPUCheckKernelsPass());
 
   // 4. NVVM for the kernels, LLVM with runtime calls for the host.

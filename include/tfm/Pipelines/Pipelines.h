@@ -141,6 +141,14 @@ struct TfmToNVVMPipelineOptions
                      "attention's GEMMs and reductions over the whole score "
                      "tensor"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> mergeKernelModules{
+      *this, "merge-kernel-modules",
+      llvm::cl::desc("One gpu.module for all kernels "
+                     "(-tfm-gpu-merge-kernel-modules): one NVVM lowering, "
+                     "libdevice link, ptxas run and driver load per model; "
+                     "off: a module per kernel (tfmc --emit=ptx, one .ptx "
+                     "file each)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture, e.g. sm_80 or sm_90"),
       llvm::cl::init("sm_80")};
@@ -201,7 +209,10 @@ struct TfmToNVVMPipelineOptions
 ///    grid of blocks of threads (tfm-gpu-distribute), gpu.launch ops
 ///    (convert-parallel-loops-to-gpu), buffers in device memory
 ///    (tfm-gpu-device-memory), kernels outlined into gpu.modules
-///    (gpu-kernel-outlining) and checked (tfm-gpu-check-kernels);
+///    (gpu-kernel-outlining), named after their ops
+///    (tfm-gpu-name-kernels), merged into one module
+///    (tfm-gpu-merge-kernel-modules, optional) and checked
+///    (tfm-gpu-check-kernels);
 /// 4. nvvm-attach-target; in each gpu.module: polynomial f32 math
 ///    (tfm-approximate-math), convert-gpu-to-nvvm; the host to the LLVM
 ///    dialect with gpu-to-llvm (launches become mgpu* runtime calls, which

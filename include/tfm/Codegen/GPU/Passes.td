@@ -388,6 +388,34 @@ def GPUNameKernelsPass : Pass<"tfm-gpu-name-kernels", "ModuleOp"> {
   }];
 }
 
+def GPUMergeKernelModulesPass : Pass<"tfm-gpu-merge-kernel-modules", "ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu.module @a { gpu.func @a } gpu.module @b { gpu.func @b } =>
+    gpu.module @tfm_kernels { gpu.func @a gpu.func @b }`
+
+    `gpu-kernel-outlining` gives every kernel a module of its own; NVVM
+    lowering, libdevice linking, `ptxas` and the driver's module load then
+    run once per kernel (hundreds for a GPT-2). After `-tfm-gpu-name-kernels`,
+    this pass moves every kernel module's contents into one module (named
+    by `module-name`, made unique among the top-level symbols) in place of
+    the first, and points every `gpu.launch_func` at it. Kernel names stay
+    (one that would clash is made unique and its launches follow).
+
+    **Untouched.** A module with fewer than two kernel modules, or whose
+    kernel modules have different targets or an offloading handler.
+  }];
+  let options = [
+    Option<"moduleName", "module-name", "std::string",
+           /*default=*/"\"tfm_kernels\"",
+           "Name of the merged kernel module">,
+  ];
+  let statistics = [
+    Statistic<"numMerged", "merged-modules", "Kernel modules merged into one">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def GPUCheckKernelsPass : Pass<"tfm-gpu-check-kernels", "ModuleOp"> {
   let summary = "Fail unless every kernel is outlined and the host touches no device memory";
   let description = [{
