@@ -259,6 +259,8 @@ LogicalResult Compilation::runMLIRSteps(llvm::ArrayRef<PipelineStep> steps) {
     progress->step(step.pass);
     if (tfmLevel)
       options.inspectTfmLevel(module);
+    if (options.inspectGpuKernels && step.pass == "gpu-module-to-binary")
+      options.inspectGpuKernels(module);
 
     PassManager pm(context, ModuleOp::getOperationName());
     std::string parseError;

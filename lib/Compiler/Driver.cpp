@@ -646,6 +646,9 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
     compileOptions.inspectGpuSchedules = [&](ModuleOp m) {
       kernels->observeGpuSchedules(m);
     };
+    compileOptions.inspectGpuKernels = [&](ModuleOp m) {
+      kernels->observeGpuKernels(m);
+    };
   }
 
   TimingScope compileTimer = root.nest("compile");

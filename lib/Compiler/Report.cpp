@@ -13,12 +13,18 @@
 #include "tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
@@ -411,6 +417,125 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
   });
 }
 
+/// Fills `out` from `ptxas -v` output: per entry function, its registers,
+/// shared memory, stack frame and spills.
+static void parsePtxasVerbose(llvm::StringRef text,
+                              std::vector<GpuKernelResources> &out) {
+  GpuKernelResources *current = nullptr;
+  auto numberBefore = [](llvm::StringRef line, llvm::StringRef unit) {
+    size_t at = line.find(unit);
+    if (at == llvm::StringRef::npos)
+      return int64_t(0);
+    llvm::StringRef head = line.take_front(at).rtrim();
+    llvm::StringRef digits =
+        head.drop_front(head.find_last_not_of("0123456789") + 1);
+    int64_t v = 0;
+    (void)digits.getAsInteger(10, v);
+    return v;
+  };
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (size_t at = line.find("Compiling entry function '");
+        at != llvm::StringRef::npos) {
+      llvm::StringRef name =
+          line.drop_front(at + strlen("Compiling entry function '"))
+              .take_until([](char c) { return c == '\''; });
+      out.push_back(GpuKernelResources{name.str()});
+      current = &out.back();
+      continue;
+    }
+    if (!current)
+      continue;
+    if (line.contains("bytes stack frame")) {
+      current->stackBytes = numberBefore(line, " bytes stack frame");
+      current->spillStoreBytes = numberBefore(line, " bytes spill stores");
+      current->spillLoadBytes = numberBefore(line, " bytes spill loads");
+    } else if (line.contains("Used ") && line.contains(" registers")) {
+      current->registers = numberBefore(line, " registers");
+      current->sharedMemoryBytes = numberBefore(line, " bytes smem");
+    }
+  }
+}
+
+void KernelCollector::observeGpuKernels(ModuleOp module) {
+  gpuResources.clear();
+  if (!gpu)
+    return;
+  if (gpu->toolkit.empty()) {
+    gpuResourcesNote = "unknown (no CUDA toolkit: ptxas measures them)";
+    return;
+  }
+  std::string ptxas = gpu->toolkit + "/bin/ptxas";
+  // Each kernel's threads per block, from its launch.
+  llvm::StringMap<int64_t> threads;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    std::optional<int64_t> x = getConstantIntValue(block.x),
+                           y = getConstantIntValue(block.y),
+                           z = getConstantIntValue(block.z);
+    threads[launch.getKernelName().getValue()] =
+        x && y && z ? *x * *y * *z : 0;
+  });
+  // The PTX of a copy (the library itself embeds a fatbin).
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = gpu->toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (failed(pm.run(*copy))) {
+    gpuResourcesNote = "unknown (the kernels' PTX could not be made)";
+    return;
+  }
+  std::vector<GpuKernelResources> found;
+  WalkResult walked = copy->walk([&](gpu::BinaryOp op) {
+    for (Attribute a : op.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(a);
+      if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+        continue;
+      llvm::SmallString<128> in, log;
+      if (llvm::sys::fs::createTemporaryFile("tfm-report", "ptx", in) ||
+          llvm::sys::fs::createTemporaryFile("tfm-report", "log", log))
+        return WalkResult::interrupt();
+      llvm::FileRemover removeIn(in), removeLog(log);
+      {
+        std::error_code ec;
+        llvm::raw_fd_ostream os(in, ec);
+        if (ec)
+          return WalkResult::interrupt();
+        os << object.getObject().getValue();
+      }
+      std::string arch = "-arch=" + gpu->chip;
+      llvm::SmallVector<llvm::StringRef> args{ptxas, arch, "-v", in, "-o",
+                                              "/dev/null"};
+      std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+      if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects) !=
+          0)
+        return WalkResult::interrupt();
+      auto text = llvm::MemoryBuffer::getFile(log);
+      if (!text)
+        return WalkResult::interrupt();
+      parsePtxasVerbose((*text)->getBuffer(), found);
+    }
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted()) {
+    gpuResourcesNote = "unknown (" + ptxas + " -v failed on the kernels)";
+    return;
+  }
+  for (GpuKernelResources &k : found) {
+    k.threadsPerBlock = threads.lookup(k.kernel);
+    if (k.threadsPerBlock > 0 && k.registers > 0) {
+      int64_t perWarp = llvm::alignTo(k.registers * 32, 256);
+      int64_t warps = llvm::divideCeil(k.threadsPerBlock, 32);
+      k.blocksPerSMByRegisters = 65536 / (perWarp * warps);
+    }
+  }
+  gpuResources = std::move(found);
+  gpuResourcesNote.clear();
+}
+
 KernelReport KernelCollector::report() const {
   KernelReport r;
   r.model = model;
@@ -431,6 +556,8 @@ KernelReport KernelCollector::report() const {
   r.gpuKernels = gpuKernels;
   r.gpuLoopKernels = gpuLoopKernels;
   r.gpuScheduled = gpuScheduled;
+  r.gpuResources = gpuResources;
+  r.gpuResourcesNote = gpuResourcesNote;
   for (GpuKernelCost &k : r.gpuKernels) {
     double compute = r.peakFlops > 0 ? k.flops / r.peakFlops : 0;
     double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
@@ -494,6 +621,47 @@ static void printGpuKernels(llvm::raw_ostream &os, const KernelReport &r) {
          llvm::formatv("{0:F3}", k.flops / 1e6).str(), formatBytes(k.bytes),
          formatSeconds(k.seconds) +
              (k.computeBound ? " compute" : " memory")});
+  printColumns(os, rows);
+}
+
+/// Registers, shared memory and spills of the kernels (ptxas -v): a
+/// summary and the heaviest kernels by registers.
+static void printGpuResources(llvm::raw_ostream &os, const KernelReport &r) {
+  if (!r.gpu)
+    return;
+  if (r.gpuResources.empty()) {
+    os << "GPU kernel resources: " << r.gpuResourcesNote << "\n";
+    return;
+  }
+  std::vector<const GpuKernelResources *> byRegisters;
+  int64_t spilling = 0, stack = 0;
+  for (const GpuKernelResources &k : r.gpuResources) {
+    byRegisters.push_back(&k);
+    spilling += k.spillStoreBytes + k.spillLoadBytes > 0;
+    stack += k.stackBytes > 0;
+  }
+  std::stable_sort(byRegisters.begin(), byRegisters.end(),
+                   [](auto *a, auto *b) { return a->registers > b->registers; });
+  os << llvm::formatv("GPU kernel resources (ptxas -v, {0}): {1} kernels, "
+                      "at most {2} registers per thread (of 255), {3} with "
+                      "spills, {4} with a stack frame; by registers:\n",
+                      r.gpu->chip, r.gpuResources.size(),
+                      byRegisters.front()->registers, spilling, stack);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"kernel", "registers", "threads", "blocks/SM (registers)",
+                  "smem", "stack", "spill st/ld"});
+  for (const GpuKernelResources *k :
+       llvm::ArrayRef(byRegisters).take_front(8))
+    rows.push_back(
+        {k->kernel, std::to_string(k->registers),
+         k->threadsPerBlock ? std::to_string(k->threadsPerBlock) : "?",
+         k->blocksPerSMByRegisters ? std::to_string(k->blocksPerSMByRegisters)
+                                   : "?",
+         formatBytes(k->sharedMemoryBytes) + " / " +
+             formatBytes(r.gpu->sharedMemoryBytes),
+         formatBytes(k->stackBytes),
+         formatBytes(k->spillStoreBytes) + " / " +
+             formatBytes(k->spillLoadBytes)});
   printColumns(os, rows);
 }
 
@@ -565,6 +733,7 @@ void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
     os << llvm::StringRef(line).rtrim() << "\n";
   }
   printGpuKernels(os, r);
+  printGpuResources(os, r);
   os << llvm::formatv("total: {0} kernels, {1:F3} MFLOP, {2} moved at "
                       "least, roofline {3}; {4:F3} mul-add MFLOP\n",
                       r.kernels.size(), total.opWork / 1e6,
@@ -595,8 +764,24 @@ static llvm::json::Value gpuJson(const KernelReport &r) {
         {"bound", k.computeBound ? "compute" : "memory"},
     });
   }
+  llvm::json::Array resources;
+  for (const GpuKernelResources &k : r.gpuResources)
+    resources.push_back(llvm::json::Object{
+        {"kernel", k.kernel},
+        {"registers", k.registers},
+        {"shared_memory_bytes", k.sharedMemoryBytes},
+        {"stack_bytes", k.stackBytes},
+        {"spill_store_bytes", k.spillStoreBytes},
+        {"spill_load_bytes", k.spillLoadBytes},
+        {"threads_per_block", k.threadsPerBlock},
+        {"blocks_per_sm_by_registers", k.blocksPerSMByRegisters},
+    });
   return llvm::json::Object{
       {"chip", r.gpu->chip},
+      {"resources", r.gpuResources.empty()
+                        ? llvm::json::Value(nullptr)
+                        : llvm::json::Value(std::move(resources))},
+      {"resources_note", r.gpuResourcesNote},
       {"reference_part", r.gpu->referencePart},
       {"multiprocessors", r.gpu->multiprocessors},
       {"shared_memory_bytes", r.gpu->sharedMemoryBytes},

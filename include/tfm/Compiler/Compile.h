@@ -121,6 +121,9 @@ struct CompileOptions {
   /// Called with the module right after -tfm-gpu-configure (GPU targets):
   /// where --report reads each GPU kernel's schedule.
   std::function<void(mlir::ModuleOp)> inspectGpuSchedules;
+  /// Called with the module just before gpu-module-to-binary (GPU targets):
+  /// where --report measures each kernel's registers.
+  std::function<void(mlir::ModuleOp)> inspectGpuKernels;
 };
 
 /// One step of the MLIR pipeline: a single pass, wrapped in the anchors it

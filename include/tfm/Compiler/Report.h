@@ -84,6 +84,21 @@ struct GpuKernelCost {
   bool computeBound = false;
 };
 
+/// What ptxas says one kernel uses (`ptxas -v`), with its launch's threads.
+struct GpuKernelResources {
+  std::string kernel;
+  int64_t registers = 0;
+  int64_t sharedMemoryBytes = 0;
+  int64_t stackBytes = 0;
+  int64_t spillStoreBytes = 0;
+  int64_t spillLoadBytes = 0;
+  /// Threads per block of its launch (0: not a constant).
+  int64_t threadsPerBlock = 0;
+  /// Blocks one multiprocessor holds as far as its 64 Ki registers go
+  /// (registers allocated per warp in units of 256; 0 if unknown).
+  int64_t blocksPerSMByRegisters = 0;
+};
+
 struct KernelReport {
   std::string model;
   int64_t batch = 1;
@@ -105,6 +120,11 @@ struct KernelReport {
   /// Whether the compile reached -tfm-gpu-configure (the kernels above are
   /// known only then).
   bool gpuScheduled = false;
+  /// Every kernel's registers, shared memory, stack and spills from
+  /// `ptxas -v` (with a CUDA toolkit, when the compile reached
+  /// gpu-module-to-binary); otherwise empty and `gpuResourcesNote` says why.
+  std::vector<GpuKernelResources> gpuResources;
+  std::string gpuResourcesNote;
 };
 
 /// Collects the kernels of a tfm module across the steps of a compile.
@@ -122,6 +142,9 @@ public:
   /// Reads the GPU kernels' schedules (the module after
   /// -tfm-gpu-configure).
   void observeGpuSchedules(mlir::ModuleOp module);
+  /// Measures every kernel's resources with the toolkit's `ptxas -v` (the
+  /// module just before gpu-module-to-binary: its PTX is made from a copy).
+  void observeGpuKernels(mlir::ModuleOp module);
   KernelReport report() const;
 
 private:
@@ -135,6 +158,9 @@ private:
   std::vector<GpuKernelCost> gpuKernels;
   int64_t gpuLoopKernels = 0;
   bool gpuScheduled = false;
+  std::vector<GpuKernelResources> gpuResources;
+  std::string gpuResourcesNote =
+      "not known yet (the compile stopped before gpu-module-to-binary)";
   std::string model;
   int64_t resolvedSeq = 0;
   std::vector<KernelCost> kernels;
