@@ -2,7 +2,7 @@
 # Runs one libFuzzer harness (tools/tfm-fuzz) on a corpus seeded from
 # well-formed files, for a time budget:
 #
-#   scripts/fuzz.sh safetensors|npy|manifest|spec|hf-config|tfm-ir SECONDS [BUILD_DIR] [-- LIBFUZZER_ARGS]
+#   scripts/fuzz.sh safetensors|npy|manifest|spec|hf-config|tfm-ir|c-abi SECONDS [BUILD_DIR] [-- LIBFUZZER_ARGS]
 #
 # The corpus lives in BUILD_DIR/fuzz-corpus/TARGET (kept between runs, so a
 # campaign can be resumed); crashes are written to BUILD_DIR/fuzz-crashes/

@@ -3,7 +3,7 @@
 well-formed inputs of each format, and the manifests of the examples as
 tfmc writes them. Existing files are kept.
 
-Usage: fuzz_seeds.py safetensors|npy|manifest|spec|hf-config|tfm-ir CORPUS_DIR
+Usage: fuzz_seeds.py safetensors|npy|manifest|spec|hf-config|tfm-ir|c-abi CORPUS_DIR
 """
 import json
 import os
@@ -92,6 +92,19 @@ def seeds(target):
                 yield "%s-%d" % (name[:-5], i), chunk.encode()
         with open(os.path.join(root, "examples", "attention.mlir"), "rb") as f:
             yield "attention", f.read()
+    elif target == "c-abi":
+        # Call descriptions (tools/tfm-fuzz/fuzz-c-abi.cpp reads its choices
+        # from the bytes): all-zero (one sequence of one token), and bytes
+        # from a fixed generator, short and long (batches of several
+        # sequences of many tokens).
+        yield "zeros", bytes(64)
+        state = 12345
+        for i, size in enumerate((16, 64, 256, 1024, 4096)):
+            data = bytearray()
+            for _ in range(size):
+                state = (state * 1103515245 + 12345) % (1 << 31)
+                data.append(state >> 23)
+            yield "random-%d" % i, bytes(data)
     else:
         raise SystemExit("fuzz_seeds.py: unknown target " + target)
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 HARNESSES = ("safetensors", "npy", "manifest", "spec", "hf-config",
-             "tfm-ir")
+             "tfm-ir", "c-abi")
 
 
 def main():
