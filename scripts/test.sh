@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# README command 2: builds if needed and runs the whole test suite.
-# The output ends with lit's summary and the line "N passed, N failed".
-# A test that lit skips (UNSUPPORTED) fails the run: a suite that silently
-# stops running because a runtime archive or library went missing must not
-# look green.
+# README command 2: builds if needed and runs the whole test suite: lit, then
+# the Python package's pytest suite (python/tests) from the virtual
+# environment that install-deps.sh sets up, against this build's tools.
+# The output ends with the line "N passed, N failed, 0 skipped" counting both.
+# A test that lit skips (UNSUPPORTED) or that pytest skips fails the run: a
+# suite that silently stops running because a runtime archive, library or
+# Python package went missing must not look green.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -11,25 +13,53 @@ scripts/build.sh || exit 1
 BUILD_DIR=${TFM_BUILD_DIR:-build}
 /usr/lib/llvm-22/bin/lit -sv --timeout 600 --output "$BUILD_DIR/lit-results.json" "$BUILD_DIR/test"
 rc=$?
-/usr/bin/python3 - "$BUILD_DIR/lit-results.json" <<'PY'
+VENV=${TFM_PYTHON_VENV:-build/python-venv}
+rm -f "$BUILD_DIR/pytest-results.xml"
+TFM_BIN="$(cd "$BUILD_DIR" && pwd)/bin" "$VENV/bin/python" -m pytest -q -rfEs \
+  -p no:cacheprovider --junitxml="$BUILD_DIR/pytest-results.xml" python/tests
+py_rc=$?
+/usr/bin/python3 - "$BUILD_DIR/lit-results.json" "$BUILD_DIR/pytest-results.xml" <<'PY'
 import json, sys
+import xml.etree.ElementTree as ET
+p = f = 0
+skipped = []
 try:
     tests = json.load(open(sys.argv[1]))["tests"]
 except Exception as e:
     print(f"could not read lit results: {e}")
-    sys.exit(0)
+    tests = []
+    f += 1
 ok = {"PASS", "XFAIL"}
 bad = {"FAIL", "XPASS", "TIMEOUT", "UNRESOLVED"}
-p = sum(t["code"] in ok for t in tests)
-f = sum(t["code"] in bad for t in tests)
-skipped = [t["name"].split(" :: ", 1)[-1] for t in tests
-           if t["code"] in {"UNSUPPORTED", "SKIPPED"}]
+p += sum(t["code"] in ok for t in tests)
+f += sum(t["code"] in bad for t in tests)
+skipped += [t["name"].split(" :: ", 1)[-1] for t in tests
+            if t["code"] in {"UNSUPPORTED", "SKIPPED"}]
+try:
+    cases = list(ET.parse(sys.argv[2]).getroot().iter("testcase"))
+    if not cases:
+        print("pytest ran no test")
+        f += 1
+except Exception as e:
+    print(f"could not read pytest results: {e}")
+    cases = []
+    f += 1
+for c in cases:
+    name = f"{c.get('classname', '').replace('.', '/')}.py::{c.get('name')}"
+    skip = c.find("skipped")
+    if c.find("failure") is not None or c.find("error") is not None:
+        f += 1
+    elif skip is not None and skip.get("type") != "pytest.xfail":
+        skipped.append(f"{name} ({skip.get('message', '')})")
+    else:
+        p += 1
 for n in skipped:
     print(f"unexpectedly skipped: {n}")
 f += len(skipped)
 print(f"{p} passed, {f} failed, 0 skipped")
-sys.exit(1 if skipped else 0)
+sys.exit(1 if skipped or f else 0)
 PY
 summary_rc=$?
 [ $rc -ne 0 ] && exit $rc
+[ $py_rc -ne 0 ] && exit $py_rc
 exit $summary_rc

@@ -408,7 +408,11 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
       k.dims = {{"rows", rows}, {"length", length}};
       k.grid[0] = rows;
       k.threadsPerBlock = reduce.getThreads();
-      k.sharedMemoryBytes = 4 * reduce.getThreads();
+      k.sharedMemoryBytes =
+          reduce.getThreads() *
+          llvm::divideCeil(getElementTypeOrSelf(op.getDpsInits()[0].getType())
+                               .getIntOrFloatBitWidth(),
+                           8);
       k.flops = static_cast<double>(rows) * length;
       gpuKernels.push_back(std::move(k));
       return;

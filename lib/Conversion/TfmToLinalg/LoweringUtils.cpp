@@ -122,11 +122,17 @@ Value castElements(OpBuilder &b, Location loc, Value x, Type elementType) {
 
 Value reduceLast(OpBuilder &b, Location loc, Value x, ValueRange rowInputs,
                  function_ref<Value(OpBuilder &, Location, Value, ValueRange)>
-                     fn) {
+                     fn,
+                 FloatType accumulator) {
   SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
   unsigned rank = sizes.size();
   SmallVector<OpFoldResult> rowSizes(sizes.begin(), sizes.end() - 1);
-  Value acc = filledF32(b, loc, rowSizes, 0.0);
+  if (!accumulator)
+    accumulator = b.getF32Type();
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(accumulator, 0.0));
+  Value acc = linalg::FillOp::create(
+                  b, loc, zero, empty(b, loc, rowSizes, accumulator))
+                  .getResult(0);
   AffineMap id = b.getMultiDimIdentityMap(rank);
   AffineMap row = id.dropResult(rank - 1);
   SmallVector<AffineMap> maps{id};
@@ -142,8 +148,10 @@ Value reduceLast(OpBuilder &b, Location loc, Value x, ValueRange rowInputs,
              b, loc, TypeRange{acc.getType()}, inputs, ValueRange{acc}, maps,
              iters,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value v = fn(nb, nloc, toF32(nb, nloc, args[0]),
-                            args.slice(1, rowInputs.size()));
+               Value v = toF32(nb, nloc, args[0]);
+               if (accumulator.getWidth() > 32)
+                 v = arith::ExtFOp::create(nb, nloc, accumulator, v);
+               v = fn(nb, nloc, v, args.slice(1, rowInputs.size()));
                Value s = arith::AddFOp::create(nb, nloc, args.back(), v);
                linalg::YieldOp::create(nb, nloc, s);
              })

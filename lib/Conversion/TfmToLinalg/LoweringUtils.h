@@ -82,12 +82,14 @@ Value mapTensor(OpBuilder &b, Location loc, Value x, Type elementType,
 /// Converts a float tensor to `elementType` (no-op when it already is).
 Value castElements(OpBuilder &b, Location loc, Value x, Type elementType);
 
-/// Sums `x` (any float type) over its last dimension into an f32 tensor of
-/// rank - 1; `fn` maps each element (as f32, with the row's values from
-/// `rowInputs`) before it is added.
+/// Sums `x` (any float type) over its last dimension into a tensor of rank
+/// - 1 whose elements are `accumulator` (f32 when null); `fn` maps each
+/// element (as f32, or as the accumulator type when that is wider, with the
+/// row's values from `rowInputs`) before it is added.
 Value reduceLast(OpBuilder &b, Location loc, Value x, ValueRange rowInputs,
                  function_ref<Value(OpBuilder &, Location, Value, ValueRange)>
-                     fn);
+                     fn,
+                 FloatType accumulator = nullptr);
 
 /// Gives `v` the type `type` (a tensor.cast when only static information
 /// differs).

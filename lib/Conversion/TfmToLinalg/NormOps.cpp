@@ -22,6 +22,17 @@ using namespace mlir::tfm::lowering;
 
 namespace {
 
+Value cstF64(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+}
+
+/// 1 / sqrt(v) for an f64 `v`: sqrt and a division (both one PTX
+/// instruction; math.rsqrt on f64 would need libdevice on the GPU).
+Value reciprocalSqrtF64(OpBuilder &b, Location loc, Value v) {
+  return arith::DivFOp::create(b, loc, cstF64(b, loc, 1.0),
+                               math::SqrtOp::create(b, loc, v));
+}
+
 struct LayerNormLowering : TfmLowering<LayerNormOp> {
   using TfmLowering::TfmLowering;
   FailureOr<Value> lower(LayerNormOp op, PatternRewriter &b) const override {
@@ -35,19 +46,22 @@ struct LayerNormLowering : TfmLowering<LayerNormOp> {
     unsigned rank = xType.getRank();
     double invD = 1.0 / double(xType.getShape().back());
     double eps = op.getEps().convertToDouble();
-    // Two passes (mean, then centred variance) for accuracy.
-    Value sum = reduceLast(b, loc, x, {},
-                           [](OpBuilder &, Location, Value v, ValueRange) {
-                             return v;
-                           });
+    // Two passes (mean, then centred variance) for accuracy, both summed in
+    // f64: neither can overflow for finite f32 input (N * FLT_MAX^2 <
+    // DBL_MAX), so the output is finite whenever it is representable.
+    FloatType f64 = b.getF64Type();
+    Value sum = reduceLast(
+        b, loc, x, {},
+        [](OpBuilder &, Location, Value v, ValueRange) { return v; }, f64);
     Value sq = reduceLast(
         b, loc, x, sum,
         [&](OpBuilder &nb, Location nloc, Value v, ValueRange row) -> Value {
           Value mean =
-              arith::MulFOp::create(nb, nloc, row[0], cstF32(nb, nloc, invD));
+              arith::MulFOp::create(nb, nloc, row[0], cstF64(nb, nloc, invD));
           Value c = arith::SubFOp::create(nb, nloc, v, mean);
           return arith::MulFOp::create(nb, nloc, c, c);
-        });
+        },
+        f64);
     AffineMap id = b.getMultiDimIdentityMap(rank);
     AffineMap row = id.dropResult(rank - 1);
     AffineMap last = AffineMap::get(
@@ -62,17 +76,19 @@ struct LayerNormLowering : TfmLowering<LayerNormOp> {
     return elementwise(
         b, loc, sizesOf(b, loc, x), et, inputs, maps,
         [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+          // (x - mean) / sqrt(var + eps) in f64, then f32.
           Value mean =
-              arith::MulFOp::create(nb, nloc, a[1], cstF32(nb, nloc, invD));
+              arith::MulFOp::create(nb, nloc, a[1], cstF64(nb, nloc, invD));
           Value var =
-              arith::MulFOp::create(nb, nloc, a[2], cstF32(nb, nloc, invD));
-          Value inv = math::RsqrtOp::create(
+              arith::MulFOp::create(nb, nloc, a[2], cstF64(nb, nloc, invD));
+          Value inv = reciprocalSqrtF64(
               nb, nloc,
-              arith::AddFOp::create(nb, nloc, var, cstF32(nb, nloc, eps)));
-          Value c = arith::SubFOp::create(nb, nloc, toF32(nb, nloc, a[0]), mean);
-          Value y = arith::MulFOp::create(
-              nb, nloc, arith::MulFOp::create(nb, nloc, c, inv),
-              toF32(nb, nloc, a[3]));
+              arith::AddFOp::create(nb, nloc, var, cstF64(nb, nloc, eps)));
+          Value xv = arith::ExtFOp::create(nb, nloc, f64, toF32(nb, nloc, a[0]));
+          Value c = arith::SubFOp::create(nb, nloc, xv, mean);
+          Value n = arith::TruncFOp::create(
+              nb, nloc, nb.getF32Type(), arith::MulFOp::create(nb, nloc, c, inv));
+          Value y = arith::MulFOp::create(nb, nloc, n, toF32(nb, nloc, a[3]));
           if (a.size() > 4)
             y = arith::AddFOp::create(nb, nloc, y, toF32(nb, nloc, a[4]));
           return fromF32(nb, nloc, y, et);
@@ -93,11 +109,16 @@ struct RmsNormLowering : TfmLowering<RmsNormOp> {
     unsigned rank = xType.getRank();
     double invD = 1.0 / double(xType.getShape().back());
     double eps = op.getEps().convertToDouble();
-    Value sq = reduceLast(b, loc, x, {},
-                          [](OpBuilder &nb, Location nloc, Value v,
-                             ValueRange) -> Value {
-                            return arith::MulFOp::create(nb, nloc, v, v);
-                          });
+    // The sum of squares in f64: it cannot overflow for finite f32 input
+    // (N * FLT_MAX^2 < DBL_MAX), so the output is finite whenever it is
+    // representable (an f32 sum overflows once |x| ~ 1e19).
+    FloatType f64 = b.getF64Type();
+    Value sq = reduceLast(
+        b, loc, x, {},
+        [](OpBuilder &nb, Location nloc, Value v, ValueRange) -> Value {
+          return arith::MulFOp::create(nb, nloc, v, v);
+        },
+        f64);
     AffineMap id = b.getMultiDimIdentityMap(rank);
     AffineMap row = id.dropResult(rank - 1);
     AffineMap last = AffineMap::get(
@@ -107,15 +128,17 @@ struct RmsNormLowering : TfmLowering<RmsNormOp> {
         b, loc, sizesOf(b, loc, x), et, ValueRange{x, sq, op.getGamma()},
         {id, row, last},
         [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+          // x / sqrt(mean(x^2) + eps) in f64, then f32.
           Value ms =
-              arith::MulFOp::create(nb, nloc, a[1], cstF32(nb, nloc, invD));
-          Value inv = math::RsqrtOp::create(
+              arith::MulFOp::create(nb, nloc, a[1], cstF64(nb, nloc, invD));
+          Value inv = reciprocalSqrtF64(
               nb, nloc,
-              arith::AddFOp::create(nb, nloc, ms, cstF32(nb, nloc, eps)));
-          Value y = arith::MulFOp::create(
-              nb, nloc,
-              arith::MulFOp::create(nb, nloc, toF32(nb, nloc, a[0]), inv),
-              toF32(nb, nloc, a[2]));
+              arith::AddFOp::create(nb, nloc, ms, cstF64(nb, nloc, eps)));
+          Value xv = arith::ExtFOp::create(nb, nloc, f64, toF32(nb, nloc, a[0]));
+          Value n = arith::TruncFOp::create(
+              nb, nloc, nb.getF32Type(),
+              arith::MulFOp::create(nb, nloc, xv, inv));
+          Value y = arith::MulFOp::create(nb, nloc, n, toF32(nb, nloc, a[2]));
           return fromF32(nb, nloc, y, et);
         });
   }

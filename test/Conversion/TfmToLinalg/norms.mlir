@@ -1,18 +1,26 @@
 // RUN: tfm-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s
 
-// Two f32 reductions over the last dimension (sum, then centred squares),
-// then one elementwise op: (x - s/D) * rsqrt(v/D + eps) * gamma + beta.
+// Two f64 reductions over the last dimension (sum, then centred squares:
+// neither overflows for finite f32 input), then one elementwise op:
+// f32((x - s/D) / sqrt(v/D + eps)) * gamma + beta, the normalization in
+// f64.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1, d2) -> (d2)>
 // CHECK-LABEL: func @layer_norm
 // CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
 // CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] :
+// CHECK-SAME: outs(%{{.*}} : tensor<?x?xf64>)
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f64):
+// CHECK-NEXT: arith.extf %{{.*}} : f32 to f64
 // CHECK: %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[SUM]] :
+// CHECK-SAME: outs(%{{.*}} : tensor<?x?xf64>)
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]], #[[LAST]], #[[LAST]], #[[ID]]]{{.*}} ins(%[[X]], %[[SUM]], %[[SQ]], %[[G]], %[[B]] :
-// CHECK: arith.constant 1.250000e-01 : f32
-// CHECK: arith.constant 9.99999974E-6 : f32
-// CHECK: math.rsqrt
+// CHECK: arith.constant 1.250000e-01 : f64
+// CHECK: arith.constant 1.000000e-05 : f64
+// CHECK: math.sqrt %{{.*}} : f64
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 func.func @layer_norm(%x: tensor<?x?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x?x8xf32> {
   %y = tfm.layer_norm %x, %g, %b {eps = 1.0e-5 : f64} : (tensor<?x?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
   return %y : tensor<?x?x8xf32>
@@ -20,11 +28,16 @@ func.func @layer_norm(%x: tensor<?x?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32
 
 // -----
 
+// The sum of squares in f64 (an f32 one overflows once |x| ~ 1e19 and
+// gave all-zero outputs): the output is finite whenever it is
+// representable.
 // CHECK-LABEL: func @rms_norm
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f64
 // CHECK: linalg.generic
-// CHECK: math.rsqrt
+// CHECK: math.sqrt %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 func.func @rms_norm(%x: tensor<?x16xf32>, %g: tensor<16xf32>) -> tensor<?x16xf32> {
   %y = tfm.rms_norm %x, %g {eps = 1.0e-6 : f64} : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
   return %y : tensor<?x16xf32>

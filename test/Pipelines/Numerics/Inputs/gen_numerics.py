@@ -105,11 +105,13 @@ def check_value(x):
         return lo
     if k < len(lo) and k < len(hi) and lo[k].isdigit() and hi[k].isdigit():
         # The first differing digit ranges between the two ends.
+        # (Digits, and the decimal point, may follow: -7542.99 between
+        # -7543.14 and -7542.84.)
         a, b = sorted([lo[k], hi[k]])
-        return prefix + "{{[" + a + "-" + b + "][0-9]*}}"
+        return prefix + "{{[" + a + "-" + b + "][0-9.]*}}"
     if not any(c.isdigit() and c != "0" for c in prefix):
         return "{{-?[0-9.]+}}"
-    return prefix + "{{[0-9]*}}"
+    return prefix + "{{[0-9.]*}}"
 
 
 def check_rows(rows):
@@ -141,6 +143,13 @@ def attention(q, k, v, scale, mask="none", window=None, lens=None,
                         None if lens is None else lens[b], slopes,
                         None if bias is None else bias[b])
             for b in range(len(q))]
+
+
+def scaled(x, factor):
+    """`x` (nested lists) times `factor` (a power of two: exact)."""
+    if isinstance(x, list):
+        return [scaled(v, factor) for v in x]
+    return x * factor
 
 
 def layer_norm(x, gamma, beta, eps):
@@ -373,7 +382,8 @@ def main(outdir):
     # --- norms ---------------------------------------------------------------
     t = Test("norms.mlir",
              "layer_norm: (x - mean) / sqrt(var + eps) * gamma + beta (biased "
-             "variance); rms_norm: x / sqrt(mean(x^2) + eps) * gamma")
+             "variance); rms_norm: x / sqrt(mean(x^2) + eps) * gamma; also on "
+             "inputs whose squares overflow f32")
     x, g, b = tensor([2, 3, 5]), tensor([5]), tensor([5])
     body = [const("%x", x), const("%g", g), const("%b", b),
             f"  %y = tfm.layer_norm %x, %g, %b {{eps = 1.0e-05 : f64}} : "
@@ -390,6 +400,20 @@ def main(outdir):
             f"  %y = tfm.rms_norm %x, %g {{eps = 1.0e-06 : f64}} : "
             f"({ttype([3, 6])}, {ttype([6])}) -> {ttype([3, 6])}"]
     t.add("rms_norm", body, "%y", [3, 6], rms_norm(x, g, 1e-6))
+    # Inputs near 2^66 (~7e19: their squares, ~2^132, overflow f32) and
+    # gains of 2^13 (~1e4): the outputs are representable (~1e4), so they
+    # must come out finite and right (an f32 sum of squares gave zeros).
+    big, gain = 2.0 ** 66, 2.0 ** 13
+    x, g = scaled(tensor([3, 6]), big), scaled(tensor([6]), gain)
+    body = [const("%x", x), const("%g", g),
+            f"  %y = tfm.rms_norm %x, %g {{eps = 1.0e-06 : f64}} : "
+            f"({ttype([3, 6])}, {ttype([6])}) -> {ttype([3, 6])}"]
+    t.add("rms_norm_huge", body, "%y", [3, 6], rms_norm(x, g, 1e-6))
+    x, g, b = scaled(tensor([2, 5]), big), scaled(tensor([5]), gain), tensor([5])
+    body = [const("%x", x), const("%g", g), const("%b", b),
+            f"  %y = tfm.layer_norm %x, %g, %b {{eps = 1.0e-05 : f64}} : "
+            f"({ttype([2, 5])}, {ttype([5])}, {ttype([5])}) -> {ttype([2, 5])}"]
+    t.add("layer_norm_huge", body, "%y", [2, 5], layer_norm(x, g, b, 1e-5))
     t.write(outdir)
 
     # --- activations ---------------------------------------------------------

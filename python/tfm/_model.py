@@ -1,0 +1,376 @@
+"""Loading a compiled model library and running it through its C ABI.
+
+The functions and their signatures are those of tfm_runtime.h (the copy in
+the ``model.h`` that tfmc writes beside every library); docs/c-abi.md is the
+full contract.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import ctypes
+import json
+import os
+import shutil
+import tempfile
+import threading
+from ctypes import POINTER, byref, c_char_p, c_float, c_int, c_int32, c_int64, c_size_t, c_void_p
+from typing import Any, Dict, Iterator, Optional, Tuple, Union
+
+import numpy as np
+
+from ._errors import Error, InvalidArgumentError, LibraryError, error_for_status
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_I32 = POINTER(c_int32)
+_F32 = POINTER(c_float)
+
+# name -> (restype, argtypes), exactly as tfm_runtime.h declares them
+# (tfm_status is a C enum: int).
+_SIGNATURES = {
+    "tfm_model_create": (c_int, [c_char_p, POINTER(c_void_p)]),
+    "tfm_model_destroy": (c_int, [c_void_p]),
+    "tfm_model_set_num_threads": (c_int, [c_void_p, c_int]),
+    "tfm_model_get_num_threads": (c_int, [c_void_p, POINTER(c_int)]),
+    "tfm_model_forward": (c_int, [c_void_p, _I32, c_int64, c_int64, _I32, _F32, c_size_t]),
+    "tfm_model_forward_seq2seq": (c_int, [c_void_p, _I32, c_int64, c_int64, _I32,
+                                          _I32, c_int64, _I32, _F32, c_size_t]),
+    "tfm_model_output_shape": (c_int, [c_void_p, c_int64, c_int64, POINTER(c_int64), POINTER(c_int)]),
+    "tfm_model_info": (c_int, [c_void_p, POINTER(c_char_p)]),
+    "tfm_library_info": (c_int, [POINTER(c_char_p)]),
+    "tfm_last_error": (c_char_p, []),
+    "tfm_status_string": (c_char_p, [c_int]),
+}
+
+
+class _Library:
+    """One loaded model library with typed entry points."""
+
+    # The C functions (ctypes function pointers), set up from _SIGNATURES.
+    tfm_model_create: Any
+    tfm_model_destroy: Any
+    tfm_model_set_num_threads: Any
+    tfm_model_get_num_threads: Any
+    tfm_model_forward: Any
+    tfm_model_forward_seq2seq: Any
+    tfm_model_output_shape: Any
+    tfm_model_info: Any
+    tfm_library_info: Any
+    tfm_last_error: Any
+    tfm_status_string: Any
+
+    def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
+        self.path = path
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            try:
+                fn = getattr(cdll, name)
+            except AttributeError:
+                raise LibraryError(
+                    f"{path}: not a tfm model library: it does not export "
+                    f"{name} (compile the model with tfmc)") from None
+            fn.restype, fn.argtypes = restype, argtypes
+            setattr(self, name, fn)
+        self._cdll = cdll  # keeps the library loaded
+
+    def check(self, status: int) -> None:
+        """Raises the exception for a non-OK status, with the message of this
+        thread's last failing call."""
+        if status != 0:
+            message = self.tfm_last_error().decode("utf-8", "replace")
+            raise error_for_status(status, message)
+
+    def manifest(self) -> Dict[str, Any]:
+        text = c_char_p()
+        self.check(self.tfm_library_info(byref(text)))
+        try:
+            manifest: Dict[str, Any] = json.loads(text.value or b"")
+            return manifest
+        except ValueError as e:
+            raise LibraryError(f"{self.path}: the library's manifest is not valid JSON: {e}") from None
+
+
+_loaded: Dict[str, Tuple[Tuple[int, int, int, int], _Library]] = {}
+_load_lock = threading.Lock()
+
+
+def _load(library: PathLike) -> _Library:
+    """Loads a library once per process (ctypes never unloads it).
+
+    dlopen returns the library already loaded under a path even when the
+    file has been replaced since (a recompiled model), so a library whose
+    file changed after it was loaded is loaded again from a private copy."""
+    path = os.fspath(library)
+    if not os.path.exists(path):
+        raise LibraryError(f"{path}: no such model library")
+    if os.path.isdir(path):
+        raise LibraryError(f"{path}: is a folder, not a model library (a .so that tfmc wrote)")
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _load_lock:
+        entry = _loaded.get(real)
+        if entry is not None and entry[0] == identity:
+            return entry[1]
+        load_path, tmpdir = real, None
+        if entry is not None:
+            tmpdir = tempfile.mkdtemp(prefix="tfm-lib-")
+            load_path = os.path.join(tmpdir, os.path.basename(real))
+            shutil.copyfile(real, load_path)
+        try:
+            cdll = ctypes.CDLL(load_path)
+        except OSError as e:
+            raise LibraryError(f"{path}: cannot load the model library: {e}") from None
+        finally:
+            if tmpdir is not None:  # the mapping outlives the file
+                shutil.rmtree(tmpdir, ignore_errors=True)
+        lib = _Library(cdll, path)
+        _loaded[real] = (identity, lib)
+        return lib
+
+
+def library_info(library: PathLike) -> Dict[str, Any]:
+    """The manifest of a model library as a dict, without weights: which
+    weights it needs (names, shapes), its architecture, vocabulary size,
+    ``max_seq_len`` and output (``tfm_library_info``)."""
+    return _load(library).manifest()
+
+
+def _int32_array(value: Any, name: str, shape_doc: str, ndim: int) -> np.ndarray:
+    """``value`` as a C-contiguous, aligned int32 array of rank ``ndim``;
+    the array itself when it is one already (no copy)."""
+    try:
+        a = np.asarray(value)
+    except ValueError as e:  # ragged nested lists
+        raise InvalidArgumentError(f"{name} must be an array of shape {shape_doc}: {e}") from None
+    if a.size == 0 and a.dtype == np.float64:  # np.asarray([]) is float64
+        a = a.astype(np.int32)
+    if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+        raise InvalidArgumentError(
+            f"{name} must hold integers (token ids), got dtype {a.dtype}")
+    if a.ndim != ndim:
+        hint = " (for one sequence use [ids])" if ndim == 2 and a.ndim == 1 else ""
+        raise InvalidArgumentError(
+            f"{name} must have shape {shape_doc}, got shape {list(a.shape)}{hint}")
+    if a.dtype != np.int32 and a.size:
+        info = np.iinfo(np.int32)
+        bad = (a < info.min) | (a > info.max)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            where = "".join(f"[{i}]" for i in index)
+            raise InvalidArgumentError(
+                f"{name}{where} is {a[index]}, outside the int32 range of the C ABI")
+    return np.require(a, dtype=np.int32, requirements=["C_CONTIGUOUS", "ALIGNED"])
+
+
+def _ptr(a: Optional[np.ndarray], kind: Any) -> Any:
+    return None if a is None else a.ctypes.data_as(kind)
+
+
+class Model:
+    """A compiled model library with its weights bound: one ``tfm_model``.
+
+    ``Model(library, weights)`` loads the ``.so`` that tfmc wrote, maps and
+    validates the weights and prepares the model (``tfm_model_create``).
+    Calling it runs the forward pass::
+
+        with tfm.Model("gpt.so", "gpt.safetensors") as model:
+            logits = model([[1, 5, 9, 2], [7, 3, 0, 0]], lengths=[4, 2])
+            # float32 array [2, 4, vocab]
+
+    Args:
+        library: the model library (``model.so``).
+        weights: a ``.safetensors`` file, a folder holding
+            ``model.safetensors`` or a sharded checkpoint's index; ``None``
+            for weights embedded with ``tfmc --embed-weights``.
+        threads: threads of the forward calls; 0 (default) is one per core
+            or ``$OMP_NUM_THREADS``.
+
+    A forward call releases the GIL; one instance may be called from
+    several threads at once. Every failure raises a subclass of
+    :class:`tfm.Error` carrying the library's message.
+    """
+
+    def __init__(self, library: PathLike, weights: Optional[PathLike] = None,
+                 threads: int = 0) -> None:
+        self._handle: Optional[int] = None
+        self._lock = threading.Lock()
+        self._active = 0
+        self._closing = False
+        self.library = os.fspath(library)
+        self._lib = _load(library)
+        handle = c_void_p()
+        arg = None if weights is None else os.fsencode(os.fspath(weights))
+        self._lib.check(self._lib.tfm_model_create(arg, byref(handle)))
+        self._handle = handle.value
+        try:
+            text = c_char_p()
+            self._lib.check(self._lib.tfm_model_info(self._handle, byref(text)))
+            self._info: Dict[str, Any] = json.loads(text.value or b"")
+            if threads != 0:
+                self.threads = threads
+        except BaseException:
+            self.close()
+            raise
+
+    # ----- life cycle -----------------------------------------------------
+
+    def close(self) -> None:
+        """Releases the model (``tfm_model_destroy``). Calls running on other
+        threads finish first; later calls raise :class:`tfm.Error`. Closing
+        twice is allowed."""
+        with self._lock:
+            if self._handle is None or self._closing:
+                return
+            self._closing = True
+            if self._active:
+                return  # the last running call destroys it
+            handle, self._handle = self._handle, None
+        self._lib.tfm_model_destroy(handle)
+
+    def __enter__(self) -> "Model":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is not None:
+            self.close()
+
+    @contextlib.contextmanager
+    def _use(self) -> Iterator[int]:
+        with self._lock:
+            if self._handle is None or self._closing:
+                raise Error(f"{self.library}: the model is closed")
+            self._active += 1
+            handle = self._handle
+        try:
+            yield handle
+        finally:
+            with self._lock:
+                self._active -= 1
+                last = self._closing and self._active == 0 and self._handle is not None
+                if last:
+                    self._handle = None
+            if last:
+                self._lib.tfm_model_destroy(handle)
+
+    # ----- properties -----------------------------------------------------
+
+    @property
+    def info(self) -> Dict[str, Any]:
+        """The manifest (docs/c-abi.md, "The manifest") as a dict:
+        ``model_name``, ``architecture`` (``decoder``, ``encoder``,
+        ``encoder_decoder``), ``vocab_size``, ``max_seq_len``, ``output``
+        (``logits``, ``hidden``, ``classes``), ``output_dims``, ``inputs``,
+        ``weights``, ``prepared``, ``device`` (CUDA models only)."""
+        return copy.deepcopy(self._info)
+
+    @property
+    def threads(self) -> int:
+        """The thread count the next forward call uses (0 resolved)."""
+        n = c_int()
+        with self._use() as h:
+            self._lib.check(self._lib.tfm_model_get_num_threads(h, byref(n)))
+        return n.value
+
+    @threads.setter
+    def threads(self, n: int) -> None:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise InvalidArgumentError(f"threads must be an int, got {type(n).__name__}")
+        if not -2**31 <= n < 2**31:
+            raise InvalidArgumentError(f"threads is {n}, must lie in [0, 1024]")
+        with self._use() as h:
+            self._lib.check(self._lib.tfm_model_set_num_threads(h, int(n)))
+
+    def output_shape(self, batch: int, seq: int) -> Tuple[int, ...]:
+        """The output shape for ``batch`` sequences of ``seq`` tokens (for
+        encoder-decoder models ``seq`` is the decoder length)."""
+        shape = (c_int64 * 3)()
+        rank = c_int()
+        with self._use() as h:
+            self._lib.check(self._lib.tfm_model_output_shape(
+                h, int(batch), int(seq), shape, byref(rank)))
+        return tuple(int(shape[i]) for i in range(rank.value))
+
+    # ----- forward passes -------------------------------------------------
+
+    def _output(self, out: Optional[np.ndarray], shape: Tuple[int, ...]) -> np.ndarray:
+        if out is None:
+            return np.empty(shape, dtype=np.float32)
+        if not isinstance(out, np.ndarray) or out.dtype != np.float32:
+            raise InvalidArgumentError(
+                f"out must be a float32 numpy array, got {getattr(out, 'dtype', type(out).__name__)}")
+        if out.shape != shape:
+            raise InvalidArgumentError(f"out has shape {list(out.shape)}, the output is {list(shape)}")
+        if not (out.flags.c_contiguous and out.flags.aligned and out.flags.writeable):
+            raise InvalidArgumentError("out must be C-contiguous, aligned and writeable")
+        return out
+
+    def _lengths(self, lengths: Any, batch: int, name: str) -> Optional[np.ndarray]:
+        if lengths is None:
+            return None
+        lens = _int32_array(lengths, name, "[batch]", 1)
+        if lens.shape[0] != batch:
+            raise InvalidArgumentError(
+                f"{name} has {lens.shape[0]} entries, the batch has {batch} sequences")
+        return lens
+
+    def __call__(self, tokens: Any, lengths: Any = None, *,
+                 out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Runs the encoder or decoder (``tfm_model_forward``).
+
+        Args:
+            tokens: token ids of shape ``[batch, seq]``, any integer dtype or
+                nested lists; each id must lie in ``[0, vocab_size)``.
+                A C-contiguous int32 array is passed without a copy.
+            lengths: ``[batch]`` counts of valid tokens, each in
+                ``[1, seq]``: the tokens are right-padded, the padding is
+                masked. ``None``: every token is valid.
+            out: optional float32 C-contiguous array of the output shape to
+                write into.
+
+        Returns:
+            float32 array: ``[batch, seq, vocab]`` logits, ``[batch, seq,
+            hidden]`` states or ``[batch, classes]`` class scores (see
+            ``info["output"]``). Rows at padded positions are unspecified.
+        """
+        ids = _int32_array(tokens, "tokens", "[batch, seq]", 2)[:, ::-1].copy()
+        batch, seq = ids.shape
+        lens = self._lengths(lengths, batch, "lengths")
+        result = self._output(out, self.output_shape(batch, seq))
+        with self._use() as h:
+            self._lib.check(self._lib.tfm_model_forward(
+                h, _ptr(ids, _I32), batch, seq, _ptr(lens, _I32),
+                _ptr(result, _F32), result.size))
+        return result
+
+    def seq2seq(self, src: Any, tgt: Any, src_lengths: Any = None,
+                tgt_lengths: Any = None, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Runs an encoder-decoder model (``tfm_model_forward_seq2seq``):
+        ``src`` ``[batch, src_seq]`` feeds the encoder, ``tgt``
+        ``[batch, tgt_seq]`` the decoder; lengths as for :meth:`__call__`.
+        Returns the ``[batch, tgt_seq, vocab]`` logits."""
+        s = _int32_array(src, "src", "[batch, src_seq]", 2)
+        t = _int32_array(tgt, "tgt", "[batch, tgt_seq]", 2)
+        if s.shape[0] != t.shape[0]:
+            raise InvalidArgumentError(
+                f"src has {s.shape[0]} sequences and tgt {t.shape[0]}: the batch must match")
+        batch = s.shape[0]
+        slens = self._lengths(src_lengths, batch, "src_lengths")
+        tlens = self._lengths(tgt_lengths, batch, "tgt_lengths")
+        result = self._output(out, self.output_shape(batch, t.shape[1]))
+        with self._use() as h:
+            self._lib.check(self._lib.tfm_model_forward_seq2seq(
+                h, _ptr(s, _I32), batch, s.shape[1], _ptr(slens, _I32),
+                _ptr(t, _I32), t.shape[1], _ptr(tlens, _I32),
+                _ptr(result, _F32), result.size))
+        return result
+
+    def __repr__(self) -> str:
+        i = self._info if hasattr(self, "_info") else {}
+        state = "closed" if self._handle is None or self._closing else "open"
+        return (f"<tfm.Model '{i.get('model_name')}' {i.get('architecture')} -> "
+                f"{i.get('output')} {i.get('output_dims')}, {self.library!r}, {state}>")
