@@ -75,14 +75,6 @@ def test_no_weights_and_none_embedded(gpt: Compiled) -> None:
         tfm.Model(gpt.library)
 
 
-def test_embedded_weights(gpt: Compiled, tmp_path) -> None:
-    lib = tfm.compile(gpt.spec, tmp_path / "embedded.so",
-                      extra_args=["--weights", str(gpt.weights), "--embed-weights"])
-    ids = gpt.tokens(1, 4, seed=1)
-    with tfm.Model(lib) as embedded, tfm.Model(gpt.library, gpt.weights) as external:
-        assert np.array_equal(embedded(ids), external(ids))
-
-
 # ----- inputs ----------------------------------------------------------------
 
 @pytest.mark.parametrize("tokens, message", [

@@ -131,6 +131,32 @@ def test_concurrent_calls_on_one_instance(gpt: Compiled, gpt_model: tfm.Model) -
     assert all(np.array_equal(results[i], expected[i]) for i in range(len(inputs)))
 
 
+def test_close_while_other_threads_run(gpt: Compiled) -> None:
+    model = tfm.Model(gpt.library, gpt.weights)
+    ids = gpt.tokens(256, 16, seed=19)
+    outcomes: list = []
+    started = threading.Barrier(5)
+
+    def work() -> None:
+        started.wait()
+        for _ in range(20):
+            try:
+                outcomes.append(model(ids).shape)
+            except tfm.Error as e:
+                outcomes.append(str(e))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    started.wait()
+    model.close()  # destroys the model once the running calls are done
+    for t in threads:
+        t.join()
+    assert len(outcomes) == 80
+    assert all(o == (256, 16, 64) or o.endswith("the model is closed") for o in outcomes)
+    assert model._handle is None
+
+
 def test_info_and_library_info(gpt: Compiled, gpt_model: tfm.Model) -> None:
     info = gpt_model.info
     assert info == tfm.library_info(gpt.library)
@@ -171,6 +197,16 @@ def test_recompiled_library_at_the_same_path_is_reloaded(gpt: Compiled, bert_cla
     assert tfm.library_info(path)["model_name"] == "tiny-bert-classifier"
     with tfm.Model(path, bert_classifier.weights) as model:
         assert model(bert_classifier.tokens(1, 4, seed=17)).shape == (1, 3)
+
+
+def test_compile_options_and_embedded_weights(gpt: Compiled, tmp_path) -> None:
+    lib = tfm.compile(gpt.spec, tmp_path / "embedded.so", dump_ir_dir=tmp_path / "ir",
+                      extra_args=["--weights", str(gpt.weights), "--embed-weights"])
+    assert lib == str(tmp_path / "embedded.so") and (tmp_path / "embedded.h").is_file()
+    assert "00-input.mlir" in (tmp_path / "ir" / "index.txt").read_text()
+    ids = gpt.tokens(1, 4, seed=1)
+    with tfm.Model(lib) as embedded, tfm.Model(gpt.library, gpt.weights) as external:
+        assert np.array_equal(embedded(ids), external(ids))
 
 
 def test_cuda_model_runs_or_says_why_not(gpt: Compiled, gpt_model: tfm.Model, tmp_path) -> None:

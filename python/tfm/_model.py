@@ -337,7 +337,7 @@ class Model:
             hidden]`` states or ``[batch, classes]`` class scores (see
             ``info["output"]``). Rows at padded positions are unspecified.
         """
-        ids = _int32_array(tokens, "tokens", "[batch, seq]", 2)[:, ::-1].copy()
+        ids = _int32_array(tokens, "tokens", "[batch, seq]", 2)
         batch, seq = ids.shape
         lens = self._lengths(lengths, batch, "lengths")
         result = self._output(out, self.output_shape(batch, seq))
