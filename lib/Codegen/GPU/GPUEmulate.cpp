@@ -306,6 +306,28 @@ void LaunchEmulator::emitCopies(OpBuilder &b,
     memref::StoreOp::create(inner, loc, value, scratchFor(copy.second), tid);
 }
 
+/// Whether the ops in [begin, end) read (`reads`) or write (`writes`)
+/// workgroup memory of `launch`.
+static void workgroupAccesses(gpu::LaunchOp launch, Block::iterator begin,
+                              Block::iterator end, bool &reads, bool &writes) {
+  auto isWorkgroup = [&](Value memref) {
+    while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+      memref = view.getViewSource();
+    return llvm::is_contained(launch.getWorkgroupAttributions(), memref);
+  };
+  for (Operation &op : llvm::make_range(begin, end))
+    op.walk([&](Operation *inner) {
+      if (auto load = dyn_cast<memref::LoadOp>(inner))
+        reads |= isWorkgroup(load.getMemRef());
+      else if (auto load = dyn_cast<vector::LoadOp>(inner))
+        reads |= isWorkgroup(load.getBase());
+      else if (auto store = dyn_cast<memref::StoreOp>(inner))
+        writes |= isWorkgroup(store.getMemRef());
+      else if (auto store = dyn_cast<vector::StoreOp>(inner))
+        writes |= isWorkgroup(store.getBase());
+    });
+}
+
 LogicalResult LaunchEmulator::emitSyncLoop(OpBuilder &b, scf::ForOp loop) {
   for (Value bound : {loop.getLowerBound(), loop.getUpperBound(),
                       loop.getStep()})
@@ -314,6 +336,30 @@ LogicalResult LaunchEmulator::emitSyncLoop(OpBuilder &b, scf::ForOp loop) {
           "holds a barrier but its bounds may differ between the threads of "
           "a block; the emulation (and the GPU) needs every thread to reach "
           "every barrier");
+  // The emulation runs every thread's last segment of iteration i before
+  // any thread's first segment of iteration i + 1, as if a barrier closed
+  // the body. Without one, shared memory that the last segment and the
+  // next iteration's first segment both use, one of them writing, is a
+  // race on a GPU (a missing barrier at the back edge) that the emulation
+  // would hide: refuse it.
+  Block &src = *loop.getBody();
+  Block::iterator first = src.end(), last = src.end();
+  for (auto it = src.begin(); it != src.end(); ++it)
+    if (containsBarrier(&*it)) {
+      if (first == src.end())
+        first = it;
+      last = std::next(it);
+    }
+  bool headReads = false, headWrites = false, tailReads = false,
+       tailWrites = false;
+  workgroupAccesses(launch, src.begin(), first, headReads, headWrites);
+  workgroupAccesses(launch, last, src.end(), tailReads, tailWrites);
+  if ((tailWrites && (headReads || headWrites)) || (tailReads && headWrites))
+    return loop.emitOpError(
+        "uses shared memory after its last barrier and again, one of them "
+        "writing, before its first: without a barrier at the end of the "
+        "body, iteration i + 1 can overwrite what iteration i still reads "
+        "(or the reverse) on a GPU, which the emulation cannot show");
   // Loop-carried values are per thread: they live in the slots of the
   // loop's region arguments, which the loop's results share.
   SmallVector<std::pair<Value, Value>> copies;

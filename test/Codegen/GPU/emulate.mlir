@@ -262,3 +262,31 @@ func.func @workgroup_copy(%m: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A loop whose body reads shared memory after its last barrier and writes
+// it before its first: on a GPU a fast thread's next-iteration store can
+// overwrite what a slow thread still reads (the GEMM k loop without its
+// closing barrier). The emulation would order them; it refuses instead.
+func.func @missing_back_edge_barrier(%in: memref<?x32xf32>, %out: memref<32xf32>, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%w : memref<32xf32, #gpu.address_space<workgroup>>) {
+    // expected-error @+1 {{uses shared memory after its last barrier and again, one of them writing, before its first}}
+    scf.for %i = %c0 to %k step %c1 {
+      %v = memref.load %in[%i, %tx] : memref<?x32xf32>
+      memref.store %v, %w[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %n = arith.subi %c32, %tx : index
+      %m = arith.subi %n, %c1 : index
+      %u = memref.load %w[%m] : memref<32xf32, #gpu.address_space<workgroup>>
+      memref.store %u, %out[%tx] : memref<32xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
