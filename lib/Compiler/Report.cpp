@@ -408,11 +408,16 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
       k.dims = {{"rows", rows}, {"length", length}};
       k.grid[0] = rows;
       k.threadsPerBlock = reduce.getThreads();
+      // Partial results in shared memory, except for a block of one warp
+      // (shuffles only; -tfm-gpu-tile-reduction).
       k.sharedMemoryBytes =
-          reduce.getThreads() *
-          llvm::divideCeil(getElementTypeOrSelf(op.getDpsInits()[0].getType())
-                               .getIntOrFloatBitWidth(),
-                           8);
+          reduce.getThreads() == 32
+              ? 0
+              : reduce.getThreads() *
+                    llvm::divideCeil(
+                        getElementTypeOrSelf(op.getDpsInits()[0].getType())
+                            .getIntOrFloatBitWidth(),
+                        8);
       k.flops = static_cast<double>(rows) * length;
       gpuKernels.push_back(std::move(k));
       return;

@@ -57,6 +57,17 @@ bool containsBarrier(Operation *op) {
       .wasInterrupted();
 }
 
+/// A barrier or a warp shuffle: where the threads of a block synchronize.
+bool containsSync(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        return isa<gpu::BarrierOp, gpu::ShuffleOp>(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// Emulates one gpu.launch. Values of the kernel body are of three kinds:
 /// uniform (the same for every thread of a block: defined above the launch,
 /// block ids and sizes, workgroup buffers, induction variables of loops
@@ -78,6 +89,7 @@ private:
   LogicalResult emitSyncLoop(OpBuilder &b, scf::ForOp loop);
   void emitSegment(OpBuilder &b, Block &src, ArrayRef<Operation *> ops);
   void emitCopies(OpBuilder &b, ArrayRef<std::pair<Value, Value>> copies);
+  LogicalResult emitShuffle(OpBuilder &b, gpu::ShuffleOp shuffle);
   void poison(OpBuilder &b, Value buffer);
 
   /// The thread loops of one segment at `b`; returns a builder inside them
@@ -208,11 +220,11 @@ LogicalResult LaunchEmulator::check() {
   // synchronization the emulation models; any other gpu op (a shuffle, an
   // id op) has no host equivalent here.
   WalkResult other = body.walk([&](Operation *op) {
-    if (isa<gpu::TerminatorOp, gpu::BarrierOp>(op) ||
+    if (isa<gpu::TerminatorOp, gpu::BarrierOp, gpu::ShuffleOp>(op) ||
         !isa<gpu::GPUDialect>(op->getDialect()))
       return WalkResult::advance();
-    op->emitOpError("has no host emulation (only barriers synchronize "
-                    "the emulated threads of a block)");
+    op->emitOpError("has no host emulation (barriers and warp shuffles "
+                    "are the operations across threads it models)");
     return WalkResult::interrupt();
   });
   return failure(other.wasInterrupted());
@@ -387,6 +399,68 @@ LogicalResult LaunchEmulator::emitSyncLoop(OpBuilder &b, scf::ForOp loop) {
   return success();
 }
 
+/// A shuffle is a cut like a barrier (every thread has its value in its
+/// scratch slot before any reads another's), then one thread loop in which
+/// each thread takes the value of its source lane in its warp (32
+/// consecutive linear thread ids): xor, down, up or idx, as PTX's
+/// shfl.sync. A source lane outside the warp (or past the block's last
+/// thread) gives the thread its own value and `valid` false.
+LogicalResult LaunchEmulator::emitShuffle(OpBuilder &b,
+                                          gpu::ShuffleOp shuffle) {
+  std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+  if (!width || *width != 32)
+    return shuffle.emitOpError(
+        "has a width other than a constant 32; the emulation models "
+        "shuffles across whole warps");
+  auto [inner, tid] = threadLoops(b);
+  IRMapping local;
+  Location l = shuffle.getLoc();
+  auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(inner, l, v); };
+  Value warp = idx(32);
+  Value lane = arith::RemUIOp::create(inner, l, tid, warp);
+  Value base = arith::SubIOp::create(inner, l, tid, lane);
+  Value offset = arith::IndexCastOp::create(
+      inner, l, inner.getIndexType(),
+      lookup(inner, local, tid, shuffle.getOffset()));
+  Value src;
+  switch (shuffle.getMode()) {
+  case gpu::ShuffleMode::XOR:
+    src = arith::XOrIOp::create(inner, l, lane, offset);
+    break;
+  case gpu::ShuffleMode::DOWN:
+    src = arith::AddIOp::create(inner, l, lane, offset);
+    break;
+  case gpu::ShuffleMode::UP:
+    src = arith::SubIOp::create(inner, l, lane, offset);
+    break;
+  case gpu::ShuffleMode::IDX:
+    src = offset;
+    break;
+  }
+  // In [0, 32) (an index below 0 is a huge unsigned one) and in the block.
+  Value srcTid = arith::AddIOp::create(inner, l, base, src);
+  Value valid = arith::AndIOp::create(
+      inner, l,
+      arith::CmpIOp::create(inner, l, arith::CmpIPredicate::ult, src, warp),
+      arith::CmpIOp::create(inner, l, arith::CmpIPredicate::ult, srcTid,
+                            numThreads));
+  Value from = arith::SelectOp::create(inner, l, valid, srcTid, tid);
+  Value value = shuffle.getValue();
+  Value result;
+  if (isUniform(value))
+    result = uniformValue(value);
+  else if (scratch.count(value))
+    result = memref::LoadOp::create(inner, l, scratch[value], from);
+  else
+    return shuffle.emitOpError("shuffles a value the emulation keeps in no "
+                               "per-thread slot (a thread id?)");
+  memref::StoreOp::create(inner, l, result,
+                          scratchFor(shuffle.getShuffleResult()), tid);
+  memref::StoreOp::create(inner, l, valid, scratchFor(shuffle.getValid()),
+                          tid);
+  return success();
+}
+
 LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
   SmallVector<Operation *> segment;
   for (Operation &op : src.without_terminator()) {
@@ -395,12 +469,19 @@ LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
       segment.clear();
       continue;
     }
-    if (containsBarrier(&op)) {
+    if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+      emitSegment(b, src, segment);
+      segment.clear();
+      if (failed(emitShuffle(b, shuffle)))
+        return failure();
+      continue;
+    }
+    if (containsSync(&op)) {
       auto loop = dyn_cast<scf::ForOp>(op);
       if (!loop)
         return op.emitOpError(
-            "holds a barrier; the emulation runs barriers at the top level "
-            "of a kernel or in scf.for loops with uniform bounds");
+            "holds a barrier or a shuffle; the emulation runs them at the "
+            "top level of a kernel or in scf.for loops with uniform bounds");
       emitSegment(b, src, segment);
       segment.clear();
       if (failed(emitSyncLoop(b, loop)))

@@ -3,7 +3,8 @@
 // -tfm-gpu-tile-reduction: each row reduction that -tfm-gpu-configure gave
 // a #tfm.gpu_reduction becomes a gpu.launch with one block per output
 // element: the block's threads fold strided parts of the row, then combine
-// their partial results in shared memory.
+// their partial results in shared memory down to 32, and the last 32 in
+// warp 0's registers with shuffles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,13 +70,21 @@ void build(IRRewriter &rw, linalg::LinalgOp op, const RowReduction &r,
   Type type = getElementTypeOrSelf(out.get().getType());
   auto workgroup = gpu::AddressSpaceAttr::get(op->getContext(),
                                               gpu::AddressSpace::Workgroup);
-  auto partialsType = MemRefType::get({threads}, type,
-                                      MemRefLayoutAttrInterface(), workgroup);
+  // A block of one warp needs no shared memory; one of less than a warp
+  // (a hand-written configuration) combines in shared memory only: a
+  // shuffle needs the whole warp.
+  bool shuffles = threads >= 32;
+  SmallVector<Type> workgroupTypes;
+  if (threads != 32)
+    workgroupTypes.push_back(MemRefType::get(
+        {threads}, type, MemRefLayoutAttrInterface(), workgroup));
   Value one = index(rw, 1);
   auto [launch, b] =
       createKernelLaunch(rw, loc, {rows, one, one},
-                         {index(rw, threads), one, one}, {partialsType});
-  Value partials = launch.getWorkgroupAttributions()[0];
+                         {index(rw, threads), one, one}, workgroupTypes);
+  Value partials;
+  if (threads != 32)
+    partials = launch.getWorkgroupAttributions()[0];
   Value tid = launch.getThreadIds().x;
 
   // Block x enumerates the parallel loops, the last one fastest.
@@ -105,12 +114,17 @@ void build(IRRewriter &rw, linalg::LinalgOp op, const RowReduction &r,
         args.push_back(acc[0]);
         scf::YieldOp::create(lb, loc, inlinePayload(lb, op, args, at));
       });
-  memref::StoreOp::create(b, loc, fold.getResult(0), partials, tid);
-  gpu::BarrierOp::create(b, loc);
+  Value partial = fold.getResult(0);
+  if (partials) {
+    memref::StoreOp::create(b, loc, partial, partials, tid);
+    gpu::BarrierOp::create(b, loc);
+  }
 
-  // Pairwise: after the step of stride s, slot t < s holds the combination
-  // of slots t, t + s, ... of the step before.
-  for (int64_t stride = threads / 2; stride >= 1; stride /= 2) {
+  // Pairwise in shared memory down to 32 slots (to 1 without shuffles):
+  // after the step of stride s, slot t < s holds the combination of slots
+  // t, t + s, ... of the step before.
+  for (int64_t stride = threads / 2; stride >= (shuffles ? 32 : 1);
+       stride /= 2) {
     Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          tid, index(b, stride));
     auto step = scf::IfOp::create(b, loc, active);
@@ -124,13 +138,31 @@ void build(IRRewriter &rw, linalg::LinalgOp op, const RowReduction &r,
     gpu::BarrierOp::create(b, loc);
   }
 
+  // The last 32 in registers: a butterfly of xor shuffles leaves every lane
+  // of warp 0 with the combination of all 32 (every thread runs it, as
+  // shuffles and barriers want uniform control flow; the other warps
+  // combine values nobody reads).
+  if (partials)
+    partial = memref::LoadOp::create(b, loc, partials,
+                                     shuffles ? tid : index(b, 0));
+  Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
+  for (int64_t offset = 16; shuffles && offset >= 1; offset /= 2) {
+    Value other =
+        gpu::ShuffleOp::create(
+            b, loc, partial,
+            arith::ConstantIntOp::create(b, loc, offset, 32), width,
+            gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    partial = combine(b, r, partial, other);
+  }
+
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                       index(b, 0));
   auto write = scf::IfOp::create(b, loc, first);
   OpBuilder wb = OpBuilder::atBlockTerminator(write.thenBlock());
   SmallVector<Value> outIndices = indices(op, out, ivs);
   Value init = memref::LoadOp::create(wb, loc, out.get(), outIndices);
-  Value total = memref::LoadOp::create(wb, loc, partials, ValueRange{index(wb, 0)});
+  Value total = partial;
   memref::StoreOp::create(wb, loc, combine(wb, r, init, total), out.get(),
                           outIndices);
   rw.eraseOp(op);

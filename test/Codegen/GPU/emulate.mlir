@@ -159,7 +159,7 @@ func.func @in_if(%p: i1) {
   %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{holds a barrier; the emulation runs barriers at the top level}}
+    // expected-error @+1 {{holds a barrier or a shuffle; the emulation runs them at the top level}}
     scf.if %p {
       gpu.barrier
     }
@@ -170,15 +170,30 @@ func.func @in_if(%p: i1) {
 
 // -----
 
-// Warp-level operations have no host emulation yet.
-func.func @shuffle(%x: f32) {
+// Shuffles are emulated across whole warps only (numerics:
+// emulate-shuffle.mlir); other warp- and subgroup-level operations have no
+// host emulation.
+func.func @shuffle_width(%x: f32) {
   %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : i32
+  %c16 = arith.constant 16 : i32
   %o = arith.constant 1 : i32
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{has a width other than a constant 32}}
+    %r, %ok = gpu.shuffle xor %x, %o, %c16 : f32
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @subgroup_reduce(%x: f32) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
     // expected-error @+1 {{has no host emulation}}
-    %r, %ok = gpu.shuffle xor %x, %o, %c32 : f32
+    %r = gpu.subgroup_reduce add %x : (f32) -> f32
     gpu.terminator
   }
   return

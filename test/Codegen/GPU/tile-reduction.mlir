@@ -2,8 +2,9 @@
 
 // A softmax's row maximum over [b, h, q, k] (k reduced): one block per
 // (b, h, q), 64 threads; each folds elements tid, tid + 64, ... with the
-// payload from -inf, then 6 pairwise steps in shared memory, each followed
-// by a barrier; thread 0 folds the total into the output.
+// payload from -inf, then one pairwise step in shared memory (64 -> 32
+// slots) and a barrier, then the last 32 in registers: a butterfly of five
+// xor shuffles across the warp; thread 0 folds the total into the output.
 // CHECK-LABEL: func.func @row_max
 // CHECK-SAME:    (%[[X:.*]]: memref<2x?x5x?xf32>, %[[O:.*]]: memref<2x?x5xf32>)
 // CHECK:         %[[ROWS:.*]] = arith.muli %{{.*}}, %c5
@@ -18,11 +19,17 @@
 // CHECK:             scf.yield %[[M]]
 // CHECK:           memref.store %[[PART]], %[[P]][%[[TX]]]
 // CHECK-NEXT:      gpu.barrier
-// CHECK-COUNT-6:   gpu.barrier
+// CHECK:           arith.cmpi ult, %[[TX]], %c32
+// CHECK:           gpu.barrier
+// CHECK-NOT:       gpu.barrier
+// CHECK:           %[[W:.*]] = memref.load %[[P]][%[[TX]]]
+// CHECK:           %[[S16:.*]], %{{.*}} = gpu.shuffle  xor %[[W]], %c16_i32, %c32_i32 : f32
+// CHECK:           arith.maximumf %[[S16]], %[[W]]
+// CHECK-COUNT-4:   gpu.shuffle  xor
+// CHECK:           %[[TOT:.*]] = arith.maximumf
 // CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %c0
 // CHECK:           scf.if %[[FIRST]] {
 // CHECK:             %[[INIT:.*]] = memref.load %[[O]]
-// CHECK:             %[[TOT:.*]] = memref.load %[[P]][%c0
 // CHECK:             %[[R:.*]] = arith.maximumf %[[TOT]], %[[INIT]]
 // CHECK:             memref.store %[[R]], %[[O]]
 // CHECK-NOT:     linalg.generic
@@ -40,8 +47,10 @@ func.func @row_max(%x: memref<2x?x5x?xf32>, %o: memref<2x?x5xf32>) {
 
 // -----
 
-// One tree step: threads below the stride combine their slot with the one
-// a stride above.
+// A block of less than a warp (a configuration written by hand) combines
+// in shared memory only, one tree step per halving (a shuffle needs the
+// whole warp): threads below the stride combine their slot with the one a
+// stride above.
 // CHECK-LABEL: func.func @step
 // CHECK:         %[[LOW:.*]] = arith.cmpi ult, %[[T:.*]], %c1{{[_0-9]*}}
 // CHECK:         scf.if %[[LOW]]
