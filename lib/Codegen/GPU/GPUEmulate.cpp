@@ -415,8 +415,7 @@ LogicalResult LaunchEmulator::emitShuffle(OpBuilder &b,
   auto [inner, tid] = threadLoops(b);
   IRMapping local;
   Location l = shuffle.getLoc();
-  auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(inner, l, v); };
-  Value warp = idx(32);
+  Value warp = arith::ConstantIndexOp::create(inner, l, 32);
   Value lane = arith::RemUIOp::create(inner, l, tid, warp);
   Value base = arith::SubIOp::create(inner, l, tid, lane);
   Value offset = arith::IndexCastOp::create(

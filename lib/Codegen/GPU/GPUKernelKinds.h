@@ -64,9 +64,11 @@ bool canLowerToRegisterLoops(linalg::LinalgOp op);
 /// parallel dimensions (returned) whose body computes one output element
 /// (`rows` consecutive rows of a GEMM-like reduction), the reduction
 /// dimensions as scf.for loops carrying the accumulators in registers.
-/// Erases `op`.
+/// `initialValues` (one per output, if given) replace the outputs' current
+/// values (a fill the op overwrites entirely, folded in). Erases `op`.
 scf::ParallelOp lowerToRegisterLoops(IRRewriter &rw, linalg::LinalgOp op,
-                                     unsigned rows);
+                                     unsigned rows,
+                                     ValueRange initialValues = {});
 
 } // namespace mlir::tfm
 

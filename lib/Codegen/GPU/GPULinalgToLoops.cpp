@@ -102,7 +102,8 @@ int chooseRowDim(linalg::LinalgOp op, ArrayRef<unsigned> parallel) {
 
 scf::ParallelOp mlir::tfm::lowerToRegisterLoops(IRRewriter &rw,
                                                 linalg::LinalgOp op,
-                                                unsigned rows) {
+                                                unsigned rows,
+                                                ValueRange initialValues) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
   SmallVector<Range> ranges = op.createLoopRanges(rw, loc);
@@ -144,6 +145,8 @@ scf::ParallelOp mlir::tfm::lowerToRegisterLoops(IRRewriter &rw,
   // them). Their indices do not depend on reduction dimensions.
   auto readInits = [&](OpBuilder &b, ValueRange at) {
     SmallVector<Value> values;
+    if (!initialValues.empty())
+      return SmallVector<Value>(initialValues);
     Block &body = op->getRegion(0).front();
     for (auto [k, init] : llvm::enumerate(inits)) {
       BlockArgument arg = body.getArgument(numInputs + k);

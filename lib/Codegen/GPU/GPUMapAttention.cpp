@@ -132,6 +132,36 @@ scf::ForOp spreadOverThreads(IRRewriter &rw, scf::ParallelOp loop, Value tid,
   return spread;
 }
 
+/// Whether `op` has `buffer` as its only output and computes every element
+/// of it: a static buffer indexed by a permutation of parallel loops whose
+/// static extents are the buffer's.
+bool coversWhole(linalg::LinalgOp op, Value buffer) {
+  if (op.getNumDpsInits() != 1 || op.getDpsInits()[0] != buffer ||
+      !canLowerToRegisterLoops(op))
+    return false;
+  // It must not read the tile as an input too (it would see no fill).
+  auto root = [](Value v) {
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    return v;
+  };
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (root(input->get()) == root(buffer))
+      return false;
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!map.isProjectedPermutation() ||
+      map.getNumResults() != static_cast<unsigned>(type.getRank()))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (ranges[cast<AffineDimExpr>(e).getPosition()] != type.getDimSize(i))
+      return false;
+  return true;
+}
+
 struct GPUMapAttentionPass
     : tfm::impl::GPUMapAttentionPassBase<GPUMapAttentionPass> {
   using Base::Base;
@@ -273,17 +303,40 @@ struct GPUMapAttentionPass
       rw.eraseOp(alloc);
     }
 
-    // Every tile op over the threads, a barrier after it.
+    // Every tile op over the threads, a barrier after it. A fill right
+    // before an op that computes every element of the filled tile from it
+    // (the scores' zeros before Q K^T, the block maximum's -inf before the
+    // row maximum) becomes that op's initial value: one pass and one
+    // barrier less.
     SmallVector<linalg::LinalgOp> ops;
     launch.getBody().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     Value tid = launch.getThreadIds().x;
     rw.setInsertionPointToStart(&launch.getBody().front());
     Value blockThreads = launch.getBlockSize().x;
+    DenseMap<Operation *, Value> foldedFill;
+    for (linalg::LinalgOp op : ops)
+      if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
+        if (auto next = dyn_cast_or_null<linalg::LinalgOp>(
+                fill->getNextNode());
+            next && coversWhole(next, fill.getOutputs()[0])) {
+          foldedFill[next] = fill.getInputs()[0];
+          ++foldedFills;
+        }
     for (linalg::LinalgOp op : ops) {
       if (!canLowerToRegisterLoops(op))
         return op->emitOpError("-tfm-gpu-map-attention: a tile op whose "
                                "outputs depend on reduction loops");
-      scf::ParallelOp loop = lowerToRegisterLoops(rw, op, /*rows=*/1);
+      if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
+          fill && llvm::any_of(foldedFill, [&](auto &entry) {
+            return entry.first == fill->getNextNode();
+          })) {
+        rw.eraseOp(op);
+        continue;
+      }
+      SmallVector<Value> initial;
+      if (Value v = foldedFill.lookup(op.getOperation()))
+        initial.push_back(v);
+      scf::ParallelOp loop = lowerToRegisterLoops(rw, op, /*rows=*/1, initial);
       scf::ForOp spread = spreadOverThreads(rw, loop, tid, blockThreads);
       rw.setInsertionPointAfter(spread);
       gpu::BarrierOp::create(rw, spread.getLoc());
@@ -297,6 +350,8 @@ struct GPUMapAttentionPass
                        "Tiled attention loop nests mapped to CTAs"};
   PassStatistic tileOps{this, numTileOps, "tile-ops",
                         "Tile ops spread over a CTA's threads"};
+  PassStatistic foldedFills{this, numFoldedFills, "folded-fills",
+                            "Fills folded into the tile op after them"};
 };
 
 } // namespace

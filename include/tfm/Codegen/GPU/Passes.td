@@ -44,8 +44,10 @@ def GPUMapAttentionPass : Pass<"tfm-gpu-map-attention", "func::FuncOp"> {
     accumulated in registers, followed by a `gpu.barrier`: each tile op
     sees the previous one complete, and the key loops (whose bounds every
     thread computes alike from the block ids and key lengths) end on a
-    barrier. Scalar index arithmetic stays as it is, computed by every
-    thread.
+    barrier. A fill right before a tile op that computes every element of
+    the filled tile (the scores' zeros before `Q K^T`, the block maximum's
+    `-inf` before the row maximum) is folded into it as its initial value.
+    Scalar index arithmetic stays as it is, computed by every thread.
 
     **Untouched.** Other ops; modules whose target is not a GPU.
 
@@ -58,6 +60,7 @@ def GPUMapAttentionPass : Pass<"tfm-gpu-map-attention", "func::FuncOp"> {
   let statistics = [
     Statistic<"numMapped", "mapped", "Tiled attention loop nests mapped to CTAs">,
     Statistic<"numTileOps", "tile-ops", "Tile ops spread over a CTA's threads">,
+    Statistic<"numFoldedFills", "folded-fills", "Fills folded into the tile op after them">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
