@@ -27,13 +27,16 @@ def GPUMapAttentionPass : Pass<"tfm-gpu-map-attention", "func::FuncOp"> {
 
     **Input invariant.** Bufferized IR (before `-tfm-expand-memref-copy`)
     in which each tiled attention is an `scf.forall` over (batch, K/V head,
-    query block) carrying its `#tfm.attention_tiling`, with the tiles as
-    static `memref.alloc`s in its body.
+    query block; canonicalization drops the loops of one iteration), with
+    the tiles as static `memref.alloc`s in its body. Every forall of the
+    function is taken: `-tfm-tile-sram`'s are the only ones on the GPU
+    pipeline, and canonicalization may have dropped the
+    `#tfm.attention_tiling` they carry (kept on the launch when present).
 
-    **Output.** One `gpu.launch` per forall: blocks x over query blocks, y
-    over K/V heads, z over the batch (the forall's induction variables
-    become block ids), T threads (256, at most the target's
-    `max_threads_per_block`). Every tile buffer becomes a workgroup
+    **Output.** One `gpu.launch` per forall: blocks x over its last loop
+    (query blocks), y over the one before (K/V heads), z over the first
+    (the batch); the induction variables become block ids; T threads (256,
+    at most the target's `max_threads_per_block`). Every tile buffer becomes a workgroup
     attribution (its views follow into the workgroup address space; its
     deallocation goes); a buffer that only holds the zeros another one is
     copied from is not allocated: the copies become fills. Every linalg op
