@@ -594,7 +594,11 @@ tfm_status tfm_model_output_shape(const tfm_model *model, int64_t batch,
     return fail(TFM_ERROR_INVALID_ARGUMENT,
                 !shape ? "shape is NULL" : "rank is NULL");
   const Manifest &m = model->manifest;
-  if (tfm_status s = checkDims(m, batch, seq, "batch", "seq"))
+  // For an encoder-decoder `seq` is the decoder length: named as
+  // tfm_model_forward_seq2seq names it.
+  const char *seqName =
+      m.architecture == Architecture::EncoderDecoder ? "seq (tgt_seq)" : "seq";
+  if (tfm_status s = checkDims(m, batch, seq, "batch", seqName))
     return s;
   int64_t dims[3];
   int r;
