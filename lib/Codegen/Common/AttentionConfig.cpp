@@ -59,15 +59,15 @@ FailureOr<AttentionShape> mlir::tfm::analyzeAttention(AttentionOp op) {
 /// The scaled f32 Q tile, one f32 K and V block, the f32 score tile, the f32
 /// accumulator, four f32 rows (running max, running sum, block max, rescale
 /// factor), and the bias tile; with rounded inputs, rounded copies of the
-/// probabilities and of the K and V blocks.
+/// contractions' inputs: the Q tile, the probabilities, the K and V blocks.
 int64_t mlir::tfm::attentionFootprintBytes(const AttentionShape &s,
                                            int64_t br, int64_t bc) {
   int64_t m = s.group * br;
   int64_t bytes = 4 * m * s.headDim + 4 * bc * (s.headDim + s.valueDim) +
                   4 * m * bc + 4 * m * s.valueDim + 4 * 4 * m +
                   s.biasBytes * m * bc;
-  if (s.roundedInputs)
-    bytes += 4 * m * bc + 4 * bc * (s.headDim + s.valueDim);
+  if (s.roundedInputs) // a rounded copy of each contraction input
+    bytes += 4 * m * s.headDim + 4 * m * bc + 4 * bc * (s.headDim + s.valueDim);
   return bytes;
 }
 
@@ -195,6 +195,16 @@ struct ConfigureAttentionPass
       }
       std::optional<AttentionTiles> tiles =
           chooseAttentionTiles(*shape, budget, fast->lanes, maxBq, maxBk);
+      if (!tiles && isa<GpuTargetAttr>(target)) {
+        // A GPU block's shared memory is small (48 KiB): an op no tile fits
+        // (large heads in large GQA groups, with the rounded tiles of a
+        // 16-bit precision) keeps the untiled lowering, whose GEMM and
+        // row-reduction kernels need no such budget.
+        op->setAttr(kLoweringConfigAttr,
+                    AttentionUntiledAttr::get(&getContext()));
+        ++keptUntiled;
+        continue;
+      }
       if (!tiles) {
         op.emitOpError()
             << "fast-memory budget of " << budget
@@ -225,7 +235,8 @@ struct ConfigureAttentionPass
                            "tfm.attention ops given tiles"};
   PassStatistic keptUntiled{
       this, numKeptUntiled, "kept-untiled",
-      "tfm.attention ops left untiled (static Tk <= untiled-max-keys)"};
+      "tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no "
+      "tile fits a GPU block)"};
 };
 
 } // namespace

@@ -132,6 +132,63 @@ scf::ForOp spreadOverThreads(IRRewriter &rw, scf::ParallelOp loop, Value tid,
   return spread;
 }
 
+/// Assigns each of `allocs` (tiles in the forall body `body`) a buffer
+/// (`slotOf`, into `slotTypes`): tiles of one type share a buffer when the
+/// spans of body-level ops that use them (through views; deallocations do
+/// not count) are disjoint, the first-ending buffer first.
+void shareBuffers(Block &body, MutableArrayRef<memref::AllocOp> allocs,
+                  SmallVector<unsigned> &slotOf,
+                  SmallVector<MemRefType> &slotTypes) {
+  DenseMap<Operation *, unsigned> position;
+  for (Operation &op : body)
+    position[&op] = position.size();
+  struct Span {
+    unsigned first, last, index;
+  };
+  SmallVector<Span> spans;
+  for (unsigned index = 0; index < allocs.size(); ++index) {
+    memref::AllocOp alloc = allocs[index];
+    unsigned at = position.lookup(body.findAncestorOpInBlock(*alloc));
+    Span span{at, at, index};
+    SmallVector<Value> worklist{alloc.getResult()};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (isa<memref::DeallocOp>(user))
+          continue;
+        if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+            view && view.getViewSource() == v)
+          llvm::append_range(worklist, user->getResults());
+        unsigned p = position.lookup(body.findAncestorOpInBlock(*user));
+        span.first = std::min(span.first, p);
+        span.last = std::max(span.last, p);
+      }
+    }
+    spans.push_back(span);
+  }
+  llvm::sort(spans, [](const Span &a, const Span &b) {
+    return std::tie(a.first, a.index) < std::tie(b.first, b.index);
+  });
+  slotOf.assign(allocs.size(), 0);
+  SmallVector<unsigned> slotEnd;
+  for (const Span &span : spans) {
+    MemRefType type = memref::AllocOp(allocs[span.index]).getType();
+    unsigned slot = slotTypes.size();
+    for (unsigned s = 0; s < slotTypes.size(); ++s)
+      if (slotTypes[s] == type && slotEnd[s] < span.first) {
+        slot = s;
+        break;
+      }
+    if (slot == slotTypes.size()) {
+      slotTypes.push_back(type);
+      slotEnd.push_back(span.last);
+    } else {
+      slotEnd[slot] = span.last;
+    }
+    slotOf[span.index] = slot;
+  }
+}
+
 /// Whether `op` has `buffer` as its only output and computes every element
 /// of it: a static buffer indexed by a permutation of parallel loops whose
 /// static extents are the buffer's.
@@ -231,12 +288,16 @@ struct GPUMapAttentionPass
       forwardFillThroughCopies(rw, alloc);
     allocs.clear();
     body->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    // Tiles of one type whose lifetimes do not overlap share a buffer
+    // (bufferization gives each key loop its own rounded K and V tiles, say).
+    SmallVector<unsigned> slotOf;
+    SmallVector<MemRefType> slotTypes;
+    shareBuffers(*body, allocs, slotOf, slotTypes);
     int64_t sharedBytes = 0;
     SmallVector<Type> workgroupTypes;
     auto space = gpu::AddressSpaceAttr::get(&getContext(),
                                             gpu::AddressSpace::Workgroup);
-    for (memref::AllocOp alloc : allocs) {
-      MemRefType type = alloc.getType();
+    for (MemRefType type : slotTypes) {
       sharedBytes += type.getNumElements() *
                      llvm::divideCeil(type.getElementTypeBitWidth(), 8);
       workgroupTypes.push_back(
@@ -293,8 +354,8 @@ struct GPUMapAttentionPass
     rw.inlineBlockBefore(body, launch.getBody().front().getTerminator(), ivs);
     rw.eraseOp(forall);
 
-    for (auto [alloc, buffer] :
-         llvm::zip(allocs, launch.getWorkgroupAttributions())) {
+    for (auto [alloc, slot] : llvm::zip(allocs, slotOf)) {
+      Value buffer = launch.getWorkgroupAttributions()[slot];
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           rw.eraseOp(user);

@@ -30,7 +30,7 @@
 // COST-NEXT: {{^}}SetTargetPass
 // COST-NEXT: {{^}}ConfigureAttentionPass
 // COST-NEXT: {{^  }}(S) 2 configured   - tfm.attention ops given tiles
-// COST-NEXT: {{^  }}(S) 1 kept-untiled - tfm.attention ops left untiled (static Tk <= untiled-max-keys)
+// COST-NEXT: {{^  }}(S) 1 kept-untiled - tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no tile fits a GPU block)
 // COST-NEXT: {{^}}TileSramPass
 // COST-NEXT: {{^  }}(S) 2 tiled - tfm.attention ops tiled
 // COST-NOT: (S)
@@ -82,7 +82,7 @@
 // DOC: ### `-tfm-configure-attention`
 // DOC: #### Statistics
 // DOC: configured   : tfm.attention ops given tiles
-// DOC-NEXT: kept-untiled : tfm.attention ops left untiled (static Tk <= untiled-max-keys)
+// DOC-NEXT: kept-untiled : tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no tile fits a GPU block)
 // DOC: ### `-tfm-tile-sram`
 // DOC: #### Statistics
 // DOC: tiled : tfm.attention ops tiled

@@ -140,8 +140,13 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     where `G` is the query heads per K/V head and `e` the byte size of the
     bias element type (Q, K and V tiles are f32 whatever the input type).
     When the module's `tfm.precision` is 16-bit, the contraction inputs are
-    rounded into tiles of their own: `4*G*Br*Bc (rounded P) + 4*Bc*(D+Dv)
-    (rounded K, V block)` more.
+    rounded into tiles of their own: `4*G*Br*D (rounded Q) + 4*G*Br*Bc
+    (rounded P) + 4*Bc*(D+Dv) (rounded K, V block)` more.
+
+    On a GPU target, an op that no tile fits (a block has 48 KiB: large
+    heads in large GQA groups at 16 bits) gets `#tfm.attention_untiled`
+    instead of an error: its GEMM and row-reduction kernels need no such
+    budget.
 
     Cost model (`untiled-max-keys = N > 0`): short sequences are faster
     untiled on a CPU (the whole score matrix fits in cache and the tiles'
@@ -150,9 +155,9 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     configuration records `untiled_max_keys = N`, and `-tfm-tile-sram`
     branches on `Tk`.
 
-    Errors: a module without a target; an op whose smallest legal tile
-    (`Br = 1`, `Bc` = one vector) does not fit (the message names the budget
-    and what that tile needs); dynamic head counts or head sizes.
+    Errors: a module without a target; on a CPU, an op whose smallest legal
+    tile (`Br = 1`, `Bc` = one vector) does not fit (the message names the
+    budget and what that tile needs); dynamic head counts or head sizes.
   }];
   let options = [
     Option<"maxBlockQ", "max-block-q", "int64_t", /*default=*/"128",
@@ -167,7 +172,7 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
   let statistics = [
     Statistic<"numConfigured", "configured", "tfm.attention ops given tiles">,
     Statistic<"numKeptUntiled", "kept-untiled",
-              "tfm.attention ops left untiled (static Tk <= untiled-max-keys)">,
+              "tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no tile fits a GPU block)">,
   ];
 }
 
