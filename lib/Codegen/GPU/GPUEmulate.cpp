@@ -24,6 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GPUKernelKinds.h"
+
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/Support/Manifest.h"
@@ -109,11 +111,6 @@ private:
   /// kernel writes has the same root allocation; two function arguments
   /// may alias).
   bool isReadOnlyLoad(Operation &op);
-  static Value rootBuffer(Value v) {
-    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-      v = view.getViewSource();
-    return v;
-  }
   Value uniformValue(Value v) const { return uniform.lookupOrDefault(v); }
 
   IRRewriter &rw;
@@ -142,7 +139,7 @@ bool LaunchEmulator::isReadOnlyLoad(Operation &op) {
   if (!load || writesUnknown ||
       !llvm::all_of(load.getIndices(), [&](Value v) { return isUniform(v); }))
     return false;
-  Value root = rootBuffer(load.getMemRef());
+  Value root = mlir::tfm::viewRoot(load.getMemRef());
   if (!isUniform(root) || launch.getBody().isAncestor(root.getParentRegion()))
     return false; // workgroup memory, or a view the kernel computes
   Region &body = launch.getBody();
@@ -211,7 +208,7 @@ LogicalResult LaunchEmulator::check() {
       if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
         continue;
       if (Value v = e.getValue())
-        writtenRoots.insert(rootBuffer(v));
+        writtenRoots.insert(mlir::tfm::viewRoot(v));
       else
         writesUnknown = true;
     }
@@ -323,9 +320,8 @@ void LaunchEmulator::emitCopies(OpBuilder &b,
 static void workgroupAccesses(gpu::LaunchOp launch, Block::iterator begin,
                               Block::iterator end, bool &reads, bool &writes) {
   auto isWorkgroup = [&](Value memref) {
-    while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-      memref = view.getViewSource();
-    return llvm::is_contained(launch.getWorkgroupAttributions(), memref);
+    return llvm::is_contained(launch.getWorkgroupAttributions(),
+                              mlir::tfm::viewRoot(memref));
   };
   for (Operation &op : llvm::make_range(begin, end))
     op.walk([&](Operation *inner) {

@@ -2,6 +2,8 @@
 
 #include "GPUKernelKinds.h"
 
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -128,4 +130,10 @@ mlir::tfm::createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
     gpu::TerminatorOp::create(inner, loc);
   inner.setInsertionPoint(body.getTerminator());
   return {launch, inner};
+}
+
+Value mlir::tfm::viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
 }

@@ -56,6 +56,9 @@ createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
 SmallVector<Value> inlinePayload(OpBuilder &b, linalg::LinalgOp op,
                                  ValueRange args, ValueRange ivs);
 
+/// The buffer `v` views, through view ops (subview, reshapes, casts).
+Value viewRoot(Value v);
+
 /// Whether lowerToRegisterLoops takes `op`: buffers, and outputs indexed
 /// by parallel dimensions only (every linalg reduction is written so).
 bool canLowerToRegisterLoops(linalg::LinalgOp op);

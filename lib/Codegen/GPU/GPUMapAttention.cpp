@@ -197,13 +197,8 @@ bool coversWhole(linalg::LinalgOp op, Value buffer) {
       !canLowerToRegisterLoops(op))
     return false;
   // It must not read the tile as an input too (it would see no fill).
-  auto root = [](Value v) {
-    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-      v = view.getViewSource();
-    return v;
-  };
   for (OpOperand *input : op.getDpsInputOperands())
-    if (root(input->get()) == root(buffer))
+    if (viewRoot(input->get()) == viewRoot(buffer))
       return false;
   auto type = dyn_cast<MemRefType>(buffer.getType());
   if (!type || !type.hasStaticShape())
@@ -374,23 +369,22 @@ struct GPUMapAttentionPass
     Value tid = launch.getThreadIds().x;
     rw.setInsertionPointToStart(&launch.getBody().front());
     Value blockThreads = launch.getBlockSize().x;
-    DenseMap<Operation *, Value> foldedFill;
+    DenseMap<Operation *, Value> foldedFill; // op -> its initial value
+    llvm::SmallPtrSet<Operation *, 8> folded;  // the fills folded into it
     for (linalg::LinalgOp op : ops)
       if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
         if (auto next = dyn_cast_or_null<linalg::LinalgOp>(
                 fill->getNextNode());
             next && coversWhole(next, fill.getOutputs()[0])) {
           foldedFill[next] = fill.getInputs()[0];
+          folded.insert(fill);
           ++foldedFills;
         }
     for (linalg::LinalgOp op : ops) {
       if (!canLowerToRegisterLoops(op))
         return op->emitOpError("-tfm-gpu-map-attention: a tile op whose "
                                "outputs depend on reduction loops");
-      if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
-          fill && llvm::any_of(foldedFill, [&](auto &entry) {
-            return entry.first == fill->getNextNode();
-          })) {
+      if (folded.contains(op.getOperation())) {
         rw.eraseOp(op);
         continue;
       }
