@@ -94,16 +94,41 @@ struct MaterializeEntryPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    func::FuncOp entry;
+    // The entry the manifest describes, and the generation steps beside
+    // it.
+    func::FuncOp entry, step, decode;
     for (auto f : module.getOps<func::FuncOp>()) {
       if (!f->hasAttr(kEntryAttr))
         continue;
+      if (f.getSymName() == kStepFunction) {
+        step = f;
+        continue;
+      }
+      if (f.getSymName() == kDecodeFunction) {
+        decode = f;
+        continue;
+      }
       if (entry) {
         f.emitError("more than one function is marked '")
-            << kEntryAttr << "' (the first is @" << entry.getSymName() << ")";
+            << kEntryAttr << "' (the first is @" << entry.getSymName()
+            << "; only @" << kStepFunction << " and @" << kDecodeFunction
+            << " may be others)";
         return signalPassFailure();
       }
       entry = f;
+    }
+    for (func::FuncOp f : {step, decode})
+      if (f && !entry) {
+        f.emitError("@") << f.getSymName()
+                         << " needs the model's main entry beside it";
+        return signalPassFailure();
+      }
+    if (decode &&
+        (!step || decode.getNumArguments() != step.getNumArguments())) {
+      decode.emitError("@")
+          << kDecodeFunction << " comes with @" << kStepFunction
+          << " and takes the same arguments";
+      return signalPassFailure();
     }
     func::FuncOp prepare = module.lookupSymbol<func::FuncOp>(kPrepareFunction);
     if (prepare && !prepare->hasAttr(kPrepareAttr)) {
@@ -122,7 +147,7 @@ struct MaterializeEntryPass
             << ", which computes the prepared weights";
         return WalkResult::interrupt();
       }
-      if (entry && (f == entry || f == prepare))
+      if (entry && (f == entry || f == step || f == decode || f == prepare))
         return WalkResult::advance();
       w.emitOpError("is outside the '")
           << kEntryAttr << "' function; only the entry function (and @"
@@ -133,32 +158,77 @@ struct MaterializeEntryPass
       return signalPassFailure();
     if (!entry)
       return;
-    if (failed(materialize(module, entry, prepare)))
+    if (failed(materialize(module, entry, step, decode, prepare)))
       signalPassFailure();
   }
 
+  /// The in-out arguments of `f` (kInOutAttr), as argument index -> result
+  /// index, and the one result that is not an in-out argument's new value
+  /// (the output). Checks the entry's signature.
+  LogicalResult checkSignature(func::FuncOp f,
+                               SmallVectorImpl<std::pair<unsigned, unsigned>>
+                                   &inOut,
+                               unsigned &output) {
+    if (f.isExternal())
+      return f.emitError("entry function has no body");
+    FunctionType fnType = f.getFunctionType();
+    for (Type t : fnType.getInputs())
+      if (!isa<RankedTensorType>(t))
+        return f.emitError("entry function inputs must be ranked "
+                           "tensors, got ")
+               << t;
+    for (Type t : fnType.getResults())
+      if (!isa<RankedTensorType>(t))
+        return f.emitError("entry function result must be a ranked "
+                           "tensor, got ")
+               << t;
+    BitVector taken(fnType.getNumResults());
+    for (unsigned i = 0, e = f.getNumArguments(); i < e; ++i) {
+      auto attr = f.getArgAttrOfType<IntegerAttr>(i, kInOutAttr);
+      if (!attr)
+        continue;
+      int64_t r = attr.getInt();
+      if (r < 0 || r >= fnType.getNumResults() || taken.test(r))
+        return f.emitError("argument ")
+               << i << "'s '" << kInOutAttr << "' names result " << r
+               << ", which is not a result or is taken by another argument";
+      if (fnType.getResult(r) != fnType.getInput(i))
+        return f.emitError("argument ")
+               << i << " (" << fnType.getInput(i) << ") and its in-out result "
+               << r << " (" << fnType.getResult(r) << ") differ in type";
+      taken.set(r);
+      inOut.push_back({i, static_cast<unsigned>(r)});
+    }
+    if (fnType.getNumResults() - taken.count() != 1)
+      return f.emitError("entry function must return exactly one tensor "
+                         "besides its in-out arguments' new values, returns ")
+             << fnType.getNumResults() - taken.count();
+    output = taken.find_first_unset();
+    return success();
+  }
+
   LogicalResult materialize(ModuleOp module, func::FuncOp entry,
+                            func::FuncOp step, func::FuncOp decode,
                             func::FuncOp prepare) {
     MLIRContext *ctx = &getContext();
     OpBuilder b(ctx);
     Location loc = entry.getLoc();
-    if (entry.isExternal())
-      return entry.emitError("entry function has no body");
-    FunctionType fnType = entry.getFunctionType();
-    if (fnType.getNumResults() != 1)
-      return entry.emitError("entry function must return exactly one tensor, "
-                             "returns ")
-             << fnType.getNumResults() << " values";
-    auto resultType = dyn_cast<RankedTensorType>(fnType.getResult(0));
-    if (!resultType)
-      return entry.emitError("entry function result must be a ranked "
-                             "tensor, got ")
-             << fnType.getResult(0);
-    for (Type t : fnType.getInputs())
-      if (!isa<RankedTensorType>(t))
-        return entry.emitError("entry function inputs must be ranked "
-                               "tensors, got ")
-               << t;
+    SmallVector<func::FuncOp> entries{entry};
+    if (step)
+      entries.push_back(step);
+    if (decode)
+      entries.push_back(decode);
+    SmallVector<SmallVector<std::pair<unsigned, unsigned>>> inOuts(
+        entries.size());
+    SmallVector<unsigned> outputs(entries.size());
+    for (auto [i, f] : llvm::enumerate(entries))
+      if (failed(checkSignature(f, inOuts[i], outputs[i])))
+        return failure();
+    if (!inOuts[0].empty())
+      return entry.emitError("the main entry has no in-out arguments (only @")
+             << kStepFunction << " has)";
+    auto resultType =
+        cast<RankedTensorType>(entry.getFunctionType().getResult(outputs[0]));
 
     // Without prepared tensors, @tfm_prepare does nothing; it always
     // exists, so that every library exports the same functions.
@@ -232,21 +302,25 @@ struct MaterializeEntryPass
       weightOps.push_back(w);
       return WalkResult::advance();
     };
-    if (entry.walk(collect).wasInterrupted() ||
-        prepare.walk(collect).wasInterrupted())
+    for (func::FuncOp f : entries)
+      if (f.walk(collect).wasInterrupted())
+        return failure();
+    if (prepare.walk(collect).wasInterrupted())
       return failure();
 
     // The manifest needs the model attributes; a kernel has none.
     auto arch = module->getAttrOfType<StringAttr>(kArchitectureAttr);
     bool kernel = arch && arch.getValue() == kKernelArchitecture;
     std::string manifest;
-    if (!kernel && failed(buildManifest(module, entry, resultType, weights,
-                                        prepared, manifest)))
+    if (!kernel && failed(buildManifest(module, entry, step, resultType,
+                                        weights, prepared, manifest)))
       return failure();
 
-    // Inputs are the caller's: never write into them.
-    for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i)
-      entry.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+    // Inputs are the caller's: never write into them (in-out arguments
+    // become memrefs below, written through their own to_tensor).
+    for (func::FuncOp f : entries)
+      for (unsigned i = 0, e = f.getNumArguments(); i < e; ++i)
+        f.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
 
     // Slots: the file weights, then the prepared tensors.
     llvm::StringMap<int64_t> slots;
@@ -283,7 +357,9 @@ struct MaterializeEntryPass
       return buildDescriptor(
           b, wl, data, MemRefType::get(type.getShape(), type.getElementType()));
     };
-    for (func::FuncOp f : {entry, prepare})
+    SmallVector<func::FuncOp> tableUsers(entries);
+    tableUsers.push_back(prepare);
+    for (func::FuncOp f : tableUsers)
       if (failed(f.insertArgument(0, ptrType, {}, loc)))
         return f.emitError("cannot add the weights-table argument");
     for (WeightOp w : weightOps) {
@@ -328,30 +404,9 @@ struct MaterializeEntryPass
       return prepare.emitError("cannot drop the prepared results");
     prepare->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                      UnitAttr::get(ctx));
-    Block &body = entry.front();
-
-    // Result -> trailing out-param.
-    auto outType =
-        MemRefType::get(resultType.getShape(), resultType.getElementType());
-    unsigned outIdx = entry.getNumArguments();
-    if (failed(entry.insertArgument(outIdx, outType, {}, loc)))
-      return entry.emitError("cannot add the output argument");
-    Value out = body.getArgument(outIdx);
-    SmallVector<func::ReturnOp> returns;
-    entry.walk([&](func::ReturnOp r) { returns.push_back(r); });
-    for (func::ReturnOp r : returns) {
-      b.setInsertionPoint(r);
-      auto m = bufferization::MaterializeInDestinationOp::create(
-          b, r.getLoc(), r.getOperand(0), out);
-      m.setRestrict(true);
-      m.setWritable(true);
-      func::ReturnOp::create(b, r.getLoc());
-      r.erase();
-    }
-    if (failed(entry.eraseResult(0)))
-      return entry.emitError("cannot drop the tensor result");
-    entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                   UnitAttr::get(ctx));
+    for (auto [i, f] : llvm::enumerate(entries))
+      if (failed(passResults(f, inOuts[i], outputs[i])))
+        return failure();
 
     // Globals.
     b.setInsertionPointToEnd(module.getBody());
@@ -375,10 +430,70 @@ struct MaterializeEntryPass
     return success();
   }
 
+  /// Destination passing for the results of `f` (whose table argument is
+  /// already in front): in-out arguments become memrefs that the function
+  /// reads through a writable to_tensor and writes its new value into, in
+  /// place; the output becomes the trailing out-param.
+  LogicalResult passResults(func::FuncOp f,
+                            ArrayRef<std::pair<unsigned, unsigned>> inOut,
+                            unsigned output) {
+    MLIRContext *ctx = &getContext();
+    OpBuilder b(ctx);
+    Location loc = f.getLoc();
+    Block &body = f.front();
+    // Result index -> the memref it is written into.
+    DenseMap<unsigned, Value> destination;
+    for (auto [arg, result] : inOut) {
+      unsigned idx = arg + 1; // after the weights table
+      BlockArgument old = body.getArgument(idx);
+      auto type = cast<RankedTensorType>(old.getType());
+      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+      if (failed(f.insertArgument(idx, memrefType, {}, old.getLoc())))
+        return f.emitError("cannot add the in-out argument");
+      Value buffer = body.getArgument(idx);
+      b.setInsertionPointToStart(&body);
+      auto read = bufferization::ToTensorOp::create(
+          b, old.getLoc(), type, buffer, /*restrict=*/true, /*writable=*/true);
+      body.getArgument(idx + 1).replaceAllUsesWith(read);
+      if (failed(f.eraseArgument(idx + 1)))
+        return f.emitError("cannot replace the in-out argument");
+      f.removeArgAttr(idx, kInOutAttr);
+      destination[result] = buffer;
+    }
+    auto resultType =
+        cast<RankedTensorType>(f.getFunctionType().getResult(output));
+    auto outType =
+        MemRefType::get(resultType.getShape(), resultType.getElementType());
+    unsigned outIdx = f.getNumArguments();
+    if (failed(f.insertArgument(outIdx, outType, {}, loc)))
+      return f.emitError("cannot add the output argument");
+    destination[output] = body.getArgument(outIdx);
+    SmallVector<func::ReturnOp> returns;
+    f.walk([&](func::ReturnOp r) { returns.push_back(r); });
+    for (func::ReturnOp r : returns) {
+      b.setInsertionPoint(r);
+      for (auto [i, value] : llvm::enumerate(r.getOperands())) {
+        auto m = bufferization::MaterializeInDestinationOp::create(
+            b, r.getLoc(), value, destination.lookup(i));
+        m.setRestrict(true);
+        m.setWritable(true);
+      }
+      func::ReturnOp::create(b, r.getLoc());
+      r.erase();
+    }
+    BitVector allResults(f.getNumResults(), true);
+    if (failed(f.eraseResults(allResults)))
+      return f.emitError("cannot drop the tensor results");
+    f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+               UnitAttr::get(ctx));
+    return success();
+  }
+
   /// The manifest (tfm/Support/Manifest.h; docs/architecture.md, "The
   /// manifest") of this entry, as JSON.
   LogicalResult
-  buildManifest(ModuleOp module, func::FuncOp entry, RankedTensorType result,
+  buildManifest(ModuleOp module, func::FuncOp entry, func::FuncOp step,
+                RankedTensorType result,
                 const llvm::MapVector<StringRef, RankedTensorType> &weights,
                 const llvm::MapVector<StringRef, RankedTensorType> &prepared,
                 std::string &out) {
@@ -474,6 +589,29 @@ struct MaterializeEntryPass
       manifest.prepared.push_back(
           {pname.str(), std::vector<int64_t>(type.getShape().begin(),
                                              type.getShape().end())});
+    // The generation step's cache: [B, layers, 2, kv_heads, C, head_dim].
+    if (step) {
+      ::tfm::ManifestKvCache kv;
+      for (BlockArgument arg : step.getArguments()) {
+        if (!step.getArgAttr(arg.getArgNumber(), kInOutAttr))
+          continue;
+        auto type = cast<RankedTensorType>(arg.getType());
+        if (type.getRank() != 6 || type.isDynamicDim(1) ||
+            type.getDimSize(2) != 2 || type.isDynamicDim(3) ||
+            type.isDynamicDim(5) || !type.getElementType().isF32())
+          return step.emitError("the KV cache argument must be "
+                                "tensor<?xLx2xHx?xDxf32>, got ")
+                 << type;
+        kv.layers = type.getDimSize(1);
+        kv.kvHeads = type.getDimSize(3);
+        kv.headDim = type.getDimSize(5);
+      }
+      if (!kv.layers)
+        return step.emitError("@")
+               << kStepFunction << " has no KV cache argument ('"
+               << kInOutAttr << "')";
+      manifest.kvCache = kv;
+    }
     out = manifest.toJSON();
     return success();
   }

@@ -43,10 +43,12 @@ struct OutlinePreparePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    func::FuncOp entry;
+    // The model's entry functions (forward and the generation step) share
+    // the prepared tensors: one name, one tensor.
+    llvm::SmallPtrSet<Operation *, 2> entries;
     for (auto f : module.getOps<func::FuncOp>())
       if (f->hasAttr(kEntryAttr))
-        entry = f;
+        entries.insert(f);
     SmallVector<Operation *> marked;
     module.walk([&](Operation *op) {
       if (op->hasAttr(kPrepareAttr))
@@ -65,7 +67,7 @@ struct OutlinePreparePass
     llvm::StringMap<Operation *> byName;
     SmallVector<Operation *> roots;
     for (Operation *op : marked) {
-      if (failed(check(op, entry)))
+      if (failed(check(op, entries)))
         return signalPassFailure();
       auto name = op->getAttrOfType<StringAttr>(kPrepareAttr);
       auto [it, inserted] = byName.try_emplace(name.getValue(), op);
@@ -81,13 +83,14 @@ struct OutlinePreparePass
         return signalPassFailure();
       }
     }
-    outline(module, entry, marked, roots);
+    outline(module, marked, roots);
   }
 
 private:
-  LogicalResult check(Operation *op, func::FuncOp entry);
-  void outline(ModuleOp module, func::FuncOp entry,
-               ArrayRef<Operation *> marked, ArrayRef<Operation *> roots);
+  LogicalResult check(Operation *op,
+                      const llvm::SmallPtrSetImpl<Operation *> &entries);
+  void outline(ModuleOp module, ArrayRef<Operation *> marked,
+               ArrayRef<Operation *> roots);
 
   tfm::PassStatistic outlined{this, numOutlined, "outlined",
                               "Tensors moved into @tfm_prepare"};
@@ -104,15 +107,18 @@ LogicalResult readSlice(Operation *op, SetVector<Operation *> &slice) {
 
 /// What a marked op may read: weights and side-effect-free ops on them,
 /// outside any region (the entry's body, top level).
-LogicalResult OutlinePreparePass::check(Operation *op, func::FuncOp entry) {
+LogicalResult
+OutlinePreparePass::check(Operation *op,
+                          const llvm::SmallPtrSetImpl<Operation *> &entries) {
   auto name = op->getAttrOfType<StringAttr>(kPrepareAttr);
   if (!name || name.getValue().empty())
     return op->emitOpError("'")
            << kPrepareAttr << "' must be a non-empty string (the prepared "
            << "tensor's name)";
-  if (!entry || op->getParentOp() != entry)
+  auto entry = dyn_cast<func::FuncOp>(op->getParentOp());
+  if (!entry || !entries.contains(entry))
     return op->emitOpError("is marked '")
-           << kPrepareAttr << "' but is not at the top level of the '"
+           << kPrepareAttr << "' but is not at the top level of a '"
            << kEntryAttr << "' function";
   if (op->getNumResults() != 1 ||
       !isa<RankedTensorType>(op->getResult(0).getType()) ||
@@ -147,40 +153,53 @@ LogicalResult OutlinePreparePass::check(Operation *op, func::FuncOp entry) {
   return success();
 }
 
-void OutlinePreparePass::outline(ModuleOp module, func::FuncOp entry,
+void OutlinePreparePass::outline(ModuleOp module,
                                  ArrayRef<Operation *> marked,
                                  ArrayRef<Operation *> roots) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
-  Location loc = entry.getLoc();
+  auto firstEntry = roots.front()->getParentOfType<func::FuncOp>();
+  Location loc = firstEntry.getLoc();
 
-  // The union of the roots' slices, in entry order (a topological order).
-  SetVector<Operation *> slice;
+  // Per entry function, the union of its roots' slices in its order (a
+  // topological order).
+  llvm::MapVector<Operation *, SmallVector<Operation *>> rootsOf;
   for (Operation *op : roots)
-    (void)readSlice(op, slice); // check() computed each already
-
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *a, Operation *c) {
-    return a->isBeforeInBlock(c);
-  });
+    rootsOf[op->getParentOp()].push_back(op);
+  llvm::MapVector<Operation *, SmallVector<Operation *>> orderedOf;
+  for (auto &[f, fRoots] : rootsOf) {
+    SetVector<Operation *> slice;
+    for (Operation *op : fRoots)
+      (void)readSlice(op, slice); // check() computed each already
+    SmallVector<Operation *> ordered(slice.begin(), slice.end());
+    llvm::sort(ordered, [](Operation *a, Operation *c) {
+      return a->isBeforeInBlock(c);
+    });
+    orderedOf[f] = std::move(ordered);
+  }
 
   SmallVector<Type> resultTypes;
   for (Operation *op : roots)
     resultTypes.push_back(op->getResult(0).getType());
-  b.setInsertionPoint(entry);
+  b.setInsertionPoint(firstEntry);
   auto prepare = func::FuncOp::create(b, loc, kPrepareFunction,
                                       b.getFunctionType({}, resultTypes));
   prepare->setAttr(kPrepareAttr, b.getUnitAttr());
   Block *body = prepare.addEntryBlock();
   b.setInsertionPointToStart(body);
-  IRMapping mapping;
-  for (Operation *op : ordered) {
-    Operation *clone = b.clone(*op, mapping);
-    clone->removeAttr(kPrepareAttr);
+  DenseMap<Operation *, Value> computed;
+  for (auto &[f, ordered] : orderedOf) {
+    IRMapping mapping;
+    for (Operation *op : ordered) {
+      Operation *clone = b.clone(*op, mapping);
+      clone->removeAttr(kPrepareAttr);
+    }
+    for (Operation *op : rootsOf[f])
+      computed[op] = mapping.lookup(op->getResult(0));
   }
   SmallVector<Value> results;
   for (auto [i, op] : llvm::enumerate(roots)) {
-    results.push_back(mapping.lookup(op->getResult(0)));
+    results.push_back(computed.lookup(op));
     prepare.setResultAttr(
         i, kPreparedNameAttr,
         b.getStringAttr(
@@ -198,10 +217,26 @@ void OutlinePreparePass::outline(ModuleOp module, func::FuncOp entry,
     op->getResult(0).replaceAllUsesWith(w);
   }
   llvm::SmallPtrSet<Operation *, 8> erased(marked.begin(), marked.end());
+  // What every marked op read (not only the roots: a second function's
+  // copy of a prepared tensor reads its own weights), users first.
+  llvm::MapVector<Operation *, SetVector<Operation *>> readOf;
+  for (Operation *op : marked)
+    (void)readSlice(op, readOf[op->getParentOp()]);
+  SmallVector<Operation *> dead;
+  for (auto &[f, read] : readOf) {
+    SmallVector<Operation *> ordered;
+    for (Operation *op : read)
+      if (!erased.contains(op))
+        ordered.push_back(op);
+    llvm::sort(ordered, [](Operation *a, Operation *c) {
+      return a->isBeforeInBlock(c);
+    });
+    dead.append(ordered.rbegin(), ordered.rend());
+  }
   for (Operation *op : marked)
     op->erase();
-  for (Operation *op : llvm::reverse(ordered))
-    if (!erased.contains(op) && op->use_empty())
+  for (Operation *op : dead)
+    if (op->use_empty())
       op->erase();
   outlined += roots.size();
 }

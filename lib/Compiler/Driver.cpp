@@ -112,6 +112,12 @@ struct DriverCLOptions {
                                 "tfm.attention, and the pipeline lowers them "
                                 "op by op (no -tfm-fuse-attention)"),
                        cl::init(false), cl::cat(category)};
+  cl::opt<bool> generation{
+      "generation",
+      cl::desc("Also compile the generation step of a decoder (KV cache, "
+               "prefill and decode; the tfm_session_* functions of the C "
+               "ABI and tfm-run --prompt-ids)"),
+      cl::init(false), cl::cat(category)};
   cl::opt<bool> noPackWeights{
       "no-pack-weights",
       cl::desc("Read GEMM weights as stored instead of packing them into "
@@ -271,6 +277,7 @@ DriverOptions getDriverOptionsFromCL() {
   options.outputPath = clOptions->output;
   options.emit = clOptions->emit;
   options.noFuse = clOptions->noFuse;
+  options.generation = clOptions->generation;
   options.noPackWeights = clOptions->noPackWeights;
   options.weightsPath = clOptions->weights;
   options.embedWeights = clOptions->embedWeights;
@@ -361,6 +368,20 @@ OwningOpRef<ModuleOp> runFrontend(MLIRContext &context,
   TimingScope buildTimer = root.nest("build tfm IR");
   BuildOptions buildOptions;
   buildOptions.noFuse = options.noFuse;
+  buildOptions.generation = options.generation;
+  if (options.generation) {
+    if (llvm::Error e = checkGeneration(model->config)) {
+      reportError(options.inputPath + ": --generation: " +
+                  llvm::toString(std::move(e)));
+      return nullptr;
+    }
+    if (options.target != "cpu") {
+      reportError("--generation: the generation step is compiled for "
+                  "--target=cpu only so far (got --target=" +
+                  options.target + ")");
+      return nullptr;
+    }
+  }
   OwningOpRef<ModuleOp> module =
       buildModule(context, model->config, buildOptions);
   buildTimer.stop();

@@ -22,6 +22,7 @@
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/IR/TfmOps.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <cmath>
@@ -31,6 +32,15 @@ using namespace mlir::tfm;
 
 namespace tfm {
 namespace {
+
+/// What a generation step threads through the layers: each sequence's
+/// position offset and new-token count, and the KV cache
+/// [B, L, 2, Hkv, C, Dh] as it is updated layer by layer.
+struct StepState {
+  Value offsets, lengths;
+  Value cache;
+  int64_t layer = 0;
+};
 
 class ModelBuilder {
 public:
@@ -46,16 +56,14 @@ private:
   Location loc(const Twine &name) {
     return NameLoc::get(StringAttr::get(&context, name), fileLoc);
   }
-  /// tensor<?x?x`dim`xf32>: [B, T, dim] activations.
+  /// tensor<?x?x`dim`xf32>: [B, T, dim] activations (T is `tokens`).
   RankedTensorType seqType(int64_t dim) {
-    return RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic,
-                                  dim},
-                                 f32);
+    return RankedTensorType::get({ShapedType::kDynamic, tokens, dim}, f32);
   }
   /// tensor<?x`heads`x?x`dim`xf32>: [B, H, T, Dh].
   RankedTensorType headsType(int64_t heads, int64_t dim) {
-    return RankedTensorType::get(
-        {ShapedType::kDynamic, heads, ShapedType::kDynamic, dim}, f32);
+    return RankedTensorType::get({ShapedType::kDynamic, heads, tokens, dim},
+                                 f32);
   }
 
   Value weight(const TensorRef &ref);
@@ -68,11 +76,15 @@ private:
     return AddOp::create(b, l, x.getType(), x, y);
   }
 
-  Value embed(Value ids, const ModelParams &params);
+  Value embed(Value ids, const ModelParams &params, Value offsets = {});
   Value attention(Value xq, Value xkv, const LinearRef &q, const LinearRef &k,
                   const LinearRef &v, const LinearRef &o, MaskKind mask,
                   int64_t window, Value keyLengths, bool selfAttention,
-                  const Twine &name);
+                  const Twine &name, StepState *step = nullptr);
+  /// Appends `kh` and `vh` to layer `step.layer` of the cache and returns
+  /// that layer's keys and values, the cache's whole capacity.
+  std::pair<Value, Value> appendToCache(Value kh, Value vh, StepState &step,
+                                        Location l);
   Value attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
                       int64_t window, Value keyLengths, Value slopes,
                       Location l);
@@ -81,7 +93,11 @@ private:
   /// Runs the layers of `stack`; `memory`/`memoryLengths` are the encoder
   /// output for cross-attention.
   Value runStack(Value x, Stack stack, Value lengths, Value memory,
-                 Value memoryLengths);
+                 Value memoryLengths, StepState *step = nullptr);
+  /// `@forward` and, with BuildOptions::generation, `@step`.
+  void buildForward(ModuleOp module);
+  /// `@step` (T dynamic) or `@decode` (T = 1).
+  void buildStep(ModuleOp module, StringRef name, int64_t tokens);
   Value head(Value x, Value lengths, const ModelParams &params);
 
   MLIRContext &context;
@@ -92,6 +108,9 @@ private:
   Type f32;
   llvm::StringMap<Value> weights;
   Value slopes;
+  /// The static token count of the function being built (the decode
+  /// step's 1), or dynamic.
+  int64_t tokens = ShapedType::kDynamic;
 };
 
 Value ModelBuilder::weight(const TensorRef &ref) {
@@ -134,7 +153,8 @@ Value ModelBuilder::norm(Value x, const NormRef &ref, Location l) {
   return LayerNormOp::create(b, l, x.getType(), x, gamma, beta, eps);
 }
 
-Value ModelBuilder::embed(Value ids, const ModelParams &params) {
+Value ModelBuilder::embed(Value ids, const ModelParams &params,
+                          Value offsets) {
   int64_t d = config.dModel;
   Location l = loc("embed");
   Value table = weight(params.tokens);
@@ -144,11 +164,12 @@ Value ModelBuilder::embed(Value ids, const ModelParams &params) {
                         llvm::APFloat(std::sqrt(double(d))));
   switch (config.positions) {
   case PositionKind::Sinusoidal:
-    x = SinusoidalPositionOp::create(b, loc("embed.positions"), x.getType(), x);
+    x = SinusoidalPositionOp::create(b, loc("embed.positions"), x.getType(), x,
+                                     offsets);
     break;
   case PositionKind::Learned:
     x = LearnedPositionOp::create(b, loc("embed.positions"), x.getType(), x,
-                                  weight(*params.positions));
+                                  weight(*params.positions), offsets);
     break;
   case PositionKind::None:
   case PositionKind::Rope:  // applied to q and k in every self-attention
@@ -185,8 +206,9 @@ Value ModelBuilder::attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
       mask == MaskKind::sliding_window ? b.getI64IntegerAttr(window) : nullptr;
   RankedTensorType outType = headsType(hq, dh);
   if (!options.noFuse)
-    return AttentionOp::create(b, l, outType, qh, kh, vh, keyLengths, alibi,
-                               /*bias=*/Value(), scale, mask, windowAttr);
+    return AttentionOp::create(b, l, outType, qh, kh, vh, keyLengths,
+                               /*offsets=*/Value(), alibi, /*bias=*/Value(),
+                               scale, mask, windowAttr);
 
   // Unfused: repeat_kv, transpose, matmul, scale, (alibi), mask, softmax,
   // matmul.
@@ -217,7 +239,8 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
                               const LinearRef &k, const LinearRef &v,
                               const LinearRef &o, MaskKind mask,
                               int64_t window, Value keyLengths,
-                              bool selfAttention, const Twine &name) {
+                              bool selfAttention, const Twine &name,
+                              StepState *step) {
   int64_t hq = config.numHeads, hkv = config.numKvHeads, dh = config.headDim;
   std::string base = name.str();
   Location l = loc(base);
@@ -235,9 +258,10 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
             ? b.getI64IntegerAttr(config.rotaryDim)
             : nullptr;
     llvm::APFloat theta(config.ropeTheta), factor(config.ropeScaling);
-    qh = RopeOp::create(b, rl, qh.getType(), qh, theta, factor,
+    Value offsets = step ? step->offsets : Value();
+    qh = RopeOp::create(b, rl, qh.getType(), qh, offsets, theta, factor,
                         config.ropeStyle, rotary);
-    kh = RopeOp::create(b, rl, kh.getType(), kh, theta, factor,
+    kh = RopeOp::create(b, rl, kh.getType(), kh, offsets, theta, factor,
                         config.ropeStyle, rotary);
   }
   if (selfAttention && config.positions == PositionKind::Alibi) {
@@ -246,9 +270,57 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
           b, loc("alibi"), RankedTensorType::get({hq}, f32));
     alibi = slopes;
   }
-  Value attn = attentionCore(qh, kh, vh, mask, window, keyLengths, alibi, l);
+  Value attn;
+  if (step) {
+    // The new tokens attend to the cache: query i of sequence b sits at
+    // position offsets[b] + i, and the causal (or window) mask alone bounds
+    // what it sees to the tokens before it. Keys beyond a sequence's
+    // length are visible only to padding rows, whose results nobody reads.
+    auto [keys, values] = appendToCache(kh, vh, *step, l);
+    IntegerAttr windowAttr = mask == MaskKind::sliding_window
+                                 ? b.getI64IntegerAttr(window)
+                                 : nullptr;
+    llvm::APFloat scale(1.0 / std::sqrt(double(dh)));
+    attn = AttentionOp::create(b, l, headsType(hq, dh), qh, keys, values,
+                               /*key_lengths=*/Value(), step->offsets, alibi,
+                               /*bias=*/Value(), scale, mask, windowAttr);
+  } else {
+    attn = attentionCore(qh, kh, vh, mask, window, keyLengths, alibi, l);
+  }
   Value merged = MergeHeadsOp::create(b, l, seqType(hq * dh), attn);
   return linear(merged, o, config.dModel, loc(base + ".o"));
+}
+
+std::pair<Value, Value> ModelBuilder::appendToCache(Value kh, Value vh,
+                                                    StepState &step,
+                                                    Location l) {
+  // Both appends update the whole cache value, and the attention reads
+  // this layer's halves of the result: every read of an older cache value
+  // comes before the in-place write that replaces it, so bufferization
+  // updates the caller's buffer without a copy.
+  int64_t hkv = config.numKvHeads, dh = config.headDim;
+  auto dyn = ShapedType::kDynamic;
+  auto halfType = RankedTensorType::get({dyn, hkv, dyn, dh}, f32);
+  Value cache = step.cache;
+  for (auto [half, update] : llvm::enumerate(ArrayRef<Value>{kh, vh}))
+    cache = CacheAppendOp::create(
+        b, l, cache.getType(), update, cache, step.offsets, step.lengths,
+        ArrayRef<int64_t>{step.layer, static_cast<int64_t>(half)});
+  step.cache = cache;
+  auto extract = [&](int64_t half) -> Value {
+    SmallVector<OpFoldResult> offsets{b.getIndexAttr(0),
+                                      b.getIndexAttr(step.layer),
+                                      b.getIndexAttr(half), b.getIndexAttr(0),
+                                      b.getIndexAttr(0), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes{
+        tensor::getMixedSize(b, l, cache, 0), b.getIndexAttr(1),
+        b.getIndexAttr(1), b.getIndexAttr(hkv),
+        tensor::getMixedSize(b, l, cache, 4), b.getIndexAttr(dh)};
+    SmallVector<OpFoldResult> strides(6, b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(b, l, halfType, cache, offsets,
+                                          sizes, strides);
+  };
+  return {extract(0), extract(1)};
 }
 
 Value ModelBuilder::ffn(Value x, const LayerParams &p, const LayerConfig &layer,
@@ -264,16 +336,18 @@ Value ModelBuilder::ffn(Value x, const LayerParams &p, const LayerConfig &layer,
 }
 
 Value ModelBuilder::runStack(Value x, Stack stack, Value lengths, Value memory,
-                             Value memoryLengths) {
+                             Value memoryLengths, StepState *step) {
   const std::vector<LayerConfig> &layers =
       stack == Stack::Encoder ? config.encoderLayers : config.decoderLayers;
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerConfig &layer = layers[i];
     LayerParams p = getLayerParams(config, stack, i);
     const std::string &base = p.path;
+    if (step)
+      step->layer = static_cast<int64_t>(i);
     auto selfAttn = [&](Value h) {
       return attention(h, h, p.q, p.k, p.v, p.o, layer.mask, layer.window,
-                       lengths, /*selfAttention=*/true, base + ".attn");
+                       lengths, /*selfAttention=*/true, base + ".attn", step);
     };
     auto crossAttn = [&](Value h) {
       return attention(h, memory, *p.crossQ, *p.crossK, *p.crossV, *p.crossO,
@@ -349,7 +423,15 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
   (*module)->setAttr(kVocabSizeAttr, b.getI64IntegerAttr(config.vocabSize));
   (*module)->setAttr(kMaxSeqLenAttr, b.getI64IntegerAttr(config.maxSeqLen));
   (*module)->setAttr(kOutputAttr, b.getStringAttr(config.outputKind()));
+  buildForward(*module);
+  if (options.generation) {
+    buildStep(*module, mlir::tfm::abi::kStepFunction, ShapedType::kDynamic);
+    buildStep(*module, mlir::tfm::abi::kDecodeFunction, 1);
+  }
+  return module;
+}
 
+void ModelBuilder::buildForward(ModuleOp module) {
   auto dyn = ShapedType::kDynamic;
   auto idsType = RankedTensorType::get({dyn, dyn}, b.getI32Type());
   auto lengthsType = RankedTensorType::get({dyn}, b.getI32Type());
@@ -375,7 +457,7 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
     break;
   }
 
-  b.setInsertionPointToEnd(module->getBody());
+  b.setInsertionPointToEnd(module.getBody());
   auto func = func::FuncOp::create(b, loc("forward"), "forward",
                                    b.getFunctionType(inputs, {result}));
   func->setAttr(mlir::tfm::abi::kEntryAttr, b.getUnitAttr());
@@ -409,10 +491,81 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
     out = head(x, lengths, params);
   }
   func::ReturnOp::create(b, loc("forward"), out);
-  return module;
+}
+
+void ModelBuilder::buildStep(ModuleOp module, StringRef name,
+                             int64_t tokens) {
+  // The frontend only offers generation where it applies (see
+  // validateGeneration).
+  assert(config.arch == Architecture::Decoder && config.head == HeadKind::Lm &&
+         "generation step of a decoder with an LM head");
+  auto dyn = ShapedType::kDynamic;
+  Type i32 = b.getI32Type();
+  auto idsType = RankedTensorType::get({dyn, tokens}, i32);
+  auto perSeqType = RankedTensorType::get({dyn}, i32);
+  int64_t layers = static_cast<int64_t>(config.decoderLayers.size());
+  auto cacheType = RankedTensorType::get(
+      {dyn, layers, 2, config.numKvHeads, dyn, config.headDim}, f32);
+  auto logitsType = RankedTensorType::get({dyn, config.vocabSize}, f32);
+  Location fl = loc(name);
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(
+      b, fl, name,
+      b.getFunctionType({idsType, perSeqType, perSeqType, cacheType},
+                        {logitsType, cacheType}));
+  func->setAttr(mlir::tfm::abi::kEntryAttr, b.getUnitAttr());
+  func.setArgAttr(3, mlir::tfm::abi::kInOutAttr, b.getI64IntegerAttr(1));
+  Block *body = b.createBlock(
+      &func.getBody(), {}, {idsType, perSeqType, perSeqType, cacheType},
+      {loc("ids"), loc("offsets"), loc("lengths"), loc("cache")});
+  b.setInsertionPointToStart(body);
+
+  // Values are per function: the weights and slopes are read again here.
+  weights.clear();
+  slopes = Value();
+  this->tokens = tokens;
+  auto restore = llvm::make_scope_exit(
+      [&] { this->tokens = ShapedType::kDynamic; });
+  ModelParams params = getModelParams(config);
+  StepState step{body->getArgument(1), body->getArgument(2),
+                 body->getArgument(3)};
+  Value ids = body->getArgument(0);
+  Value x = runStack(embed(ids, params, step.offsets), Stack::Decoder,
+                     step.lengths, Value(), Value(), &step);
+  if (params.decoderFinalNorm)
+    x = norm(x, *params.decoderFinalNorm, loc("final_norm"));
+  // Only the last new token of each sequence needs logits.
+  Location l = loc("lm_head");
+  Value w = params.lmHead ? weight(params.lmHead->weight)
+                          : weight(params.tokens);
+  Value logits = ClassifierHeadOp::create(
+      b, l, logitsType, x, step.lengths, /*pooler_weight=*/Value(),
+      /*pooler_bias=*/Value(), w, optWeight(params.lmHeadBias), Pooling::last);
+  func::ReturnOp::create(b, fl, ValueRange{logits, step.cache});
 }
 
 } // namespace
+
+llvm::Error checkGeneration(const ModelConfig &config) {
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  if (config.arch != Architecture::Decoder)
+    return fail(llvm::Twine("the generation step is for decoders; this "
+                            "model is an ") +
+                architectureName(config.arch) +
+                " (encoder-decoder generation is not supported yet)");
+  if (config.head != HeadKind::Lm)
+    return fail(llvm::Twine("the generation step needs an LM head; this "
+                            "model outputs ") +
+                config.outputKind());
+  for (auto [i, layer] : llvm::enumerate(config.decoderLayers))
+    if (layer.mask == MaskKind::none)
+      return fail(llvm::Twine("layer ") + llvm::Twine(i) +
+                  " is not causal: a cached token cannot attend to later "
+                  "ones");
+  return llvm::Error::success();
+}
 
 OwningOpRef<ModuleOp> buildModule(MLIRContext &context,
                                   const ModelConfig &config,

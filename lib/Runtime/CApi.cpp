@@ -6,6 +6,8 @@
 //   void _mlir_ciface_forward(void *const *weights, <input descriptors>...,
 //                             <output descriptor>);
 //   void _mlir_ciface_tfm_prepare(void *const *weights);
+//   void _mlir_ciface_step(void *const *weights, <ids>, <offsets>,
+//                          <lengths>, <cache>, <logits>);
 //
 // and, with --embed-weights, tfm_embedded_weights/_size (weak here, so a
 // library without them links and reports a clear error for NULL paths).
@@ -16,6 +18,14 @@
 // Every entry point validates all arguments before generated code runs; the
 // generated code only reads the inputs and weights and writes `out`. The
 // only global is the thread-local error message.
+//
+// Generation sessions (tfm_session_*): a library whose manifest has
+// "kv_cache" also defines the step (weak here too, like tfm_prepare), which
+// appends tokens to sequence slots of a KV cache that the session owns and
+// writes the logits of each slot's last new token. The session keeps how
+// many tokens each slot holds and turns a call over some slots into one
+// step over the contiguous range of slots from the lowest to the highest
+// listed one: the cache is slot-major, so that range is one sub-buffer.
 //
 // Threads: the generated code's parallel loops are OpenMP worksharing loops
 // (libomp, linked into the model library). Their team size is the calling
@@ -41,6 +51,7 @@
 
 #include "Cuda.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -60,7 +71,7 @@ using namespace tfm::runtime;
 // Symbols the generated object defines
 //===----------------------------------------------------------------------===//
 
-// All five are referenced with hidden visibility: the static linker must
+// All six are referenced with hidden visibility: the static linker must
 // bind them inside the model library (or, for the weak ones, resolve them to
 // null). A default-visibility reference would stay in the dynamic symbol
 // table and could bind at load time to another library's definition, e.g.
@@ -73,6 +84,12 @@ TFM_GENERATED extern const char tfm_model_manifest[];
 TFM_GENERATED void _mlir_ciface_forward(void);
 TFM_GENERATED void _mlir_ciface_tfm_prepare(void *const *weights)
     __attribute__((weak));
+/// The generation step (see callStep for its real signature); only in
+/// libraries whose manifest has "kv_cache".
+TFM_GENERATED void _mlir_ciface_step(void) __attribute__((weak));
+/// The step specialized for one new token per slot (same signature, T = 1):
+/// its attention has decode tiles. Libraries before it have only the step.
+TFM_GENERATED void _mlir_ciface_decode(void) __attribute__((weak));
 TFM_GENERATED extern const unsigned char tfm_embedded_weights[]
     __attribute__((weak));
 TFM_GENERATED extern const uint64_t tfm_embedded_weights_size
@@ -424,6 +441,256 @@ tfm_status createOnDevice(tfm_model &model, BoundWeights bound) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
+// Generation sessions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A zeroed array of `T`, 64-byte aligned like the prepared tensors, from
+/// calloc: a large one is fresh zero pages from the kernel, so a session's
+/// cache costs memory only as far as its slots are filled.
+template <typename T>
+class ZeroedArray {
+public:
+  ZeroedArray() = default;
+  ZeroedArray(const ZeroedArray &) = delete;
+  ZeroedArray &operator=(const ZeroedArray &) = delete;
+  ~ZeroedArray() { std::free(raw); }
+
+  /// False when `count` elements do not fit size_t or calloc fails.
+  bool allocate(uint64_t count) {
+    size_t bytes;
+    if (__builtin_mul_overflow(count, sizeof(T), &bytes) ||
+        __builtin_add_overflow(bytes, kAlignment, &bytes))
+      return false;
+    raw = std::calloc(bytes, 1);
+    if (!raw)
+      return false;
+    uintptr_t address = reinterpret_cast<uintptr_t>(raw);
+    address = (address + kAlignment - 1) & ~uintptr_t(kAlignment - 1);
+    data = reinterpret_cast<T *>(address);
+    return true;
+  }
+
+  T &operator[](int64_t i) const { return data[i]; }
+  T *get() const { return data; }
+
+private:
+  static constexpr size_t kAlignment = 64;
+  void *raw = nullptr;
+  T *data = nullptr;
+};
+
+using CacheDesc = MemRefDescriptor<float, 6>;
+using StepLogitsDesc = MemRefDescriptor<float, 2>;
+using Step = void (*)(void *const *, IdsDesc *, LengthsDesc *, LengthsDesc *,
+                      CacheDesc *, StepLogitsDesc *);
+
+/// Calls the generation step through a pointer of its real type (no
+/// -fsanitize=function check, as for callForward): ids [B, T], offsets and
+/// lengths [B], the cache [B, L, 2, Hkv, C, Dh] (updated in place), logits
+/// [B, V].
+__attribute__((no_sanitize("function"))) void
+callStep(void *const *weights, IdsDesc *ids, LengthsDesc *offsets,
+         LengthsDesc *lengths, CacheDesc *cache, StepLogitsDesc *logits) {
+  // One token per slot: the decode specialization, where the library has
+  // it.
+  auto step = ids->sizes[1] == 1 && _mlir_ciface_decode
+                  ? reinterpret_cast<Step>(&_mlir_ciface_decode)
+                  : reinterpret_cast<Step>(&_mlir_ciface_step);
+  step(weights, ids, offsets, lengths, cache, logits);
+}
+
+} // namespace
+
+struct tfm_session {
+  const tfm_model *model = nullptr;
+  int64_t maxSlots = 0;
+  int64_t maxContext = 0;
+  /// The manifest's cache shape and vocabulary size, copied for brevity.
+  ManifestKvCache kv;
+  int64_t vocab = 0;
+  /// Floats of one slot's cache: [L][2][Hkv][maxContext][Dh].
+  int64_t floatsPerSlot = 0;
+  /// [maxSlots] of those, slot-major.
+  ZeroedArray<float> cache;
+  /// The tokens each slot holds, [maxSlots].
+  ZeroedArray<int64_t> lengths;
+  /// Scratch of one step over a range of slots, allocated with the session
+  /// so that a call never fails for memory: ids [B, T] (T <= maxContext),
+  /// offsets and lengths [B], logits [B, V] (B <= maxSlots).
+  ZeroedArray<int32_t> stepIds;
+  ZeroedArray<int32_t> stepOffsets;
+  ZeroedArray<int32_t> stepLengths;
+  ZeroedArray<float> stepLogits;
+  /// While a call validates its slots: 1 + the argument row that lists the
+  /// slot, 0 for unlisted slots; all 0 between calls.
+  ZeroedArray<int64_t> rowOf;
+};
+
+namespace {
+
+tfm_status checkSlot(const tfm_session *s, int64_t slot, const char *name) {
+  if (slot < 0 || slot >= s->maxSlots)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                llvm::Twine(name) + " is " + llvm::Twine(slot) +
+                    ", outside [0, " + llvm::Twine(s->maxSlots) +
+                    ") (max_slots of the session)");
+  return TFM_OK;
+}
+
+/// tfm_session_prefill, and tfm_session_decode with `decode` set (one
+/// token per row: ids [n], seq 1, no lengths). Validates everything, then
+/// runs one step over the slots [lo, hi] and writes the logits in the
+/// caller's row order.
+tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
+                  const int32_t *ids, int64_t seq, const int32_t *lengths,
+                  bool decode, float *logits, int64_t logitsCapacity) {
+  if (!s)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "session is NULL");
+  if (!slots)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "slots is NULL");
+  if (!ids)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "ids is NULL");
+  if (!decode && !lengths)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "lengths is NULL");
+  if (!logits)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "logits is NULL");
+  if (n <= 0)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "n is " + llvm::Twine(n) + ", must be at least 1");
+  // n distinct slots of [0, maxSlots): at most maxSlots, which also bounds
+  // n x vocab (checked at creation).
+  if (n > s->maxSlots)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "n is " + llvm::Twine(n) + ", more than the session's " +
+                    llvm::Twine(s->maxSlots) + " slots (max_slots)");
+  if (seq <= 0)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "seq is " + llvm::Twine(seq) + ", must be at least 1");
+  int64_t idsElements;
+  if (__builtin_mul_overflow(n, seq, &idsElements))
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "n x seq overflows");
+
+  // Every row, marking its slot in rowOf; the marks are cleared on every
+  // return, so that a failed call leaves the session as it was.
+  int64_t marked = 0;
+  llvm::scope_exit clearMarks([&] {
+    for (int64_t i = 0; i < marked; ++i)
+      s->rowOf[slots[i]] = 0;
+  });
+  int64_t lo = s->maxSlots, hi = -1, longest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::string name = ("slots[" + llvm::Twine(i) + "]").str();
+    int64_t slot = slots[i];
+    if (tfm_status st = checkSlot(s, slot, name.c_str()))
+      return st;
+    if (int64_t other = s->rowOf[slot])
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  name + " is " + llvm::Twine(slot) +
+                      ", the same slot as slots[" + llvm::Twine(other - 1) +
+                      "] (a call appends to each slot once)");
+    s->rowOf[slot] = i + 1;
+    marked = i + 1;
+    lo = std::min(lo, slot);
+    hi = std::max(hi, slot);
+
+    int64_t held = s->lengths[slot];
+    if (decode && held == 0)
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "slot " + llvm::Twine(slot) + " (" + name +
+                      ") holds no tokens: decode appends after them, "
+                      "prefill it first");
+    int64_t count = decode ? 1 : lengths[i];
+    if (count < 1 || count > seq)
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "lengths[" + llvm::Twine(i) + "] is " + llvm::Twine(count) +
+                      ", must lie in [1, " + llvm::Twine(seq) + "]");
+    for (int64_t t = 0; t < count; ++t) {
+      int32_t id = ids[i * seq + t];
+      if (id >= 0 && id < s->vocab)
+        continue;
+      std::string where =
+          decode
+              ? ("ids[" + llvm::Twine(i) + "] (slot " + llvm::Twine(slot) + ")")
+                    .str()
+              : ("ids[" + llvm::Twine(i) + "][" + llvm::Twine(t) + "] (row " +
+                 llvm::Twine(i) + ", slot " + llvm::Twine(slot) +
+                 ", position " + llvm::Twine(t) + ")")
+                    .str();
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  where + " is token id " + llvm::Twine(id) + ", outside [0, " +
+                      llvm::Twine(s->vocab) + ")");
+    }
+    if (count > s->maxContext - held)
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "slot " + llvm::Twine(slot) + " holds " + llvm::Twine(held) +
+                      " tokens; appending " + llvm::Twine(count) +
+                      " exceeds max_context " + llvm::Twine(s->maxContext));
+    longest = std::max(longest, count);
+  }
+  int64_t logitsElements = n * s->vocab;
+  if (logitsCapacity < logitsElements)
+    return fail(TFM_ERROR_BUFFER_TOO_SMALL,
+                "logits_capacity is " + llvm::Twine(logitsCapacity) +
+                    " but the logits [" + llvm::Twine(n) + ", " +
+                    llvm::Twine(s->vocab) + "] have " +
+                    llvm::Twine(logitsElements) + " elements");
+
+  // The step's inputs over the slots [lo, hi]: the rows at slot - lo, the
+  // unlisted slots as filler rows (id 0, length 0: untouched). T is the
+  // longest row, not seq: padding costs the step work.
+  int64_t batch = hi - lo + 1, steps = longest;
+  std::memset(s->stepIds.get(), 0, sizeof(int32_t) * batch * steps);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t slot = lo + b;
+    s->stepOffsets[b] = static_cast<int32_t>(s->lengths[slot]);
+    s->stepLengths[b] = 0;
+    if (int64_t row = s->rowOf[slot]) {
+      int64_t i = row - 1;
+      int32_t count = decode ? 1 : lengths[i];
+      s->stepLengths[b] = count;
+      std::memcpy(&s->stepIds[b * steps], &ids[i * seq],
+                  sizeof(int32_t) * count);
+    }
+  }
+  // Listed in slot order without gaps, the rows are the step's rows: its
+  // logits go straight to the caller's buffer.
+  bool inOrder = n == batch;
+  for (int64_t i = 0; inOrder && i < n; ++i)
+    inOrder = slots[i] == lo + i;
+  float *stepLogits = inOrder ? logits : s->stepLogits.get();
+
+  IdsDesc idsDesc =
+      describeContiguous<int32_t, 2>(s->stepIds.get(), {batch, steps});
+  LengthsDesc offsetsDesc =
+      describeContiguous<int32_t, 1>(s->stepOffsets.get(), {batch});
+  LengthsDesc lengthsDesc =
+      describeContiguous<int32_t, 1>(s->stepLengths.get(), {batch});
+  CacheDesc cacheDesc = describeContiguous<float, 6>(
+      &s->cache[lo * s->floatsPerSlot],
+      {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxContext, s->kv.headDim});
+  StepLogitsDesc logitsDesc =
+      describeContiguous<float, 2>(stepLogits, {batch, s->vocab});
+  {
+    ThreadCountScope threads(s->model);
+    callStep(hostTable(s->model), &idsDesc, &offsetsDesc, &lengthsDesc,
+             &cacheDesc, &logitsDesc);
+  }
+
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t slot = slots[i];
+    if (!inOrder)
+      std::memcpy(&logits[i * s->vocab], &stepLogits[(slot - lo) * s->vocab],
+                  sizeof(float) * s->vocab);
+    s->lengths[slot] += s->stepLengths[slot - lo];
+  }
+  return TFM_OK;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // The C ABI
 //===----------------------------------------------------------------------===//
 
@@ -623,6 +890,135 @@ tfm_status tfm_library_info(const char **manifest_json) {
   if (!manifest_json)
     return fail(TFM_ERROR_INVALID_ARGUMENT, "manifest_json is NULL");
   *manifest_json = tfm_model_manifest;
+  return TFM_OK;
+}
+
+tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
+                              int64_t max_context, tfm_session **out) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  if (!out)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "out (tfm_session **) is NULL");
+  const Manifest &m = model->manifest;
+  if (!m.kvCache) {
+    if (m.architecture != Architecture::Decoder)
+      return fail(TFM_ERROR_UNSUPPORTED,
+                  "model '" + m.modelName + "' is " +
+                      (m.architecture == Architecture::Encoder ? "an " : "a ") +
+                      architectureName(m.architecture) +
+                      ": generation sessions need a decoder compiled with "
+                      "generation entries (tfmc --generation)");
+    return fail(TFM_ERROR_UNSUPPORTED,
+                "model '" + m.modelName +
+                    "' has no generation step: it was compiled without "
+                    "generation entries (tfmc --generation)");
+  }
+  if (m.device != Device::CPU)
+    return fail(TFM_ERROR_UNSUPPORTED,
+                "model '" + m.modelName + "' is a " + deviceName(m.device) +
+                    " model: generation sessions run CPU models only, for "
+                    "now (use tfm_model_forward over the whole sequence)");
+  if (!_mlir_ciface_step)
+    return fail(TFM_ERROR_MODEL, "model manifest has 'kv_cache' but the "
+                                 "library has no _mlir_ciface_step");
+  if (max_slots < 1)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "max_slots is " +
+                                                llvm::Twine(max_slots) +
+                                                ", must be at least 1");
+  // Offsets and lengths reach the step as int32.
+  int64_t contextLimit = std::min<int64_t>(m.maxSeqLen, INT32_MAX);
+  if (max_context < 1 || max_context > contextLimit)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "max_context is " + llvm::Twine(max_context) +
+                    ", must lie in [1, " + llvm::Twine(contextLimit) +
+                    "] (max_seq_len of model '" + m.modelName + "')");
+
+  // The cache and the scratch, whose sizes bound every call's.
+  int64_t perPosition = m.kvCache->floatsPerPosition();
+  int64_t perSlot, cacheFloats, idsElements, logitsElements;
+  if (__builtin_mul_overflow(max_context, perPosition, &perSlot) ||
+      __builtin_mul_overflow(max_slots, perSlot, &cacheFloats) ||
+      __builtin_mul_overflow(max_slots, max_context, &idsElements) ||
+      __builtin_mul_overflow(max_slots, m.vocabSize, &logitsElements))
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "max_slots " + llvm::Twine(max_slots) + " x max_context " +
+                    llvm::Twine(max_context) + " x " +
+                    llvm::Twine(perPosition) +
+                    " floats per token: the KV cache's size overflows");
+  std::unique_ptr<tfm_session> s(new (std::nothrow) tfm_session);
+  if (!s)
+    return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the session");
+  if (!s->cache.allocate(static_cast<uint64_t>(cacheFloats)))
+    return fail(TFM_ERROR_OUT_OF_MEMORY,
+                "cannot allocate the KV cache: " + llvm::Twine(cacheFloats) +
+                    " floats (max_slots " + llvm::Twine(max_slots) +
+                    " x max_context " + llvm::Twine(max_context) + " x " +
+                    llvm::Twine(perPosition) + " floats per token)");
+  if (!s->lengths.allocate(max_slots) || !s->rowOf.allocate(max_slots) ||
+      !s->stepOffsets.allocate(max_slots) ||
+      !s->stepLengths.allocate(max_slots) ||
+      !s->stepIds.allocate(idsElements) ||
+      !s->stepLogits.allocate(logitsElements))
+    return fail(TFM_ERROR_OUT_OF_MEMORY,
+                "cannot allocate the session's scratch (" +
+                    llvm::Twine(max_slots) + " slots)");
+  s->model = model;
+  s->maxSlots = max_slots;
+  s->maxContext = max_context;
+  s->kv = *m.kvCache;
+  s->vocab = m.vocabSize;
+  s->floatsPerSlot = perSlot;
+  *out = s.release();
+  return TFM_OK;
+}
+
+tfm_status tfm_session_destroy(tfm_session *session) {
+  delete session;
+  return TFM_OK;
+}
+
+tfm_status tfm_session_prefill(tfm_session *session, const int64_t *slots,
+                               int64_t n, const int32_t *ids, int64_t seq,
+                               const int32_t *lengths, float *logits,
+                               int64_t logits_capacity) {
+  return append(session, slots, n, ids, seq, lengths, /*decode=*/false, logits,
+                logits_capacity);
+}
+
+tfm_status tfm_session_decode(tfm_session *session, const int64_t *slots,
+                              int64_t n, const int32_t *ids, float *logits,
+                              int64_t logits_capacity) {
+  return append(session, slots, n, ids, /*seq=*/1, /*lengths=*/nullptr,
+                /*decode=*/true, logits, logits_capacity);
+}
+
+tfm_status tfm_session_reset(tfm_session *session, int64_t slot) {
+  if (!session)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "session is NULL");
+  if (tfm_status s = checkSlot(session, slot, "slot"))
+    return s;
+  // Zero what the slot's tokens wrote, so that a reset slot is bit for bit
+  // a fresh one (the step may read cached positions past a slot's length
+  // under a mask); the rest is still zero and need not be touched.
+  const ManifestKvCache &kv = session->kv;
+  int64_t held = session->lengths[slot];
+  float *base = &session->cache[slot * session->floatsPerSlot];
+  for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row)
+    std::memset(base + row * session->maxContext * kv.headDim, 0,
+                sizeof(float) * held * kv.headDim);
+  session->lengths[slot] = 0;
+  return TFM_OK;
+}
+
+tfm_status tfm_session_length(const tfm_session *session, int64_t slot,
+                              int64_t *length) {
+  if (!session)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "session is NULL");
+  if (!length)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "length is NULL");
+  if (tfm_status s = checkSlot(session, slot, "slot"))
+    return s;
+  *length = session->lengths[slot];
   return TFM_OK;
 }
 

@@ -250,5 +250,28 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
     if (Error e =
             readWeights(read, origin, Field::kPrepared, seen, m.prepared))
       return std::move(e);
+  // Optional: only libraries with the generation step carry it.
+  if (const json::Value *v = top->get(Field::kKvCache)) {
+    const json::Object *cache = v->getAsObject();
+    if (!cache)
+      return read.bad(Field::kKvCache, "is not an object");
+    std::string where = (origin + ": field '" + Field::kKvCache + "'").str();
+    Reader sub(*cache, where);
+    ManifestKvCache kv;
+    for (auto [field, slot] :
+         {std::pair<StringRef, int64_t *>{Field::kCacheLayers, &kv.layers},
+          {Field::kCacheKvHeads, &kv.kvHeads},
+          {Field::kCacheHeadDim, &kv.headDim}}) {
+      Expected<int64_t> n = sub.positive(field);
+      if (!n)
+        return n.takeError();
+      if (*n > (int64_t(1) << 20))
+        return sub.bad(field, "is larger than 2^20");
+      *slot = *n;
+    }
+    if (m.architecture != Architecture::Decoder)
+      return read.bad(Field::kKvCache, "is only supported for decoders");
+    m.kvCache = kv;
+  }
   return m;
 }

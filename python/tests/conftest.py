@@ -78,9 +78,9 @@ def assert_close_to_reference(actual: np.ndarray, ref: np.ndarray,
 class Compiled:
     """A model compiled once per test session, with random weights."""
 
-    def __init__(self, spec: Path, workdir: Path, seed: int) -> None:
+    def __init__(self, spec: Path, workdir: Path, seed: int, generation: bool = False) -> None:
         self.spec = spec
-        self.library = tfm.compile(spec, workdir / (spec.stem + ".so"))
+        self.library = tfm.compile(spec, workdir / (spec.stem + ".so"), generation=generation)
         self.weights = random_weights(spec, workdir / (spec.stem + ".safetensors"), seed)
         self.info = tfm.library_info(self.library)
 
@@ -92,6 +92,20 @@ class Compiled:
 @pytest.fixture(scope="session")
 def gpt(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
     return Compiled(EXAMPLES / "tiny-gpt-decoder.json", tmp_path_factory.mktemp("gpt"), 1)
+
+
+@pytest.fixture(scope="session")
+def gpt_gen(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
+    """tiny-gpt-decoder with its generation step (tfmc --generation), and
+    the same weights as the `gpt` fixture's."""
+    return Compiled(EXAMPLES / "tiny-gpt-decoder.json", tmp_path_factory.mktemp("gpt-gen"), 1,
+                    generation=True)
+
+
+@pytest.fixture
+def gen_model(gpt_gen: Compiled):
+    with tfm.Model(gpt_gen.library, gpt_gen.weights) as model:
+        yield model
 
 
 @pytest.fixture(scope="session")
@@ -124,3 +138,19 @@ def minilm(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def encoder(minilm: Path):
     with tfm.Encoder(minilm) as enc:  # compiles (cached in minilm/.tfm-cache)
         yield enc
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A GPT-2 folder (tests/tiny_gpt2.py): GPT2LMHeadModel config.json, a
+    byte-level BPE tokenizer.json, random weights."""
+    from tiny_gpt2 import make_folder
+    folder = make_folder(tmp_path_factory.mktemp("hf") / "tiny-gpt2")
+    random_weights(folder, folder / "model.safetensors", seed=31)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def generator(tiny_gpt2: Path):
+    with tfm.TextGenerator(tiny_gpt2) as gen:  # compiles (cached in tiny_gpt2/.tfm-cache)
+        yield gen

@@ -1,4 +1,4 @@
-"""python -m tfm embed / compile."""
+"""python -m tfm embed / generate / compile, and examples/generate.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import tfm
-from conftest import Compiled
+from conftest import EXAMPLES, Compiled
 
 PYTHON_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -52,3 +53,34 @@ def test_compile(gpt: Compiled, tmp_path: Path) -> None:
     assert not tfm.library_info(out).get("prepared")  # no packed copies
     proc = run("compile", str(gpt.spec), "-o", str(out), "--precision", "f7")
     assert proc.returncode == 1 and "--precision=f7 is not a precision" in proc.stderr
+
+
+def test_generate_streams_the_text(generator: tfm.TextGenerator, tiny_gpt2: Path) -> None:
+    proc = run("generate", str(tiny_gpt2), "the cat", "--max-new-tokens", "12")  # cached library
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == generator.generate("the cat", 12) + "\n"
+    proc = run("generate", str(tiny_gpt2), "a dog", "--max-new-tokens", "9", "--top-k", "8",
+               "--temperature", "3", "--seed", "4", "--stop-id", "5", "--library", generator.library)
+    assert proc.returncode == 0, proc.stderr
+    expected = generator.generate("a dog", 9, top_k=8, temperature=3.0, seed=4, stop_ids=[5])
+    assert proc.stdout == expected + "\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--top-p", "1.5"], "tfm: error: top_p is 1.5, must lie in (0, 1]"),
+    (["--greedy", "--top-k", "3"], "tfm: error: greedy=True cannot be combined with top_k or top_p"),
+    (["--temperature", "0.5"], "tfm: error: temperature only applies to sampling"),
+    (["--max-new-tokens", "40"], "(max_new_tokens 30 at most)"),
+])
+def test_generate_errors(generator: tfm.TextGenerator, tiny_gpt2: Path, args, message) -> None:
+    proc = run("generate", str(tiny_gpt2), "the cat", "--library", generator.library, *args)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert message in proc.stderr
+
+
+def test_generate_example(generator: tfm.TextGenerator, tiny_gpt2: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "generate.py"), str(tiny_gpt2),
+                           "the cat sat", "16"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == generator.generate("the cat sat", 16, top_p=0.9, seed=0) + "\n"

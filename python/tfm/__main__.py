@@ -1,6 +1,8 @@
-"""``python -m tfm``: embed sentences, or compile a model.
+"""``python -m tfm``: embed sentences, generate text, or compile a model.
 
     python -m tfm embed MODEL_DIR "a sentence" "another one" [--json]
+    python -m tfm generate MODEL_DIR "a prompt" [--max-new-tokens N]
+                  [--greedy | --top-k K | --top-p P] [--temperature T] [--seed S]
     python -m tfm compile MODEL -o model.so [--target nvptx] [--precision bf16] [-- TFMC_ARGS]
 """
 
@@ -29,10 +31,24 @@ def _embed(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate(args: argparse.Namespace) -> int:
+    from ._text import TextGenerator
+
+    sampling = dict(greedy=args.greedy, top_k=args.top_k, top_p=args.top_p,
+                    temperature=args.temperature, seed=args.seed, stop_ids=args.stop_id)
+    with TextGenerator(args.model_dir, args.library, threads=args.threads) as gen:
+        pieces = gen.stream(args.prompt, args.max_new_tokens, **sampling)  # checks first
+        for piece in pieces:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+    sys.stdout.write("\n")
+    return 0
+
+
 def _compile(args: argparse.Namespace) -> int:
     out = compile(args.model, args.output, target=args.target, precision=args.precision,
                   gpu_arch=args.gpu_arch, dump_ir_dir=args.dump_ir_dir,
-                  extra_args=args.tfmc_args)
+                  generation=args.generation, extra_args=args.tfmc_args)
     print(out)
     return 0
 
@@ -50,6 +66,28 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="print a JSON list of {sentence, embedding} instead of one line of floats per sentence")
     p.set_defaults(run=_embed)
 
+    p = sub.add_parser("generate", help="generate text after a prompt with a Hugging Face "
+                       "decoder folder (streamed as it comes; the continuation only)")
+    p.add_argument("model_dir", help="folder with config.json, tokenizer.json, safetensors")
+    p.add_argument("prompt")
+    p.add_argument("--max-new-tokens", type=int, default=32, metavar="N",
+                   help="tokens to generate (default 32; fewer at an end of text)")
+    p.add_argument("--greedy", action="store_true",
+                   help="the most likely token (the default without --top-k/--top-p)")
+    p.add_argument("--top-k", type=int, metavar="K", help="sample among the K most likely tokens")
+    p.add_argument("--top-p", type=float, metavar="P",
+                   help="sample among the most likely tokens whose probabilities add up to P")
+    p.add_argument("--temperature", type=float, default=1.0, metavar="T",
+                   help="divide the logits by T before sampling (default 1)")
+    p.add_argument("--seed", type=int, metavar="S",
+                   help="seed of the sampler, as tfm-run's (default: a random one)")
+    p.add_argument("--stop-id", type=int, action="append", default=[], metavar="ID",
+                   help="also stop after this token (may be repeated)")
+    p.add_argument("--library", help="a library compiled from the folder with generation=True "
+                   "(default: compile, cached)")
+    p.add_argument("--threads", type=int, default=0, help="0: one per core (default)")
+    p.set_defaults(run=_generate)
+
     p = sub.add_parser("compile", help="run tfmc (a thin wrapper); prints the library's path")
     p.add_argument("model", help="tfm spec, config.json, Hugging Face folder or .mlir")
     p.add_argument("-o", "--output", required=True)
@@ -57,6 +95,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--precision", default="f32", help="f32 (default), bf16 or f16")
     p.add_argument("--gpu-arch")
     p.add_argument("--dump-ir-dir")
+    p.add_argument("--generation", action="store_true",
+                   help="also compile a decoder's generation step (tfmc --generation)")
     p.set_defaults(run=_compile)
     parser.epilog = "compile: options after -- go to tfmc unchanged"
 
@@ -72,6 +112,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         status: int = args.run(args)
         return status
     except Error as e:
+        sys.stdout.flush()
         print(f"tfm: error: {e}", file=sys.stderr)
         return 1
 

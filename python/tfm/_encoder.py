@@ -8,20 +8,16 @@ computes them.
 
 from __future__ import annotations
 
-import atexit
-import hashlib
-import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ._errors import Error, InvalidArgumentError, UnsupportedError
+from ._hf import check_folder, compile_cached, read_json
 from ._model import Model
-from ._tools import PathLike, compile, find_tool
+from ._tools import PathLike
 
 # sentence-transformers' pooling modes, in the order its Pooling module
 # concatenates them, with the config.json key of each.
@@ -35,16 +31,7 @@ _POOLING_KEYS = {
     "lasttoken": "pooling_mode_lasttoken",
 }
 _ST = "sentence_transformers.models."
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise Error(f"{path}: cannot read: {e.strerror}") from None
-    except ValueError as e:
-        raise Error(f"{path}: not valid JSON: {e}") from None
+_read_json = read_json
 
 
 def read_sentence_transformers_config(model_dir: PathLike) -> Tuple[List[str], bool, Optional[int]]:
@@ -124,32 +111,6 @@ def pool(hidden: np.ndarray, lengths: np.ndarray, modes: Sequence[str]) -> np.nd
     return np.concatenate(parts, axis=1).astype(np.float32)
 
 
-def _cache_key(model_dir: Path, precision: str, tfmc: str) -> str:
-    """A hash of what the compiled library depends on: the compiler binary,
-    the precision, config.json and the weights files' names, sizes and
-    modification times."""
-    h = hashlib.sha256()
-    st = os.stat(tfmc)
-    h.update(f"{os.path.realpath(tfmc)}:{st.st_size}:{st.st_mtime_ns}:{precision}".encode())
-    h.update((model_dir / "config.json").read_bytes())
-    for f in sorted(model_dir.iterdir()):
-        if f.suffix == ".safetensors" or f.name.endswith(".safetensors.index.json"):
-            s = f.stat()
-            h.update(f"{f.name}:{s.st_size}:{s.st_mtime_ns}".encode())
-    return h.hexdigest()[:16]
-
-
-_temp_dirs: List[str] = []
-
-
-def _remove_temp_dirs() -> None:
-    for d in _temp_dirs:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-atexit.register(_remove_temp_dirs)
-
-
 class Encoder:
     """Sentence embeddings from a Hugging Face encoder folder.
 
@@ -188,13 +149,7 @@ class Encoder:
                  bin_dir: Optional[PathLike] = None) -> None:
         from tokenizers import Tokenizer  # the only place that needs it
 
-        d = Path(model_dir)
-        if not d.is_dir():
-            raise Error(f"{d}: not a folder (expected a Hugging Face model folder "
-                        f"with config.json, tokenizer.json and safetensors weights)")
-        for name in ("config.json", "tokenizer.json"):
-            if not (d / name).is_file():
-                raise Error(f"{d}: has no {name}")
+        d = check_folder(model_dir, "")
         self.model_dir = d
         modes, norm, st_max = read_sentence_transformers_config(d)
         if pooling is not None:
@@ -238,31 +193,8 @@ class Encoder:
 
     def _compile(self, cache_dir: Optional[PathLike], precision: str,
                  bin_dir: Optional[PathLike]) -> str:
-        tfmc = find_tool("tfmc", bin_dir)
-        if cache_dir is not None:
-            cache = Path(cache_dir)
-        else:
-            cache = self.model_dir / ".tfm-cache"
-            try:
-                cache.mkdir(exist_ok=True)
-            except OSError:
-                cache = Path(tempfile.mkdtemp(prefix="tfm-encoder-"))
-                _temp_dirs.append(str(cache))
-        cache.mkdir(parents=True, exist_ok=True)
-        target = cache / f"{self.model_dir.resolve().name}-{_cache_key(self.model_dir, precision, tfmc)}.so"
-        if target.is_file():
-            return str(target)
-        # Compile into a folder of its own, then move the library into place:
-        # a concurrent Encoder on the same folder never sees half a file.
-        work = tempfile.mkdtemp(prefix=".compile-", dir=cache)
-        try:
-            so = compile(self.model_dir, os.path.join(work, "model.so"),
-                         precision=precision, bin_dir=os.path.dirname(tfmc))
-            os.replace(so, target)
-            shutil.move(os.path.join(work, "model.h"), target.with_suffix(".h"))
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        return str(target)
+        return compile_cached(self.model_dir, cache_dir, precision, bin_dir,
+                              temp_prefix="tfm-encoder-")
 
     def tokenize(self, sentences: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
         """Token ids ``[batch, seq]`` (int32, right-padded with 0) and the

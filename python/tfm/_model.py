@@ -16,11 +16,14 @@ import shutil
 import tempfile
 import threading
 from ctypes import POINTER, byref, c_char_p, c_float, c_int, c_int32, c_int64, c_size_t, c_void_p
-from typing import Any, Dict, Iterator, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
 from ._errors import Error, InvalidArgumentError, LibraryError, error_for_status
+
+if TYPE_CHECKING:
+    from ._generate import Session
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -44,6 +47,20 @@ _SIGNATURES = {
     "tfm_status_string": (c_char_p, [c_int]),
 }
 
+_I64 = POINTER(c_int64)
+
+# The generation sessions (tfm_runtime.h, "Generation sessions"). Libraries
+# built before them do not export them: those load, and the session
+# functions are None.
+_SESSION_SIGNATURES = {
+    "tfm_session_create": (c_int, [c_void_p, c_int64, c_int64, POINTER(c_void_p)]),
+    "tfm_session_destroy": (c_int, [c_void_p]),
+    "tfm_session_prefill": (c_int, [c_void_p, _I64, c_int64, _I32, c_int64, _I32, _F32, c_int64]),
+    "tfm_session_decode": (c_int, [c_void_p, _I64, c_int64, _I32, _F32, c_int64]),
+    "tfm_session_reset": (c_int, [c_void_p, c_int64]),
+    "tfm_session_length": (c_int, [c_void_p, c_int64, _I64]),
+}
+
 
 class _Library:
     """One loaded model library with typed entry points."""
@@ -60,6 +77,13 @@ class _Library:
     tfm_library_info: Any
     tfm_last_error: Any
     tfm_status_string: Any
+    # None in libraries built before generation sessions.
+    tfm_session_create: Any
+    tfm_session_destroy: Any
+    tfm_session_prefill: Any
+    tfm_session_decode: Any
+    tfm_session_reset: Any
+    tfm_session_length: Any
 
     def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
         self.path = path
@@ -71,6 +95,11 @@ class _Library:
                     f"{path}: not a tfm model library: it does not export "
                     f"{name} (compile the model with tfmc)") from None
             fn.restype, fn.argtypes = restype, argtypes
+            setattr(self, name, fn)
+        for name, (restype, argtypes) in _SESSION_SIGNATURES.items():
+            fn = getattr(cdll, name, None)
+            if fn is not None:
+                fn.restype, fn.argtypes = restype, argtypes
             setattr(self, name, fn)
         self._cdll = cdll  # keeps the library loaded
 
@@ -140,28 +169,43 @@ def library_info(library: PathLike) -> Dict[str, Any]:
 def _int32_array(value: Any, name: str, shape_doc: str, ndim: int) -> np.ndarray:
     """``value`` as a C-contiguous, aligned int32 array of rank ``ndim``;
     the array itself when it is one already (no copy)."""
+    return _int_array(value, name, shape_doc, ndim, np.int32)
+
+
+def _int_array(value: Any, name: str, shape_doc: str, ndim: int,
+               dtype: Any = np.int32) -> np.ndarray:
+    """``value`` as a C-contiguous, aligned array of the integer ``dtype``
+    (int32 or int64) of rank ``ndim``; the array itself when it is one
+    already (no copy). Values outside ``dtype`` are an error, not wrapped."""
     try:
         a = np.asarray(value)
     except ValueError as e:  # ragged nested lists
         raise InvalidArgumentError(f"{name} must be an array of shape {shape_doc}: {e}") from None
     if a.size == 0 and a.dtype == np.float64:  # np.asarray([]) is float64
-        a = a.astype(np.int32)
+        a = a.astype(dtype)
     if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
         raise InvalidArgumentError(
-            f"{name} must hold integers (token ids), got dtype {a.dtype}")
+            f"{name} must hold integers, got dtype {a.dtype}")
     if a.ndim != ndim:
-        hint = " (for one sequence use [ids])" if ndim == 2 and a.ndim == 1 else ""
+        hint = ""
+        if ndim == 2 and a.ndim == 1:
+            hint = " (for one sequence use [ids])"
         raise InvalidArgumentError(
             f"{name} must have shape {shape_doc}, got shape {list(a.shape)}{hint}")
-    if a.dtype != np.int32 and a.size:
-        info = np.iinfo(np.int32)
-        bad = (a < info.min) | (a > info.max)
+    target = np.dtype(dtype)
+    if a.dtype != target and a.size:
+        info = np.iinfo(target)
+        # Compared in the array's own dtype where the bound fits it (uint64
+        # against int64's maximum), so that nothing wraps.
+        low = a < info.min if np.iinfo(a.dtype).min < info.min else np.zeros(a.shape, bool)
+        high = a > info.max if np.iinfo(a.dtype).max > info.max else np.zeros(a.shape, bool)
+        bad = low | high
         if bad.any():
             index = tuple(int(i) for i in np.argwhere(bad)[0])
             where = "".join(f"[{i}]" for i in index)
             raise InvalidArgumentError(
-                f"{name}{where} is {a[index]}, outside the int32 range of the C ABI")
-    return np.require(a, dtype=np.int32, requirements=["C_CONTIGUOUS", "ALIGNED"])
+                f"{name}{where} is {a[index]}, outside the {target.name} range of the C ABI")
+    return np.require(a, dtype=target, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
 
 def _ptr(a: Optional[np.ndarray], kind: Any) -> Any:
@@ -218,8 +262,10 @@ class Model:
 
     def close(self) -> None:
         """Releases the model (``tfm_model_destroy``). Calls running on other
-        threads finish first; later calls raise :class:`tfm.Error`. Closing
-        twice is allowed."""
+        threads finish first, and open generation sessions keep working
+        until they are closed (the model is destroyed with the last of
+        them); later calls raise :class:`tfm.Error`. Closing twice is
+        allowed."""
         with self._lock:
             if self._handle is None or self._closing:
                 return
@@ -239,23 +285,31 @@ class Model:
         if getattr(self, "_handle", None) is not None:
             self.close()
 
-    @contextlib.contextmanager
-    def _use(self) -> Iterator[int]:
+    def _acquire(self) -> int:
+        """The handle, counted as in use until :meth:`_release`: a call, or
+        a generation session for its whole life."""
         with self._lock:
             if self._handle is None or self._closing:
                 raise Error(f"{self.library}: the model is closed")
             self._active += 1
-            handle = self._handle
+            return self._handle
+
+    def _release(self, handle: int) -> None:
+        with self._lock:
+            self._active -= 1
+            last = self._closing and self._active == 0 and self._handle is not None
+            if last:
+                self._handle = None
+        if last:
+            self._lib.tfm_model_destroy(handle)
+
+    @contextlib.contextmanager
+    def _use(self) -> Iterator[int]:
+        handle = self._acquire()
         try:
             yield handle
         finally:
-            with self._lock:
-                self._active -= 1
-                last = self._closing and self._active == 0 and self._handle is not None
-                if last:
-                    self._handle = None
-            if last:
-                self._lib.tfm_model_destroy(handle)
+            self._release(handle)
 
     # ----- properties -----------------------------------------------------
 
@@ -265,7 +319,8 @@ class Model:
         ``model_name``, ``architecture`` (``decoder``, ``encoder``,
         ``encoder_decoder``), ``vocab_size``, ``max_seq_len``, ``output``
         (``logits``, ``hidden``, ``classes``), ``output_dims``, ``inputs``,
-        ``weights``, ``prepared``, ``device`` (CUDA models only)."""
+        ``weights``, ``prepared``, ``device`` (CUDA models only),
+        ``kv_cache`` (only with a generation step)."""
         return copy.deepcopy(self._info)
 
     @property
@@ -368,6 +423,65 @@ class Model:
                 _ptr(t, _I32), t.shape[1], _ptr(tlens, _I32),
                 _ptr(result, _F32), result.size))
         return result
+
+    # ----- generation -----------------------------------------------------
+
+    def session(self, max_slots: int = 1, max_context: Optional[int] = None) -> "Session":
+        """A generation session of this model (``tfm_session_create``):
+        the KV cache of ``max_slots`` sequences of up to ``max_context``
+        tokens each (default: ``max_seq_len``). See :class:`tfm.Session`.
+        The model needs a generation step (``tfm.compile(...,
+        generation=True)``)."""
+        from ._generate import Session
+        return Session(self, max_slots, max_context)
+
+    def generate(self, prompts: Any, max_new_tokens: int, *, greedy: bool = False,
+                 top_k: Optional[int] = None, top_p: Optional[float] = None,
+                 temperature: float = 1.0, seed: Optional[int] = None,
+                 stop_ids: Any = (), beam: Optional[int] = None) -> "List[List[int]]":
+        """Generates tokens after each prompt with a session (KV cache),
+        picking them as ``tfm-run --prompt-ids`` does (same seed, same
+        arguments: same tokens).
+
+        Args:
+            prompts: a list of token id sequences (lists or 1-D arrays of
+                any integer dtype; a 2-D array is a batch of equal-length
+                prompts), or one sequence. Every prompt holds at least one
+                token.
+            max_new_tokens: tokens to generate per prompt, ``>= 0``; each
+                prompt needs ``len(prompt) + max_new_tokens - 1 <=
+                max_seq_len`` (the last new token is never fed back).
+            greedy: pick the largest logit (the lowest id on ties). The
+                default when neither ``top_k`` nor ``top_p`` is given.
+            top_k: sample among the ``top_k >= 1`` most likely tokens.
+            top_p: sample among the most likely tokens whose probabilities
+                add up to at least ``top_p`` in ``(0, 1]`` (after top_k and
+                temperature); ``top_p=1.0`` samples from every token.
+            temperature: divide the logits by ``temperature > 0`` before
+                sampling; only with ``top_k`` or ``top_p``.
+            seed: the sampler's seed in ``[0, 2**64)`` (tfm-run ``--seed``;
+                its default is 0); ``None`` draws a random one.
+            stop_ids: a sequence stops after it generates one of these ids
+                (which is kept in its output); the others go on.
+            beam: beam search is not implemented in tfm yet: anything but
+                ``None`` raises ``NotImplementedError``.
+
+        Returns:
+            The new tokens of each prompt (not the prompt), one list per
+            prompt in the order given (one list in a list for one
+            sequence): ``max_new_tokens`` of them, fewer when a stop id
+            came first.
+
+        Raises:
+            InvalidArgumentError: a bad argument, a token id outside
+                ``[0, vocab_size)``, a prompt too long for the model.
+            UnsupportedError: the model is not a decoder with logits, or has
+                no generation step (compile with ``generation=True``).
+        """
+        from ._generate import generate
+        return generate(self, prompts, max_new_tokens, greedy=greedy, top_k=top_k,
+                        top_p=top_p, temperature=temperature, seed=seed,
+                        stop_ids=stop_ids, beam=beam)
 
     def __repr__(self) -> str:
         i = self._info if hasattr(self, "_info") else {}

@@ -55,7 +55,7 @@ def find_tool(name: str = "tfmc", bin_dir: Optional[PathLike] = None) -> str:
 
 def compile(model: PathLike, output: PathLike, *, target: str = "cpu",
             precision: str = "f32", gpu_arch: Optional[str] = None,
-            dump_ir_dir: Optional[PathLike] = None,
+            dump_ir_dir: Optional[PathLike] = None, generation: bool = False,
             extra_args: Sequence[str] = (),
             bin_dir: Optional[PathLike] = None) -> str:
     """Compiles a model to a shared library with ``tfmc``.
@@ -71,6 +71,9 @@ def compile(model: PathLike, output: PathLike, *, target: str = "cpu",
             inputs (docs/numerics.md).
         gpu_arch: ``sm_80``, ``sm_90``, ... for ``target="nvptx"``.
         dump_ir_dir: a folder to write the IR after every pass into.
+        generation: also compile a decoder's generation step (``tfmc
+            --generation``): the KV cache that :class:`tfm.Session`,
+            :meth:`tfm.Model.generate` and :class:`tfm.TextGenerator` need.
         extra_args: more tfmc options, e.g. ``["--embed-weights"]`` or
             ``["--weights", "w.safetensors"]`` (see ``tfmc --help``).
         bin_dir: the folder holding tfmc (default: see :func:`find_tool`).
@@ -92,6 +95,8 @@ def compile(model: PathLike, output: PathLike, *, target: str = "cpu",
         cmd.append(f"--gpu-arch={gpu_arch}")
     if dump_ir_dir is not None:
         cmd.append(f"--dump-ir-dir={os.fspath(dump_ir_dir)}")
+    if generation:
+        cmd.append("--generation")
     cmd += [str(a) for a in extra_args]
     # stdout is the caller's (--report prints there); stderr is kept for the
     # error, and passed on when tfmc succeeds with something to say.

@@ -3,11 +3,21 @@
 //   tfm-run model.so [--weights W] --tokens ids.npy [--lengths len.npy]
 //           [--decoder-tokens tgt.npy] [--decoder-lengths len.npy]
 //           [--out out.npy] [--top-k N] [--threads N]
+//   tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids ...]
+//           --max-new-tokens N [--greedy | --top-k K | --top-p P]
+//           [--temperature T] [--seed S] [--stop-id ID] [--no-cache]
 //   tfm-run --check-weights W --manifest manifest.json
 //   tfm-run --list-weights W
 //
 // Loads the model through its C ABI only (dlopen + dlsym), so it exercises
 // exactly what any other host would. See docs/tfm-run.md.
+//
+// Generation (--prompt-ids) runs a tfm_session: one prefill of every prompt,
+// then one decode step per token. Picking the next token from the logits
+// (greedy, top-k, top-p, temperature) is done here: it is the host's choice,
+// not model arithmetic. --no-cache generates the same way with a forward
+// pass over each whole sequence per token, the reference the session is
+// tested against.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +40,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -103,9 +117,13 @@ llvm::cl::opt<int> &numThreadsOption() {
   }();
   return *option;
 }
-llvm::cl::opt<unsigned> topK("top-k",
-                             llvm::cl::desc("Tokens to print per sequence"),
-                             llvm::cl::init(5), llvm::cl::cat(category));
+/// Two meanings, one idea (the K most likely tokens): how many the summary
+/// of a forward run lists, and what generation samples from.
+llvm::cl::opt<int>
+    topK("top-k",
+         llvm::cl::desc("Tokens to print per sequence (default 5); with "
+                        "--prompt-ids, sample among the K most likely"),
+         llvm::cl::value_desc("K"), llvm::cl::init(5), llvm::cl::cat(category));
 llvm::cl::opt<bool> printManifest("print-manifest",
                                   llvm::cl::desc("Print the model's manifest "
                                                  "JSON (no weights needed) "
@@ -125,6 +143,47 @@ llvm::cl::opt<std::string>
                 llvm::cl::desc("Validate a safetensors file or folder and "
                                "list its tensors"),
                 llvm::cl::value_desc("path"), llvm::cl::cat(category));
+
+// Generation.
+llvm::cl::list<std::string> promptIds(
+    "prompt-ids",
+    llvm::cl::desc("Generate from this prompt: token ids separated by commas "
+                   "(repeat for several prompts, generated together)"),
+    llvm::cl::value_desc("5,17,3"), llvm::cl::cat(category));
+llvm::cl::opt<int> maxNewTokens(
+    "max-new-tokens",
+    llvm::cl::desc("Tokens to generate per prompt (fewer when a --stop-id "
+                   "comes first)"),
+    llvm::cl::value_desc("N"), llvm::cl::init(-1), llvm::cl::cat(category));
+llvm::cl::opt<bool>
+    greedy("greedy",
+           llvm::cl::desc("Pick the most likely token (the default; lowest "
+                          "id on ties)"),
+           llvm::cl::cat(category));
+llvm::cl::opt<double>
+    topP("top-p",
+         llvm::cl::desc("Sample from the most likely tokens whose "
+                        "probabilities add up to at least P, in (0, 1]"),
+         llvm::cl::value_desc("P"), llvm::cl::init(1.0),
+         llvm::cl::cat(category));
+llvm::cl::opt<double> temperature(
+    "temperature",
+    llvm::cl::desc("Divide the logits by T > 0 before sampling (default 1)"),
+    llvm::cl::value_desc("T"), llvm::cl::init(1.0), llvm::cl::cat(category));
+llvm::cl::opt<unsigned long long>
+    seed("seed",
+         llvm::cl::desc("Seed of the sampler's std::mt19937_64 (default 0)"),
+         llvm::cl::value_desc("S"), llvm::cl::init(0), llvm::cl::cat(category));
+llvm::cl::list<int>
+    stopIds("stop-id",
+            llvm::cl::desc("Stop a sequence after it generates this token "
+                           "(included in the output; may be repeated)"),
+            llvm::cl::value_desc("ID"), llvm::cl::cat(category));
+llvm::cl::opt<bool>
+    noCache("no-cache",
+            llvm::cl::desc("Debugging aid: generate without a session, by a "
+                           "forward pass over each whole sequence per token"),
+            llvm::cl::cat(category));
 
 int error(int code, const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tfm-run") << message << "\n";
@@ -181,7 +240,7 @@ int runCheckWeights() {
 }
 
 //===----------------------------------------------------------------------===//
-// Running a model
+// The library and the inputs
 //===----------------------------------------------------------------------===//
 
 /// The C ABI, resolved with dlsym.
@@ -195,6 +254,11 @@ struct Api {
   decltype(&tfm_library_info) libraryInfo;
   decltype(&tfm_last_error) lastError;
   decltype(&tfm_model_set_num_threads) setNumThreads;
+  /// Generation sessions; null in libraries built before them.
+  decltype(&tfm_session_create) sessionCreate;
+  decltype(&tfm_session_destroy) sessionDestroy;
+  decltype(&tfm_session_prefill) sessionPrefill;
+  decltype(&tfm_session_decode) sessionDecode;
 };
 
 struct Tokens {
@@ -290,16 +354,487 @@ void printSummary(OutputKind output, llvm::ArrayRef<float> values,
   }
 }
 
+/// A model library opened with dlopen: its C ABI and its manifest.
+struct Library {
+  Api api;
+  /// The manifest text (tfm_library_info) and its parse.
+  const char *manifestText = nullptr;
+  Manifest manifest;
+};
+
+/// Opens --model's library and resolves the C ABI. Returns an exit code.
+int openLibrary(Library &lib) {
+  // dlopen searches the library path for names without a slash.
+  std::string path = modelPath;
+  if (StringRef(path).find('/') == StringRef::npos)
+    path = "./" + path;
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return error(LoadError, "cannot load '" + modelPath + "': " + dlerror());
+  Api &api = lib.api;
+  auto lookup = [&](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dlsym(handle, name));
+    return fn != nullptr;
+  };
+  if (!lookup(api.create, "tfm_model_create") ||
+      !lookup(api.destroy, "tfm_model_destroy") ||
+      !lookup(api.forward, "tfm_model_forward") ||
+      !lookup(api.forwardSeq2seq, "tfm_model_forward_seq2seq") ||
+      !lookup(api.outputShape, "tfm_model_output_shape") ||
+      !lookup(api.info, "tfm_model_info") ||
+      !lookup(api.libraryInfo, "tfm_library_info") ||
+      !lookup(api.lastError, "tfm_last_error"))
+    return error(LoadError, "'" + modelPath +
+                                "' is not a tfm model library (it lacks the "
+                                "tfm_* C ABI of tfm_runtime.h)");
+  // Libraries built before the thread-count and session entry points lack
+  // them; only --threads and generation need them.
+  lookup(api.setNumThreads, "tfm_model_set_num_threads");
+  lookup(api.sessionCreate, "tfm_session_create");
+  lookup(api.sessionDestroy, "tfm_session_destroy");
+  lookup(api.sessionPrefill, "tfm_session_prefill");
+  lookup(api.sessionDecode, "tfm_session_decode");
+  if (numThreadsOption().getNumOccurrences() && !api.setNumThreads)
+    return error(LoadError, "'" + modelPath +
+                                "' does not export tfm_model_set_num_threads "
+                                "(built by an older tfm): drop --threads");
+
+  if (api.libraryInfo(&lib.manifestText) != TFM_OK)
+    return error(LoadError, api.lastError());
+  if (printManifest)
+    return Success;
+  // tfm_model_create validates the manifest too (and reports a bad one in
+  // its own words, which the tests expect): a parse failure here is only
+  // reported if create succeeds.
+  llvm::Expected<Manifest> parsed =
+      Manifest::parse(lib.manifestText, modelPath + ": tfm_library_info");
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return Success;
+  }
+  lib.manifest = std::move(*parsed);
+  return Success;
+}
+
+/// Creates the model with --weights and applies --threads. Returns an exit
+/// code; on success the caller owns `model`.
+int createModel(Library &lib, tfm_model *&model) {
+  const Api &api = lib.api;
+  if (api.create(weightsPath.empty() ? nullptr : weightsPath.c_str(), &model) !=
+      TFM_OK)
+    return error(LoadError, api.lastError());
+  llvm::Expected<Manifest> parsed =
+      Manifest::parse(lib.manifestText, modelPath + ": tfm_library_info");
+  if (!parsed) {
+    api.destroy(model);
+    model = nullptr;
+    return error(LoadError, llvm::toString(parsed.takeError()));
+  }
+  lib.manifest = std::move(*parsed);
+  llvm::cl::opt<int> &numThreads = numThreadsOption();
+  if (numThreads.getNumOccurrences() &&
+      api.setNumThreads(model, numThreads) != TFM_OK) {
+    std::string message = api.lastError();
+    api.destroy(model);
+    model = nullptr;
+    return error(InputError, "--threads: " + llvm::Twine(message));
+  }
+  return Success;
+}
+
+//===----------------------------------------------------------------------===//
+// Generation
+//===----------------------------------------------------------------------===//
+
+/// How the next token is picked from a row of logits. Glue, not model
+/// arithmetic: every host picks its own way; this one is specified exactly
+/// so that a seed gives the same tokens with any standard library.
+class Sampler {
+public:
+  /// Greedy when neither topK nor topP is set.
+  Sampler(std::optional<int64_t> topK, std::optional<double> topP,
+          double temperature, uint64_t seed)
+      : topK(topK), topP(topP), temperature(temperature), rng(seed) {}
+
+  bool isGreedy() const { return !topK && !topP; }
+
+  /// The next token. Greedy: the largest logit, the lowest id on ties.
+  /// Sampling: the ids ordered by logit (descending, then by id), the first
+  /// K of them (top-k), probabilities from a float64 softmax of logit / T
+  /// over those, then (top-p) the shortest prefix whose mass reaches P;
+  /// one draw u in [0, 1) from the top 53 bits of the next mt19937_64
+  /// output picks the first id of that prefix whose cumulative mass
+  /// exceeds u times the prefix's mass. NaN logits count as -infinity; if
+  /// the largest is not finite, the first id in that order is taken.
+  int32_t next(llvm::ArrayRef<float> logits) {
+    auto key = [&](int32_t v) {
+      float x = logits[v];
+      return std::isnan(x) ? -std::numeric_limits<float>::infinity() : x;
+    };
+    int32_t vocab = static_cast<int32_t>(logits.size());
+    if (isGreedy()) {
+      int32_t best = 0;
+      for (int32_t v = 1; v < vocab; ++v)
+        if (key(v) > key(best))
+          best = v;
+      return best;
+    }
+    std::vector<int32_t> order(vocab);
+    std::iota(order.begin(), order.end(), 0);
+    auto before = [&](int32_t x, int32_t y) {
+      return key(x) > key(y) || (key(x) == key(y) && x < y);
+    };
+    size_t kept = topK ? std::min<size_t>(*topK, order.size()) : order.size();
+    std::partial_sort(order.begin(), order.begin() + kept, order.end(), before);
+    order.resize(kept);
+    // A draw is taken in every case, so that a sequence's later draws do
+    // not depend on whether its logits were finite.
+    double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    double largest = key(order[0]) / temperature;
+    if (!std::isfinite(largest))
+      return order[0];
+    std::vector<double> mass(kept);
+    double total = 0;
+    for (size_t i = 0; i < kept; ++i)
+      total += mass[i] = std::exp(key(order[i]) / temperature - largest);
+    if (topP) {
+      double cumulative = 0;
+      size_t prefix = 0;
+      while (prefix < kept) {
+        cumulative += mass[prefix++];
+        if (cumulative >= *topP * total)
+          break;
+      }
+      kept = prefix;
+      total = cumulative;
+    }
+    double target = u * total, cumulative = 0;
+    for (size_t i = 0; i < kept; ++i) {
+      cumulative += mass[i];
+      if (target < cumulative)
+        return order[i];
+    }
+    return order[kept - 1];
+  }
+
+private:
+  std::optional<int64_t> topK;
+  std::optional<double> topP;
+  double temperature;
+  std::mt19937_64 rng;
+};
+
+/// --prompt-ids: "5,17,3" per occurrence.
+llvm::Expected<std::vector<std::vector<int32_t>>> parsePrompts() {
+  std::vector<std::vector<int32_t>> prompts;
+  for (const std::string &text : promptIds) {
+    std::vector<int32_t> &prompt = prompts.emplace_back();
+    llvm::SmallVector<StringRef> pieces;
+    StringRef(text).split(pieces, ',');
+    for (StringRef piece : pieces) {
+      long long id;
+      if (piece.trim().getAsInteger(10, id) || id < INT32_MIN || id > INT32_MAX)
+        return llvm::createStringError(
+            "--prompt-ids '" + text + "': '" + piece.trim() +
+            "' is not a token id (give ids separated by commas, e.g. "
+            "5,17,3)");
+      prompt.push_back(static_cast<int32_t>(id));
+    }
+  }
+  return prompts;
+}
+
+/// A double as printf's %g writes it.
+std::string formatDouble(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+
+/// Generation options without --prompt-ids, or with what only a forward
+/// run takes. Returns an exit code.
+int checkGenerationOptions() {
+  bool generating = !promptIds.empty();
+  if (!generating) {
+    for (const llvm::cl::Option *o :
+         std::initializer_list<const llvm::cl::Option *>{
+             &maxNewTokens, &greedy, &topP, &temperature, &seed,
+             std::addressof(stopIds), &noCache})
+      if (o->getNumOccurrences())
+        return error(InputError, "--" + o->ArgStr +
+                                     " is a generation option: it needs "
+                                     "--prompt-ids");
+    return Success;
+  }
+  for (const llvm::cl::Option *o :
+       std::initializer_list<const llvm::cl::Option *>{
+           &tokensPath, &lengthsPath, &decoderTokensPath, &decoderLengthsPath,
+           &outPath})
+    if (o->getNumOccurrences())
+      return error(InputError, "--prompt-ids and --" + o->ArgStr +
+                                   " cannot be combined (generation takes "
+                                   "its prompts from --prompt-ids)");
+  if (!maxNewTokens.getNumOccurrences())
+    return error(InputError, "--prompt-ids needs --max-new-tokens");
+  if (maxNewTokens < 0)
+    return error(InputError, "--max-new-tokens is " +
+                                 llvm::Twine(maxNewTokens.getValue()) +
+                                 ", must be at least 0");
+  bool sampling = topK.getNumOccurrences() || topP.getNumOccurrences();
+  if (greedy && sampling)
+    return error(InputError,
+                 "--greedy cannot be combined with --top-k or --top-p "
+                 "(which sample)");
+  if (topK.getNumOccurrences() && topK <= 0)
+    return error(InputError, "--top-k is " + llvm::Twine(topK.getValue()) +
+                                 ", must be at least 1");
+  if (topP.getNumOccurrences() && !(topP > 0 && topP <= 1))
+    return error(InputError,
+                 "--top-p is " + formatDouble(topP) + ", must lie in (0, 1]");
+  if (temperature.getNumOccurrences()) {
+    if (!(temperature > 0) || !std::isfinite(temperature))
+      return error(InputError, "--temperature is " + formatDouble(temperature) +
+                                   ", must be a positive number");
+    if (!sampling)
+      return error(InputError,
+                   "--temperature only applies to sampling: add --top-k or "
+                   "--top-p (--top-p 1 samples from every token)");
+  }
+  return Success;
+}
+
+/// The prompts, the stop ids and the number of new tokens against the
+/// model's limits. Returns an exit code.
+int checkPrompts(const Manifest &m,
+                 const std::vector<std::vector<int32_t>> &prompts) {
+  std::string model = "model '" + m.modelName + "'";
+  for (auto [i, prompt] : llvm::enumerate(prompts)) {
+    std::string name = "--prompt-ids '" + promptIds[i] + "'";
+    for (auto [t, id] : llvm::enumerate(prompt))
+      if (id < 0 || id >= m.vocabSize)
+        return error(InputError, name + ": token id " + llvm::Twine(id) +
+                                     " at position " + llvm::Twine(t) +
+                                     " is outside [0, " +
+                                     llvm::Twine(m.vocabSize) +
+                                     ") (vocab_size of " + model + ")");
+    int64_t length = prompt.size();
+    if (length > m.maxSeqLen)
+      return error(InputError, name + " has " + llvm::Twine(length) +
+                                   " tokens, more than max_seq_len " +
+                                   llvm::Twine(m.maxSeqLen) + " of " + model);
+    // The last generated token is never fed back: N new tokens need
+    // length + N - 1 positions.
+    int64_t needed = length + std::max(maxNewTokens - 1, 0);
+    if (needed > m.maxSeqLen)
+      return error(InputError,
+                   name + " has " + llvm::Twine(length) +
+                       " tokens: generating " +
+                       llvm::Twine(maxNewTokens.getValue()) +
+                       " more feeds the model " + llvm::Twine(needed) +
+                       " tokens (all but the last generated one), more than "
+                       "max_seq_len " +
+                       llvm::Twine(m.maxSeqLen) + " of " + model +
+                       " (--max-new-tokens " +
+                       llvm::Twine(m.maxSeqLen - length + 1) + " at most)");
+  }
+  for (int id : stopIds)
+    if (id < 0 || id >= m.vocabSize)
+      return error(InputError, "--stop-id " + llvm::Twine(id) +
+                                   " is outside [0, " +
+                                   llvm::Twine(m.vocabSize) +
+                                   ") (vocab_size of " + model + ")");
+  return Success;
+}
+
+/// Where the logits of the next tokens come from: a session (prefill, then
+/// one decode per token) or, with --no-cache, a forward pass over every
+/// sequence still running, keeping the last position's logits.
+class LogitsSource {
+public:
+  LogitsSource(const Api &api, tfm_model *model, tfm_session *session,
+               int64_t vocab)
+      : api(api), model(model), session(session), vocab(vocab) {}
+
+  /// The logits after each of `sequences[active[j]]` into row j of
+  /// `logits`; `first` is the call after the prompts. The session has seen
+  /// every token but the last of each active sequence. False on failure
+  /// (the runtime's message is in tfm_last_error).
+  bool next(const std::vector<std::vector<int32_t>> &sequences,
+            llvm::ArrayRef<int64_t> active, bool first,
+            std::vector<float> &logits) {
+    int64_t n = active.size();
+    logits.resize(n * vocab);
+    int64_t seq = 1;
+    for (int64_t i : active)
+      seq = std::max<int64_t>(seq, sequences[i].size());
+    if (session && !first) {
+      std::vector<int32_t> ids;
+      for (int64_t i : active)
+        ids.push_back(sequences[i].back());
+      return api.sessionDecode(session, active.data(), n, ids.data(),
+                               logits.data(), logits.size()) == TFM_OK;
+    }
+    std::vector<int32_t> ids(n * seq, 0), lengths;
+    for (auto [j, i] : llvm::enumerate(active)) {
+      llvm::copy(sequences[i], ids.begin() + j * seq);
+      lengths.push_back(static_cast<int32_t>(sequences[i].size()));
+    }
+    if (session)
+      return api.sessionPrefill(session, active.data(), n, ids.data(), seq,
+                                lengths.data(), logits.data(),
+                                logits.size()) == TFM_OK;
+    std::vector<float> out(n * seq * vocab);
+    if (api.forward(model, ids.data(), n, seq, lengths.data(), out.data(),
+                    out.size()) != TFM_OK)
+      return false;
+    for (int64_t j = 0; j < n; ++j)
+      std::copy_n(&out[(j * seq + lengths[j] - 1) * vocab], vocab,
+                  &logits[j * vocab]);
+    return true;
+  }
+
+private:
+  const Api &api;
+  tfm_model *model;
+  tfm_session *session;
+  int64_t vocab;
+};
+
+int runGenerate() {
+  if (int code = checkGenerationOptions())
+    return code;
+  llvm::Expected<std::vector<std::vector<int32_t>>> parsedPrompts =
+      parsePrompts();
+  if (!parsedPrompts)
+    return error(InputError, llvm::toString(parsedPrompts.takeError()));
+  std::vector<std::vector<int32_t>> sequences = std::move(*parsedPrompts);
+
+  Library lib;
+  if (int code = openLibrary(lib))
+    return code;
+  if (printManifest) {
+    llvm::outs() << lib.manifestText << "\n";
+    return Success;
+  }
+  // A manifest that does not parse is reported by tfm_model_create, in the
+  // runtime's words (or by createModel's own parse, should create pass).
+  const Manifest &m = lib.manifest;
+  if (m.vocabSize <= 0) {
+    tfm_model *model = nullptr;
+    int code = createModel(lib, model);
+    if (model)
+      lib.api.destroy(model);
+    return code ? code : error(LoadError, "cannot read the manifest");
+  }
+  // Checked from the manifest, before any weight is read.
+  if (m.architecture != Architecture::Decoder || m.output != OutputKind::Logits)
+    return error(InputError,
+                 "'" + modelPath + "' is not a language model (" +
+                     architectureName(m.architecture) + " with " +
+                     outputKindName(m.output) +
+                     " output): --prompt-ids needs a decoder with logits");
+  if (!m.kvCache && !noCache)
+    return error(InputError,
+                 "'" + modelPath + "' (model '" + m.modelName +
+                     "') has no generation step: it was compiled without "
+                     "generation entries (tfmc --generation); --no-cache "
+                     "generates with a forward pass per token instead");
+  if (int code = checkPrompts(m, sequences))
+    return code;
+  if (!noCache && !(lib.api.sessionCreate && lib.api.sessionDestroy &&
+                    lib.api.sessionPrefill && lib.api.sessionDecode))
+    return error(LoadError, "'" + modelPath +
+                                "' does not export tfm_session_create "
+                                "(built by an older tfm): add --no-cache");
+
+  tfm_model *model = nullptr;
+  if (int code = createModel(lib, model))
+    return code;
+  llvm::scope_exit destroyModel([&] { lib.api.destroy(model); });
+
+  const Api &api = lib.api;
+  int64_t count = sequences.size(), vocab = m.vocabSize;
+  size_t longest = 0;
+  for (const std::vector<int32_t> &prompt : sequences)
+    longest = std::max(longest, prompt.size());
+  tfm_session *session = nullptr;
+  llvm::scope_exit destroySession([&] {
+    if (session)
+      api.sessionDestroy(session);
+  });
+  if (!noCache && maxNewTokens > 0) {
+    int64_t context = longest + maxNewTokens - 1;
+    if (api.sessionCreate(model, count, context, &session) != TFM_OK)
+      return error(RunError, api.lastError());
+  }
+
+  std::optional<int64_t> k;
+  std::optional<double> p;
+  if (topK.getNumOccurrences())
+    k = topK;
+  if (topP.getNumOccurrences())
+    p = topP;
+  Sampler sampler(k, p, temperature, seed);
+  LogitsSource source(api, model, session, vocab);
+
+  // Every sequence runs until it has --max-new-tokens new tokens or ends
+  // with a stop id; the draws go to the running sequences in order.
+  std::vector<size_t> promptLengths;
+  for (const std::vector<int32_t> &prompt : sequences)
+    promptLengths.push_back(prompt.size());
+  std::vector<int64_t> active;
+  if (maxNewTokens > 0)
+    for (int64_t i = 0; i < count; ++i)
+      active.push_back(i);
+  std::vector<float> logits;
+  for (bool first = true; !active.empty(); first = false) {
+    if (!source.next(sequences, active, first, logits))
+      return error(RunError, api.lastError());
+    std::vector<int64_t> running;
+    for (auto [j, i] : llvm::enumerate(active)) {
+      int32_t token =
+          sampler.next(llvm::ArrayRef(logits).slice(j * vocab, vocab));
+      sequences[i].push_back(token);
+      bool stop = llvm::is_contained(stopIds, token) ||
+                  sequences[i].size() - promptLengths[i] >=
+                      static_cast<size_t>(maxNewTokens);
+      if (!stop)
+        running.push_back(i);
+    }
+    active = std::move(running);
+  }
+
+  for (int64_t i = 0; i < count; ++i) {
+    llvm::outs() << "generated[" << i << "]:";
+    for (size_t t = promptLengths[i]; t < sequences[i].size(); ++t)
+      llvm::outs() << " " << sequences[i][t];
+    llvm::outs() << "\n";
+  }
+  return Success;
+}
+
+//===----------------------------------------------------------------------===//
+// Running a model
+//===----------------------------------------------------------------------===//
+
 int runModel() {
   if (modelPath.empty())
     return error(InputError, "no model library given (see --help)");
+  if (!promptIds.empty())
+    return runGenerate();
+  if (int code = checkGenerationOptions())
+    return code;
+  if (topK < 0)
+    return error(InputError, "--top-k is " + llvm::Twine(topK.getValue()) +
+                                 ", must be at least 0");
 
   // Inputs first: they are cheap to check and need no library.
   Tokens tokens, decoderTokens;
   std::vector<int32_t> lengths, decoderLengths;
   if (!printManifest) {
     if (tokensPath.empty())
-      return error(InputError, "--tokens is required");
+      return error(InputError, "--tokens (or --prompt-ids) is required");
     llvm::Expected<Tokens> t = readTokens(tokensPath);
     if (!t)
       return error(InputError, llvm::toString(t.takeError()));
@@ -329,62 +864,19 @@ int runModel() {
     }
   }
 
-  // dlopen searches the library path for names without a slash.
-  std::string path = modelPath;
-  if (StringRef(path).find('/') == StringRef::npos)
-    path = "./" + path;
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    return error(LoadError,
-                 "cannot load '" + modelPath + "': " + dlerror());
-  Api api;
-  auto lookup = [&](auto &fn, const char *name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-        dlsym(handle, name));
-    return fn != nullptr;
-  };
-  if (!lookup(api.create, "tfm_model_create") ||
-      !lookup(api.destroy, "tfm_model_destroy") ||
-      !lookup(api.forward, "tfm_model_forward") ||
-      !lookup(api.forwardSeq2seq, "tfm_model_forward_seq2seq") ||
-      !lookup(api.outputShape, "tfm_model_output_shape") ||
-      !lookup(api.info, "tfm_model_info") ||
-      !lookup(api.libraryInfo, "tfm_library_info") ||
-      !lookup(api.lastError, "tfm_last_error"))
-    return error(LoadError, "'" + modelPath +
-                                "' is not a tfm model library (it lacks the "
-                                "tfm_* C ABI of tfm_runtime.h)");
-  // Libraries built before the thread-count entry point lack it; only
-  // --threads needs it.
-  lookup(api.setNumThreads, "tfm_model_set_num_threads");
-  llvm::cl::opt<int> &numThreads = numThreadsOption();
-  if (numThreads.getNumOccurrences() && !api.setNumThreads)
-    return error(LoadError, "'" + modelPath +
-                                "' does not export tfm_model_set_num_threads "
-                                "(built by an older tfm): drop --threads");
-
-  const char *manifest = nullptr;
-  if (api.libraryInfo(&manifest) != TFM_OK)
-    return error(LoadError, api.lastError());
+  Library lib;
+  if (int code = openLibrary(lib))
+    return code;
   if (printManifest) {
-    llvm::outs() << manifest << "\n";
+    llvm::outs() << lib.manifestText << "\n";
     return Success;
   }
-
   tfm_model *model = nullptr;
-  if (api.create(weightsPath.empty() ? nullptr : weightsPath.c_str(),
-                 &model) != TFM_OK)
-    return error(LoadError, api.lastError());
-  llvm::scope_exit destroy([&] { api.destroy(model); });
-  // tfm_model_create has validated the manifest (and reported a bad one
-  // in its own words); parsed again here for the inputs and the summary.
-  llvm::Expected<Manifest> parsed =
-      Manifest::parse(manifest, modelPath + ": tfm_library_info");
-  if (!parsed)
-    return error(LoadError, llvm::toString(parsed.takeError()));
-  if (numThreads.getNumOccurrences() &&
-      api.setNumThreads(model, numThreads) != TFM_OK)
-    return error(InputError, "--threads: " + llvm::Twine(api.lastError()));
+  if (int code = createModel(lib, model))
+    return code;
+  llvm::scope_exit destroy([&] { lib.api.destroy(model); });
+  const Api &api = lib.api;
+  const Manifest *parsed = &lib.manifest;
 
   bool seq2seq = parsed->architecture == Architecture::EncoderDecoder;
   if (seq2seq && decoderTokensPath.empty())
@@ -440,6 +932,10 @@ int main(int argc, char **argv) {
       "tfm-run: run a model compiled by tfmc\n\n"
       "  tfm-run model.so [--weights W] --tokens ids.npy [--lengths l.npy]\n"
       "          [--decoder-tokens tgt.npy] [--out out.npy] [--threads N]\n"
+      "  tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids "
+      "...]\n"
+      "          --max-new-tokens N [--greedy | --top-k K | --top-p P]\n"
+      "          [--temperature T] [--seed S] [--stop-id ID] [--no-cache]\n"
       "  tfm-run --check-weights W --manifest manifest.json\n"
       "  tfm-run --list-weights W\n");
   if (!listWeights.empty())

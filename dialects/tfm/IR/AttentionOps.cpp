@@ -34,14 +34,8 @@ LogicalResult verifyMaskSpec(Operation *op, MaskKind kind, IntegerAttr window,
   if (window && window.getInt() <= 0)
     return op->emitOpError() << "'window' must be > 0, found "
                              << window.getInt();
-  if (!keyLengths)
-    return success();
-  ShapeVerifier v(op);
-  auto type = cast<RankedTensorType>(keyLengths.getType());
-  if (failed(v.rank("key_lengths", type, 1, "[B]")) ||
-      failed(v.sameDim("key_lengths", type, 0, "B", refName, ref, 0)))
-    return failure();
-  return success();
+  return ShapeVerifier(op).perSequence("key_lengths", keyLengths, refName,
+                                       ref);
 }
 } // namespace
 
@@ -89,6 +83,9 @@ LogicalResult AttentionOp::verify() {
                             getKeyLengths(), "query", q)))
     return failure();
 
+  if (failed(v.perSequence("offsets", getOffsets(), "query", q)))
+    return failure();
+
   if (Value alibi = getAlibiSlopes()) {
     auto type = cast<RankedTensorType>(alibi.getType());
     if (failed(v.rank("alibi_slopes", type, 1, "[Hq]")) ||
@@ -115,6 +112,39 @@ int64_t AttentionOp::getGroupSize() {
   if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv))
     return ShapedType::kDynamic;
   return hq / hkv;
+}
+
+//===----------------------------------------------------------------------===//
+// CacheAppendOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CacheAppendOp::verify() {
+  ShapeVerifier v(*this);
+  RankedTensorType update = getUpdate().getType(), cache = getCache().getType();
+  ArrayRef<int64_t> index = getIndex();
+  int64_t k = static_cast<int64_t>(index.size());
+  if (failed(v.rank("update", update, 4, "[B, H, T, D]")) ||
+      failed(v.rank("cache", cache, 4 + k,
+                    k ? "[B, <index dims>, H, C, D]" : "[B, H, C, D]")))
+    return failure();
+  for (auto [i, at] : llvm::enumerate(index)) {
+    int64_t size = cache.getDimSize(1 + i);
+    if (ShapedType::isDynamic(size))
+      return emitOpError() << "'cache' dim " << 1 + i
+                           << " is selected by 'index' and must be static";
+    if (at < 0 || at >= size)
+      return emitOpError() << "'index' element " << i << " is " << at
+                           << ", outside 'cache' dim " << 1 + i << " of size "
+                           << size;
+  }
+  if (failed(v.sameDim("update", update, 0, "B", "cache", cache, 0)) ||
+      failed(v.sameDim("update", update, 1, "H", "cache", cache, 1 + k)) ||
+      failed(v.sameDim("update", update, 3, "D", "cache", cache, 3 + k)) ||
+      failed(v.elementType("update", update, "cache", cache)) ||
+      failed(v.perSequence("offsets", getOffsets(), "cache", cache)) ||
+      failed(v.perSequence("lengths", getLengths(), "cache", cache)))
+    return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

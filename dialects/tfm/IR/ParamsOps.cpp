@@ -56,7 +56,8 @@ LogicalResult EmbeddingOp::verify() {
 LogicalResult SinusoidalPositionOp::verify() {
   ShapeVerifier v(*this);
   RankedTensorType input = getInput().getType();
-  if (failed(v.rank("input", input, 3, "[B, T, D]")))
+  if (failed(v.rank("input", input, 3, "[B, T, D]")) ||
+      failed(v.perSequence("offsets", getOffsets(), "input", input)))
     return failure();
   int64_t d = input.getDimSize(2);
   if (!ShapedType::isDynamic(d) && d % 2 != 0)
@@ -77,14 +78,17 @@ LogicalResult LearnedPositionOp::verify() {
   if (failed(v.rank("input", input, 3, "[B, T, D]")) ||
       failed(v.rank("table", table, 2, "[P, D]")) ||
       failed(v.sameDim("table", table, 1, "D", "input", input, 2)) ||
-      failed(v.elementType("table", table, "input", input)))
+      failed(v.elementType("table", table, "input", input)) ||
+      failed(v.perSequence("offsets", getOffsets(), "input", input)))
     return failure();
   if (result != input)
     return emitOpError() << "result type must equal the 'input' type: "
                             "expected "
                          << input << ", found " << result;
+  // With offsets, positions are offsets[b] + t: only the runtime knows
+  // them.
   int64_t t = input.getDimSize(1), p = table.getDimSize(0);
-  if (!ShapedType::isDynamic(t) && !ShapedType::isDynamic(p) && t > p)
+  if (!getOffsets() && !ShapedType::isDynamic(t) && !ShapedType::isDynamic(p) && t > p)
     return emitOpError() << "'input' dim 1 (T) must not exceed 'table' dim 0 "
                             "(P, the number of learned positions): "
                          << t << " > " << p;
@@ -98,7 +102,8 @@ LogicalResult LearnedPositionOp::verify() {
 LogicalResult RopeOp::verify() {
   ShapeVerifier v(*this);
   RankedTensorType input = getInput().getType();
-  if (failed(v.rank("input", input, 4, "[B, H, T, D]")))
+  if (failed(v.rank("input", input, 4, "[B, H, T, D]")) ||
+      failed(v.perSequence("offsets", getOffsets(), "input", input)))
     return failure();
   double theta = getTheta().convertToDouble();
   // theta <= 1 makes every frequency theta^(-2i/d) >= 1: no rotation is

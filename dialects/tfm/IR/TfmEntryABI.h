@@ -17,6 +17,17 @@ namespace mlir::tfm::abi {
 
 /// Unit attribute of the function that becomes `_mlir_ciface_<name>`.
 constexpr llvm::StringLiteral kEntryAttr = "tfm.entry";
+/// The generation step's entry function (`_mlir_ciface_step`), next to
+/// `forward`.
+constexpr llvm::StringLiteral kStepFunction = "step";
+/// The same step for one new token per sequence (`_mlir_ciface_decode`):
+/// a static Tq = 1 lets the attention's configuration choose decode tiles
+/// (one query row per K/V head group).
+constexpr llvm::StringLiteral kDecodeFunction = "decode";
+/// An i64 attribute on an entry argument: the index of the entry result
+/// that is the argument's new value. -tfm-materialize-entry writes that
+/// result back into the caller's buffer, in place (the step's KV cache).
+constexpr llvm::StringLiteral kInOutAttr = "tfm.inout";
 /// Module attributes written by -tfm-materialize-entry: the weights table
 /// (`[{name, shape}]`), then the prepared tensors' slots after it.
 constexpr llvm::StringLiteral kWeightsAttr = "tfm.weights";

@@ -72,32 +72,42 @@ def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_SinusoidalPositionOp : Tfm_Op<"sinusoidal_position", [Pure, SameOperandsAndResultType]> {
+def Tfm_SinusoidalPositionOp : Tfm_Op<"sinusoidal_position", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds the fixed sinusoidal position encoding";
   let description = [{
-    `result[b, t, 2i] = x[b, t, 2i] + sin(t / 10000^(2i/D))` and
-    `result[b, t, 2i+1] = x[b, t, 2i+1] + cos(t / 10000^(2i/D))`
-    for `x : [B, T, D]`, D even (Vaswani et al., 2017).
+    `result[b, t, 2i] = x[b, t, 2i] + sin(p / 10000^(2i/D))` and
+    `result[b, t, 2i+1] = x[b, t, 2i+1] + cos(p / 10000^(2i/D))`
+    for `x : [B, T, D]`, D even (Vaswani et al., 2017), where token `t` of
+    sequence `b` sits at position `p = t`, or `p = offsets[b] + t` with
+    `offsets : [B]` (a generation step appending to a KV cache).
   }];
-  let arguments = (ins Tfm_FloatTensor:$input);
+  let arguments = (ins Tfm_FloatTensor:$input, Optional<Tfm_IndexTensor>:$offsets);
   let results = (outs Tfm_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:` type($result)
+  }];
   let hasVerifier = 1;
 }
 
 def Tfm_LearnedPositionOp : Tfm_Op<"learned_position", [Pure]> {
   let summary = "adds a learned position embedding";
   let description = [{
-    `result[b, t, :] = x[b, t, :] + table[t, :]` for `x : [B, T, D]` and
-    `table : [P, D]`; T may not exceed P.
+    `result[b, t, :] = x[b, t, :] + table[p, :]` for `x : [B, T, D]` and
+    `table : [P, D]`, where token `t` of sequence `b` sits at position
+    `p = t` (T may not exceed P), or `p = offsets[b] + t` with
+    `offsets : [B]` (a generation step; the runtime keeps `p < P`, and the
+    lowering clamps `p` into the table).
   }];
-  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$table);
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$table,
+                       Optional<Tfm_IndexTensor>:$offsets);
   let results = (outs Tfm_FloatTensor:$result);
-  let assemblyFormat = "$input `,` $table attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input `,` $table (`offsets` `(` $offsets^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 
-def Tfm_RopeOp : Tfm_Op<"rope", [Pure, SameOperandsAndResultType]> {
+def Tfm_RopeOp : Tfm_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "rotary position embedding";
   let description = [{
     Rotates feature pairs of `x : [B, H, T, D]` by position-dependent angles.
@@ -107,15 +117,20 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, SameOperandsAndResultType]> {
     `(x1, x2) -> (x1 cos(angle) - x2 sin(angle), x2 cos(angle) + x1 sin(angle))`.
     `rotate_half` pairs feature `i` with `i + R/2` (GPT-NeoX, LLaMA);
     `interleaved` pairs `2i` with `2i+1` (GPT-J, the RoFormer paper).
-    Features at and beyond `R` pass through unchanged.
+    Features at and beyond `R` pass through unchanged. Token `t` of
+    sequence `b` sits at position `t`, or at `offsets[b] + t` with
+    `offsets : [B]` (a generation step appending to a KV cache).
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
+                       Optional<Tfm_IndexTensor>:$offsets,
                        F64Attr:$theta,
                        DefaultValuedAttr<F64Attr, "1.0">:$scaling_factor,
                        DefaultValuedAttr<Tfm_RopeStyleAttr, "::mlir::tfm::RopeStyle::rotate_half">:$style,
                        OptionalAttr<I64Attr>:$rotary_dim);
   let results = (outs Tfm_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:` type($result)
+  }];
   let hasVerifier = 1;
 }
 
@@ -325,7 +340,9 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     `result[b,h,i,:] = sum_j softmax_j(s masked)[b,h,i,j] * value[b,g(h),j,:]`
 
     Key `j` is visible to query `i` (with `off = Tk - Tq`, so that the last
-    query lines up with the last key) when
+    query lines up with the last key; or, if `offsets : [B]` is given,
+    `off = offsets[b]`: query `i` of sequence `b` is the token at position
+    `offsets[b] + i` of a KV cache, as in a generation step) when
     - `mask = none`: always;
     - `mask = causal`: `j <= i + off`;
     - `mask = sliding_window`: `j <= i + off` and `i + off - j < window`
@@ -343,6 +360,7 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   }];
   let arguments = (ins Tfm_FloatTensor:$query, Tfm_FloatTensor:$key, Tfm_FloatTensor:$value,
                        Optional<Tfm_IndexTensor>:$key_lengths,
+                       Optional<Tfm_IndexTensor>:$offsets,
                        Optional<Tfm_FloatTensor>:$alibi_slopes,
                        Optional<Tfm_FloatTensor>:$bias,
                        F64Attr:$scale,
@@ -352,6 +370,7 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
@@ -361,6 +380,43 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     /// Number of query heads that share one K/V head.
     int64_t getGroupSize();
   }];
+}
+
+def Tfm_CacheAppendOp : Tfm_Op<"cache_append", [Pure, AllTypesMatch<["cache", "result"]>]> {
+  let summary = "writes new keys or values into a KV cache";
+  let description = [{
+    For `update : [B, H, T, D]`, `offsets`, `lengths : [B]` and a cache
+    `[B, I0, ..., Ik-1, H, C, D]` whose leading static dimensions after B
+    are selected by `index = [i0, ..., ik-1]` (e.g. layer and key/value of
+    the generation step's `[B, L, 2, H, C, D]` cache): the result is
+    `cache` with
+    `result[b, i0, ..., h, offsets[b] + t, :] = update[b, h, t, :]` for
+    `0 <= t < lengths[b]`, the keys (or values) of the tokens a generation
+    step appends to sequence `b`. Rows of `update` at and beyond
+    `lengths[b]` (padding of a ragged batch) are not written. The runtime
+    guarantees `offsets[b] + lengths[b] <= C`; the lowering clamps to it,
+    so that no write leaves the cache.
+
+    The op updates the whole cache value rather than a slice of it, so
+    that a step's appends chain through one value and bufferization writes
+    them into the caller's buffer in place.
+
+    ```mlir
+    %c2 = tfm.cache_append %k into %cache offsets(%off) lengths(%len)
+        {index = array<i64: 3, 0>}
+        : tensor<?x4x?x64xf32>, tensor<?xi32>, tensor<?xi32>
+        -> tensor<?x12x2x4x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$update, Tfm_FloatTensor:$cache,
+                       Tfm_IndexTensor:$offsets, Tfm_IndexTensor:$lengths,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$index);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $update `into` $cache `offsets` `(` $offsets `)` `lengths` `(` $lengths `)`
+    attr-dict `:` type($update) `,` type($offsets) `,` type($lengths) `->` type($cache)
+  }];
+  let hasVerifier = 1;
 }
 
 def Tfm_SplitHeadsOp : Tfm_Op<"split_heads", [Pure]> {

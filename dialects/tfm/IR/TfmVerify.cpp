@@ -74,3 +74,14 @@ LogicalResult ShapeVerifier::sameShape(StringRef name, ShapedType type,
       return failure();
   return success();
 }
+
+LogicalResult ShapeVerifier::perSequence(StringRef name, Value v,
+                                         StringRef refName, ShapedType ref) {
+  if (!v)
+    return success();
+  auto type = cast<ShapedType>(v.getType());
+  if (failed(rank(name, type, 1, "[B]")) ||
+      failed(sameDim(name, type, 0, "B", refName, ref, 0)))
+    return failure();
+  return success();
+}

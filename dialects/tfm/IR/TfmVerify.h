@@ -59,6 +59,11 @@ public:
   LogicalResult sameShape(StringRef name, ShapedType type, StringRef refName,
                           ShapedType ref);
 
+  /// An optional per-sequence operand (`offsets`, `key_lengths`): absent,
+  /// or `[B]` with B dimension 0 of `ref`.
+  LogicalResult perSequence(StringRef name, Value v, StringRef refName,
+                            ShapedType ref);
+
 private:
   Operation *op;
 };

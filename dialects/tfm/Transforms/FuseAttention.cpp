@@ -358,7 +358,8 @@ void rewrite(MatmulOp pv, Chain &chain, RewriterBase &rewriter,
   Value slopes = chain.alibi ? chain.alibi.getSlopes() : Value();
   auto attention = AttentionOp::create(
       rewriter, pv.getLoc(), pv.getType(), chain.query, chain.key, chain.value,
-      keyLengths, slopes, chain.bias, APFloat(chain.scale), kind, window);
+      keyLengths, /*offsets=*/Value(), slopes, chain.bias,
+      APFloat(chain.scale), kind, window);
   rewriter.replaceOp(pv, attention.getResult());
   erased.insert(pv);
 

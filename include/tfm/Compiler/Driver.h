@@ -43,6 +43,9 @@ struct DriverOptions {
   /// and the pipeline runs without -tfm-fuse-attention, so the chain is
   /// lowered op by op.
   bool noFuse = false;
+  /// Also compile the generation step (`_mlir_ciface_step`, the session
+  /// functions of the C ABI): decoders with an LM head.
+  bool generation = false;
   /// GEMM weights read as stored: no -tfm-pack-weights, no prepared
   /// tensors (less memory per instance, slower GEMMs).
   bool noPackWeights = false;

@@ -54,7 +54,15 @@ struct BuildOptions {
   /// Emit the unfused attention (transpose, matmul, scale, make_mask,
   /// masked_fill, softmax, matmul) instead of tfm.attention.
   bool noFuse = false;
+  /// Also build the generation step `@step` (docs/architecture.md,
+  /// "Generation"): decoders with an LM head only.
+  bool generation = false;
 };
+
+/// Whether a generation step can be built for `config`: a decoder with an
+/// LM head whose every layer is causal (or sliding-window); the error says
+/// which part is not.
+llvm::Error checkGeneration(const ModelConfig &config);
 
 /// Builds the tfm module of the forward pass. The result is verified by the
 /// caller.

@@ -37,7 +37,7 @@
 |* Memory: the model reads weights through a memory mapping of the            *|
 |* safetensors file (zero-copy for aligned little-endian F32 tensors; F16 and *|
 |* BF16 are widened to F32 copies at load time). Generated code writes to     *|
-|* `out` only; inputs are never modified.                                     *|
+|* `out` only (and a session's own KV cache); inputs are never modified.      *|
 |*                                                                            *|
 |* CUDA models: tfm_model_create opens the NVIDIA driver (libcuda.so.1, at    *|
 |* run time: the library has no link-time CUDA dependency and loads on any    *|
@@ -47,6 +47,10 @@
 |* fails with TFM_ERROR_UNSUPPORTED. TFM_CUDA_DEVICE=<ordinal> picks the      *|
 |* device (default 0); it is read by the first successful create of the      *|
 |* process.                                                                   *|
+|*                                                                            *|
+|* Generation: decoders compiled with tfmc --generation also run sessions     *|
+|* (tfm_session_*, below) that keep each sequence's keys and values, so that  *|
+|* a new token costs one step instead of a forward pass over the sequence.    *|
 |*                                                                            *|
 |* See docs/c-abi.md for the full contract.                                   *|
 |*                                                                            *|
@@ -76,9 +80,12 @@ extern "C" {
 typedef enum tfm_status {
   TFM_OK = 0,
   /* A NULL pointer, a non-positive or too large dimension, a token id
-   * outside [0, vocab_size), a length outside [1, seq]. */
+   * outside [0, vocab_size), a length outside [1, seq]; for sessions also a
+   * slot out of range or listed twice, a full slot, decode on an empty
+   * slot. */
   TFM_ERROR_INVALID_ARGUMENT = 1,
-  /* `out_capacity_elements` is smaller than the output. */
+  /* `out_capacity_elements` (`logits_capacity`) is smaller than the
+   * output. */
   TFM_ERROR_BUFFER_TOO_SMALL = 2,
   /* The weights cannot be read, are not valid safetensors, or do not match
    * the model (missing tensor, wrong shape, unsupported dtype). */
@@ -88,7 +95,8 @@ typedef enum tfm_status {
   /* An allocation failed (converted weights, the lengths buffer). */
   TFM_ERROR_OUT_OF_MEMORY = 5,
   /* The model does not have this entry point, e.g. tfm_model_forward on an
-   * encoder-decoder model, or no weights path and no embedded weights; or a
+   * encoder-decoder model, tfm_session_create on a model compiled without
+   * generation entries, or no weights path and no embedded weights; or a
    * CUDA model cannot run here: no NVIDIA driver, no CUDA device, a driver
    * older than CUDA 12.0, or no code for this GPU in the library. */
   TFM_ERROR_UNSUPPORTED = 6,
@@ -188,8 +196,10 @@ TFM_API tfm_status tfm_model_output_shape(const tfm_model *model,
 
 /* The model's manifest, a NUL-terminated JSON object (format
  * "tfm-manifest/1": model_name, architecture, device (only when not "cpu":
- * "cuda"), vocab_size, max_seq_len, output, output_dims, inputs, weights,
- * prepared). The string lives as long as the library is loaded. */
+ * "cuda"), precision (only when not "f32"), vocab_size, max_seq_len, output,
+ * output_dims, inputs, weights, prepared, kv_cache (only for libraries with
+ * generation entries)). The string lives as long as the library is
+ * loaded. */
 TFM_API tfm_status tfm_model_info(const tfm_model *model,
                                   const char **manifest_json);
 
@@ -197,6 +207,96 @@ TFM_API tfm_status tfm_model_info(const tfm_model *model,
  * out which weights (names, shapes) the library needs before it has them.
  * Same string as tfm_model_info returns. */
 TFM_API tfm_status tfm_library_info(const char **manifest_json);
+
+/*===--------------------------------------------------------------------===*
+ * Generation sessions (KV cache)
+ *===--------------------------------------------------------------------===*/
+
+/* A generation session: the keys and values of up to max_slots sequences
+ * (slots), each holding up to max_context tokens, so that a new token costs
+ * one step over that token instead of a forward pass over the whole
+ * sequence. Opaque. Only decoders compiled with generation entries (tfmc
+ * --generation; their manifest has "kv_cache") have sessions.
+ *
+ *   tfm_session *s;
+ *   tfm_session_create(m, 2, 64, &s);            2 slots of 64 tokens
+ *   int64_t slots[2] = {0, 1};
+ *   tfm_session_prefill(s, slots, 2, prompts, seq, lengths, logits, cap);
+ *   ... pick next[0], next[1] from logits [2 x vocab] ...
+ *   tfm_session_decode(s, slots, 2, next, logits, cap);
+ *   tfm_session_reset(s, 1);                     slot 1 is empty again
+ *   tfm_session_destroy(s);
+ *
+ * Threads: a session must not be used from two threads at once (every call
+ * but tfm_session_length modifies it); separate sessions may be used from
+ * separate threads at the same time, also when they share one model. A
+ * session refers to its model: destroy it before the model. Steps run with
+ * the model's thread count (tfm_model_set_num_threads), like forward calls.
+ *
+ * Errors: every argument is validated before generated code runs. A failed
+ * call writes nothing (neither `logits` nor the cache) and leaves the
+ * session as it was, usable. */
+typedef struct tfm_session tfm_session;
+
+/* Creates a session of `max_slots` >= 1 empty slots, each holding up to
+ * `max_context` tokens, 1 <= max_context <= the manifest's max_seq_len.
+ *
+ * Memory: the cache, max_slots * max_context * layers * 2 * kv_heads *
+ * head_dim floats (the manifest's "kv_cache"), zeroed, allocated here once,
+ * plus about max_slots * (max_context + vocab_size) words of scratch, so
+ * that no later call allocates; nothing of size T x T is ever allocated.
+ *
+ * TFM_ERROR_UNSUPPORTED when the model has no generation step (a library
+ * compiled without tfmc --generation, an encoder) or is a CUDA model
+ * (sessions run on the CPU only, for now). TFM_ERROR_INVALID_ARGUMENT when
+ * the cache size overflows, TFM_ERROR_OUT_OF_MEMORY when it cannot be
+ * allocated. On success stores the session in *out; on failure *out is left
+ * alone. */
+TFM_API tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
+                                      int64_t max_context, tfm_session **out);
+
+/* Releases the session and its cache. NULL is a no-op. */
+TFM_API tfm_status tfm_session_destroy(tfm_session *session);
+
+/* Appends tokens to `n` >= 1 distinct slots at once and computes the logits
+ * of each one's last new token.
+ *
+ * `slots`: n slot indices in [0, max_slots), no two equal, in any order.
+ * `ids`: n x seq token ids, row-major: row i holds the tokens for slots[i].
+ * `lengths`: n counts in [1, seq]; row i appends its first lengths[i]
+ * tokens (the rest of the row is ignored, and need not be valid ids).
+ * Counted ids must lie in [0, vocab_size). A slot that already holds tokens
+ * gets the new ones after them (chunked prefill); it may hold at most
+ * max_context tokens afterwards.
+ * `logits`: receives n x vocab_size floats, row i the next-token logits
+ * after slots[i]'s last new token; `logits_capacity` is how many floats it
+ * can hold (TFM_ERROR_BUFFER_TOO_SMALL when fewer than n x vocab_size).
+ *
+ * The work is one step over the slots from the lowest to the highest listed
+ * one (unlisted slots in between are carried along untouched): list slots
+ * that lie close together. */
+TFM_API tfm_status tfm_session_prefill(tfm_session *session,
+                                       const int64_t *slots, int64_t n,
+                                       const int32_t *ids, int64_t seq,
+                                       const int32_t *lengths, float *logits,
+                                       int64_t logits_capacity);
+
+/* Appends one token, ids[i], to each of the `n` distinct slots[i] and
+ * computes its logits into row i of `logits` (n x vocab_size floats), as
+ * tfm_session_prefill with seq = 1. Every listed slot must already hold at
+ * least one token (prefill it first) and fewer than max_context. */
+TFM_API tfm_status tfm_session_decode(tfm_session *session,
+                                      const int64_t *slots, int64_t n,
+                                      const int32_t *ids, float *logits,
+                                      int64_t logits_capacity);
+
+/* Empties one slot: it holds no token afterwards and behaves like a slot of
+ * a new session. */
+TFM_API tfm_status tfm_session_reset(tfm_session *session, int64_t slot);
+
+/* The number of tokens `slot` holds, in *length. */
+TFM_API tfm_status tfm_session_length(const tfm_session *session, int64_t slot,
+                                      int64_t *length);
 
 /* The message of the last failing call on this thread; "" if none failed.
  * Valid until the next failing call on this thread. Never NULL. */

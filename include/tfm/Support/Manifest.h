@@ -9,7 +9,8 @@
 //    "max_seq_len":32,
 //    "output":"logits","output_dims":[64],"inputs":["ids","lengths"],
 //    "weights":[{"name":"embed.tokens","shape":[64,32],"round":"bf16"},...],
-//    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...]}
+//    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...],
+//    "kv_cache":{"layers":2,"kv_heads":4,"head_dim":8}}
 //
 // "device" (optional, "cpu" when absent) says where the generated code runs:
 // "cpu", or "cuda" for a library whose host code launches CUDA kernels
@@ -18,7 +19,10 @@
 // inputs; a weight's "round" (optional) asks the runtime to round its
 // values to bf16 or f16 when it binds them. "prepared"
 // (optional) lists the tensors that the library's tfm_prepare computes from
-// the weights once per model instance (packed layouts).
+// the weights once per model instance (packed layouts). "kv_cache"
+// (optional) says the library also exports the generation step
+// `_mlir_ciface_step` and gives the shape of one sequence slot's KV cache
+// (docs/architecture.md, "Generation").
 //
 // This header is the one description of that format: the field names, the
 // spellings of the architecture and output kinds, the struct both sides
@@ -160,6 +164,18 @@ inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch) {
   return kSingle;
 }
 
+/// The KV cache of one sequence slot of a generation session is
+/// `float[layers][2][kv_heads][max_context][head_dim]` (index 0 keys, 1
+/// values); a session's cache is `[slots]` of those, slot-major, so the
+/// slots a step touches are one contiguous range.
+struct ManifestKvCache {
+  int64_t layers = 0;
+  int64_t kvHeads = 0;
+  int64_t headDim = 0;
+  /// Floats per slot and cached position: layers * 2 * kv_heads * head_dim.
+  int64_t floatsPerPosition() const { return layers * 2 * kvHeads * headDim; }
+};
+
 /// One slot of the weights table.
 struct ManifestWeight {
   /// The exact tensor name to look up in the weights file: the name of the
@@ -202,6 +218,11 @@ struct Manifest {
     static constexpr llvm::StringLiteral kWeightShape = "shape";
     /// Optional: "bf16" or "f16" (ManifestWeight::round).
     static constexpr llvm::StringLiteral kWeightRound = "round";
+    /// Optional: the generation step's cache (ManifestKvCache).
+    static constexpr llvm::StringLiteral kKvCache = "kv_cache";
+    static constexpr llvm::StringLiteral kCacheLayers = "layers";
+    static constexpr llvm::StringLiteral kCacheKvHeads = "kv_heads";
+    static constexpr llvm::StringLiteral kCacheHeadDim = "head_dim";
   };
 
   std::string modelName;
@@ -224,6 +245,9 @@ struct Manifest {
   /// a model instance is created (packed layouts): the runtime allocates
   /// them and gives them the table slots after `weights`, in this order.
   std::vector<ManifestWeight> prepared;
+  /// Present when the library exports the generation step
+  /// `_mlir_ciface_step` (decoders compiled with generation entries).
+  std::optional<ManifestKvCache> kvCache;
 
   /// Parses and validates a manifest. Every error starts with `origin` (the
   /// file or symbol the text came from) and names the field at fault:
@@ -276,6 +300,12 @@ struct Manifest {
       list(Field::kWeights, weights);
       if (!prepared.empty())
         list(Field::kPrepared, prepared);
+      if (kvCache)
+        j.attributeObject(Field::kKvCache, [&] {
+          j.attribute(Field::kCacheLayers, kvCache->layers);
+          j.attribute(Field::kCacheKvHeads, kvCache->kvHeads);
+          j.attribute(Field::kCacheHeadDim, kvCache->headDim);
+        });
     });
     return text;
   }

@@ -205,7 +205,14 @@ Value AttentionTiler::build(OpBuilder &b) {
   blk.h0 = mulI(b, loc, blk.n, cstIndex(b, loc, g));
   blk.q0 = mulI(b, loc, ivs[2], brV);
   blk.bq = minI(b, loc, brV, subI(b, loc, tq, blk.q0));
-  blk.off = subI(b, loc, tk, tq);
+  // Query i sits at key position i + off: Tk - Tq, or the sequence's
+  // offset in a KV cache.
+  if (Value offsets = op.getOffsets()) {
+    Value raw = tensor::ExtractOp::create(b, loc, offsets, ValueRange{blk.b});
+    blk.off = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+  } else {
+    blk.off = subI(b, loc, tk, tq);
+  }
   Value outArg = forall.getRegionIterArgs()[0];
   Type f32 = b.getF32Type();
 

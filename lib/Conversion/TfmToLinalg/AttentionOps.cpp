@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -147,7 +148,7 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
     AffineExpr zero = getAffineConstantExpr(0, ctx);
     SmallVector<Value> inputs{scores};
     SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(5)};
-    int biasIdx = -1, slopeIdx = -1, lenIdx = -1;
+    int biasIdx = -1, slopeIdx = -1, lenIdx = -1, offIdx = -1;
     if (Value bias = op.getBias()) {
       RankedTensorType bT = rankedType(bias);
       // Verified: rank 4 with dim 1 equal to Hq where static.
@@ -202,12 +203,19 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
       inputs.push_back(lens);
       maps.push_back(AffineMap::get(5, 0, {sb}, ctx));
     }
-    Value off = arith::SubIOp::create(
+    // Query i sits at key position i + off: off = Tk - Tq, or offsets[b].
+    Value tkMinusTq = arith::SubIOp::create(
         b, loc, getValueOrCreateConstantIndexOp(b, loc, tk),
         getValueOrCreateConstantIndexOp(b, loc, tq));
+    if (Value offsets = op.getOffsets()) {
+      offIdx = inputs.size();
+      inputs.push_back(offsets);
+      maps.push_back(AffineMap::get(5, 0, {sb}, ctx));
+    }
     Value masked = elementwise(
         b, loc, sSizes, b.getF32Type(), inputs, maps,
         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value off = offIdx >= 0 ? toIndex(nb, l, a[offIdx]) : tkMinusTq;
           Value s = arith::MulFOp::create(nb, l, a[0], cstF32(nb, l, scale));
           if (biasIdx >= 0)
             s = arith::AddFOp::create(nb, l, s, toF32(nb, l, a[biasIdx]));
@@ -288,6 +296,64 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
         });
     return Value(tensor::CollapseShapeOp::create(
         b, loc, out, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}));
+  }
+};
+
+/// One scf.for over the sequences: sequence b's first lengths[b] rows of the
+/// update go into its cache slice at offsets[b], clamped into the cache.
+/// Each iteration inserts into the loop-carried cache, which bufferization
+/// turns into a copy into the cache's buffer in place (the generation step
+/// passes the caller's cache).
+struct CacheAppendLowering : TfmLowering<CacheAppendOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(CacheAppendOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value update = op.getUpdate(), cache = op.getCache();
+    RankedTensorType uT = rankedType(update), cT = rankedType(cache);
+    ArrayRef<int64_t> index = op.getIndex();
+    int64_t k = static_cast<int64_t>(index.size()), rank = cT.getRank();
+    SmallVector<OpFoldResult> cS = sizesOf(b, loc, cache);
+    SmallVector<OpFoldResult> uS = sizesOf(b, loc, update);
+    Value c0 = cstIndex(b, loc, 0), c1 = cstIndex(b, loc, 1);
+    Value bsz = getValueOrCreateConstantIndexOp(b, loc, cS[0]);
+    Value capacity = getValueOrCreateConstantIndexOp(b, loc, cS[2 + k]);
+    Value rows = getValueOrCreateConstantIndexOp(b, loc, uS[2]);
+    Value offsets = op.getOffsets(), lengths = op.getLengths();
+    auto loop = scf::ForOp::create(
+        b, loc, c0, bsz, c1, ValueRange{cache},
+        [&](OpBuilder &nb, Location l, Value seq, ValueRange iter) {
+          auto read = [&](Value t) {
+            return toIndex(
+                nb, l, tensor::ExtractOp::create(nb, l, t, ValueRange{seq}));
+          };
+          Value off = clampIndex(nb, l, read(offsets), c0, capacity);
+          Value room = arith::SubIOp::create(nb, l, capacity, off);
+          Value n = clampIndex(nb, l, read(lengths), c0,
+                               arith::MinSIOp::create(nb, l, room, rows));
+          OpFoldResult one = nb.getIndexAttr(1), zero = nb.getIndexAttr(0);
+          auto sliceT = RankedTensorType::get(
+              {1, uT.getDimSize(1), ShapedType::kDynamic, uT.getDimSize(3)},
+              uT.getElementType());
+          Value rowsOf = tensor::ExtractSliceOp::create(
+              nb, l, sliceT, update,
+              SmallVector<OpFoldResult>{seq, zero, zero, zero},
+              SmallVector<OpFoldResult>{one, uS[1], n, uS[3]},
+              SmallVector<OpFoldResult>(4, one));
+          // [b, index..., 0, off, 0] of size [1, 1..., H, n, D]; the unit
+          // index dimensions are dropped (rank-reducing insert).
+          SmallVector<OpFoldResult> offs{seq}, sizes{one};
+          for (int64_t at : index) {
+            offs.push_back(nb.getIndexAttr(at));
+            sizes.push_back(one);
+          }
+          offs.append({zero, off, zero});
+          sizes.append({uS[1], n, uS[3]});
+          Value next = tensor::InsertSliceOp::create(
+              nb, l, rowsOf, iter[0], offs, sizes,
+              SmallVector<OpFoldResult>(rank, one));
+          scf::YieldOp::create(nb, l, next);
+        });
+    return loop.getResult(0);
   }
 };
 
@@ -472,5 +538,5 @@ struct RepeatKvLowering : TfmLowering<RepeatKvOp> {
 } // namespace
 
 void mlir::tfm::lowering::populateAttentionLowerings(RewritePatternSet &patterns) {
-  patterns.add<SoftmaxLowering, AttentionLowering, SplitHeadsLowering, MergeHeadsLowering, TransposeLowering, MakeMaskLowering, MaskedFillLowering, AlibiBiasLowering, RepeatKvLowering>(patterns.getContext());
+  patterns.add<SoftmaxLowering, AttentionLowering, CacheAppendLowering, SplitHeadsLowering, MergeHeadsLowering, TransposeLowering, MakeMaskLowering, MaskedFillLowering, AlibiBiasLowering, RepeatKvLowering>(patterns.getContext());
 }

@@ -22,6 +22,16 @@ using namespace mlir::tfm::lowering;
 
 namespace {
 
+/// The position of token `t` in a table over (b, t, ...) dims: `t`, or
+/// `offsets[b] + t` when the op has offsets (`a` is the offsets element of
+/// that generic, `tDim` the loop dimension of t).
+Value positionOf(OpBuilder &b, Location loc, Value offset, unsigned tDim) {
+  Value t = linalg::IndexOp::create(b, loc, tDim);
+  if (!offset)
+    return t;
+  return arith::AddIOp::create(b, loc, toIndex(b, loc, offset), t);
+}
+
 struct EmbeddingLowering : TfmLowering<EmbeddingOp> {
   using TfmLowering::TfmLowering;
   FailureOr<Value> lower(EmbeddingOp op, PatternRewriter &b) const override {
@@ -66,13 +76,23 @@ struct SinusoidalPositionLowering : TfmLowering<SinusoidalPositionOp> {
     int64_t dim = xType.getDimSize(2);
     MLIRContext *ctx = b.getContext();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
-    // table[t, d] (computed in f64: t * freq grows large).
+    // table[t, d], or table[b, t, d] with offsets (computed in f64: t * freq
+    // grows large).
+    Value offsets = op.getOffsets();
     SmallVector<OpFoldResult> tSizes{sizes[1], sizes[2]};
+    SmallVector<AffineMap> tMaps;
+    if (offsets) {
+      tSizes.insert(tSizes.begin(), sizes[0]);
+      tMaps.push_back(AffineMap::get(3, 0, {getAffineDimExpr(0, ctx)}, ctx));
+    }
+    unsigned tDim = offsets ? 1 : 0;
     Value table = elementwise(
-        b, loc, tSizes, b.getF32Type(), {}, {},
-        [&](OpBuilder &nb, Location nloc, ValueRange) -> Value {
-          Value t = indexToF64(nb, nloc, linalg::IndexOp::create(nb, nloc, 0));
-          Value d = linalg::IndexOp::create(nb, nloc, 1);
+        b, loc, tSizes, b.getF32Type(),
+        offsets ? ValueRange{offsets} : ValueRange{}, tMaps,
+        [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+          Value t = indexToF64(
+              nb, nloc, positionOf(nb, nloc, offsets ? a[0] : Value(), tDim));
+          Value d = linalg::IndexOp::create(nb, nloc, tDim + 1);
           Value two = cstIndex(nb, nloc, 2);
           Value pair = arith::DivUIOp::create(nb, nloc, d, two);
           Value even = arith::CmpIOp::create(
@@ -91,8 +111,10 @@ struct SinusoidalPositionLowering : TfmLowering<SinusoidalPositionOp> {
         });
     AffineExpr bd, td, dd;
     bindDims(ctx, bd, td, dd);
-    SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(3),
-                                AffineMap::get(3, 0, {td, dd}, ctx)};
+    SmallVector<AffineMap> maps{
+        b.getMultiDimIdentityMap(3),
+        offsets ? b.getMultiDimIdentityMap(3)
+                : AffineMap::get(3, 0, {td, dd}, ctx)};
     Type et = xType.getElementType();
     return elementwise(b, loc, sizes, et, ValueRange{x, table}, maps,
                        [&](OpBuilder &nb, Location nloc, ValueRange a) {
@@ -114,6 +136,28 @@ struct LearnedPositionLowering : TfmLowering<LearnedPositionOp> {
            "verified tfm.learned_position: x [B, T, D], table [P, D]");
     MLIRContext *ctx = b.getContext();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
+    Type et = xType.getElementType();
+    if (Value offsets = op.getOffsets()) {
+      // Row offsets[b] + t of the table, clamped into it: the runtime keeps
+      // positions below P; the clamp keeps a caller that skipped validation
+      // from reading out of bounds.
+      Value lastRow = arith::SubIOp::create(
+          b, loc, tensor::DimOp::create(b, loc, table, 0), cstIndex(b, loc, 1));
+      return elementwise(
+          b, loc, sizes, et, ValueRange{x, offsets},
+          {b.getMultiDimIdentityMap(3),
+           AffineMap::get(3, 0, {getAffineDimExpr(0, ctx)}, ctx)},
+          [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+            Value row = clampIndex(nb, nloc, positionOf(nb, nloc, a[1], 1),
+                                   cstIndex(nb, nloc, 0), lastRow);
+            Value col = linalg::IndexOp::create(nb, nloc, 2);
+            Value p = tensor::ExtractOp::create(nb, nloc, table,
+                                                ValueRange{row, col});
+            Value s = arith::AddFOp::create(nb, nloc, toF32(nb, nloc, a[0]),
+                                            toF32(nb, nloc, p));
+            return fromF32(nb, nloc, s, et);
+          });
+    }
     // Only the first T rows of the table take part.
     SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
@@ -124,7 +168,6 @@ struct LearnedPositionLowering : TfmLowering<LearnedPositionOp> {
     bindDims(ctx, bd, td, dd);
     SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(3),
                                 AffineMap::get(3, 0, {td, dd}, ctx)};
-    Type et = xType.getElementType();
     return elementwise(b, loc, sizes, et, ValueRange{x, rows}, maps,
                        [&](OpBuilder &nb, Location nloc, ValueRange a) {
                          Value s = arith::AddFOp::create(
@@ -158,18 +201,32 @@ struct RopeLowering : TfmLowering<RopeOp> {
     MLIRContext *ctx = b.getContext();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
 
-    // cos/sin tables [T, D]: feature d's angle uses its pair index; features
-    // at and beyond rotary_dim get cos = 1, sin = 0 (pass through).
+    // cos/sin tables [T, D], or [B, T, D] with offsets: feature d's angle
+    // uses its pair index; features at and beyond rotary_dim get cos = 1,
+    // sin = 0 (pass through).
+    Value offsets = op.getOffsets();
     SmallVector<OpFoldResult> tSizes{sizes[2], sizes[3]};
+    if (offsets)
+      tSizes.insert(tSizes.begin(), sizes[0]);
+    unsigned tRank = tSizes.size(), tDim = tRank - 2;
     Value cosInit = empty(b, loc, tSizes, b.getF32Type());
     Value sinInit = empty(b, loc, tSizes, b.getF32Type());
-    AffineMap id2 = b.getMultiDimIdentityMap(2);
+    AffineMap idT = b.getMultiDimIdentityMap(tRank);
+    SmallVector<Value> tInputs;
+    SmallVector<AffineMap> tMaps;
+    if (offsets) {
+      tInputs.push_back(offsets);
+      tMaps.push_back(
+          AffineMap::get(tRank, 0, {getAffineDimExpr(0, ctx)}, ctx));
+    }
+    tMaps.append({idT, idT});
     auto tables = linalg::GenericOp::create(
-        b, loc, TypeRange{cosInit.getType(), sinInit.getType()}, ValueRange{},
-        ValueRange{cosInit, sinInit}, SmallVector<AffineMap>{id2, id2},
-        parallel(2), [&](OpBuilder &nb, Location nloc, ValueRange) {
-          Value t = linalg::IndexOp::create(nb, nloc, 0);
-          Value d = linalg::IndexOp::create(nb, nloc, 1);
+        b, loc, TypeRange{cosInit.getType(), sinInit.getType()}, tInputs,
+        ValueRange{cosInit, sinInit}, tMaps, parallel(tRank),
+        [&](OpBuilder &nb, Location nloc, ValueRange a) {
+          Value t =
+              positionOf(nb, nloc, offsets ? a[0] : Value(), tDim);
+          Value d = linalg::IndexOp::create(nb, nloc, tDim + 1);
           Value pair =
               interleaved
                   ? Value(arith::DivUIOp::create(nb, nloc, d,
@@ -200,7 +257,8 @@ struct RopeLowering : TfmLowering<RopeOp> {
 
     AffineExpr bd, hd, td, dd;
     bindDims(ctx, bd, hd, td, dd);
-    AffineMap tdMap = AffineMap::get(4, 0, {td, dd}, ctx);
+    AffineMap tdMap = offsets ? AffineMap::get(4, 0, {bd, td, dd}, ctx)
+                              : AffineMap::get(4, 0, {td, dd}, ctx);
     SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(4), tdMap, tdMap};
     Type et = xType.getElementType();
     return elementwise(

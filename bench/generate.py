@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Generation speed: tfm's KV-cache session against Hugging Face on PyTorch.
+
+    python3 bench/generate.py [--quick] [--models gpt2,llama] [--batches 1,8]
+                              [--contexts 128,512,1024,2048] [--threads N]
+                              [--steps K] [--out FILE]
+
+For each model (random weights from transformers, saved as an HF folder and
+compiled by `tfmc --generation`, so both sides run the same weights):
+
+  * GPT-2 small shaped (12 x 768, 12 heads, vocab 50257; n_positions 2048
+    so that the context reaches 2048);
+  * LLaMA shaped, small enough for a 2-core machine (12 x 768, 12 query and
+    4 key/value heads (GQA), SwiGLU 2048, vocab 32000, RoPE);
+
+and each batch size B, it fills B sequences chunk by chunk up to each
+context length c (a chunked prefill, timed: prefill tokens/s) and, at each
+c, times K decode steps of one token per sequence (decode tokens/s =
+B / time per step). The peer is transformers' model with its KV cache
+(`past_key_values`), driven by the same loop that `generate` runs: one
+forward per chunk, then one per decode step, greedy. That loop is a lower
+bound of `generate`'s own time (no logits processors, no stopping
+criteria), so the ratios below favour the peer; one end-to-end
+`model.generate` per model is also timed for reference.
+
+Threads: tfm's run-time count and torch.set_num_threads both get --threads
+(default: all cores). Results print as a table and go to
+bench/results/generate-<date>-<host>.json; docs/performance.md records them
+with the CPU, the date and the commit.
+
+llama.cpp (llama-cpp-python) is not measured: PyPI has no binary wheel of
+it for this platform, and building it from source is outside these
+machines' budget.
+"""
+
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+VENV_PY = os.path.join(HERE, ".venv", "bin", "python")
+
+
+def reexec_in_venv():
+    if (os.path.exists(VENV_PY) and os.path.realpath(sys.prefix) !=
+            os.path.realpath(os.path.join(HERE, ".venv"))
+            and not os.environ.get("TFM_BENCH_NO_VENV")):
+        os.execv(VENV_PY, [VENV_PY] + sys.argv)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def make_folder(kind, path, seed=0):
+    """An HF folder with random weights (config.json + model.safetensors)."""
+    import torch
+    import transformers
+    if os.path.exists(os.path.join(path, "config.json")):
+        return
+    torch.manual_seed(seed)
+    if kind == "gpt2":
+        config = transformers.GPT2Config(n_positions=2048, n_embd=768,
+                                         n_layer=12, n_head=12,
+                                         vocab_size=50257)
+        model = transformers.GPT2LMHeadModel(config)
+    else:
+        config = transformers.LlamaConfig(
+            hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+            num_key_value_heads=4, intermediate_size=2048, vocab_size=32000,
+            max_position_embeddings=2048, tie_word_embeddings=False)
+        model = transformers.LlamaForCausalLM(config)
+    model.eval()
+    model.save_pretrained(path, safe_serialization=True)
+
+
+# --- tfm through the C ABI (tfm_runtime.h) -----------------------------------
+
+class TfmSession:
+    def __init__(self, library, weights, slots, context, threads):
+        lib = ctypes.CDLL(os.path.abspath(library))
+        self.lib = lib
+        c_void_p, c_int64 = ctypes.c_void_p, ctypes.c_int64
+        i32p = ctypes.POINTER(ctypes.c_int32)
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        f32p = ctypes.POINTER(ctypes.c_float)
+        lib.tfm_model_create.argtypes = [ctypes.c_char_p,
+                                         ctypes.POINTER(c_void_p)]
+        lib.tfm_model_set_num_threads.argtypes = [c_void_p, ctypes.c_int]
+        lib.tfm_session_create.argtypes = [c_void_p, c_int64, c_int64,
+                                           ctypes.POINTER(c_void_p)]
+        lib.tfm_session_prefill.argtypes = [c_void_p, i64p, c_int64, i32p,
+                                            c_int64, i32p, f32p, c_int64]
+        lib.tfm_session_decode.argtypes = [c_void_p, i64p, c_int64, i32p,
+                                           f32p, c_int64]
+        lib.tfm_session_destroy.argtypes = [c_void_p]
+        lib.tfm_model_destroy.argtypes = [c_void_p]
+        lib.tfm_last_error.restype = ctypes.c_char_p
+        self.model = c_void_p()
+        self.check(lib.tfm_model_create(weights.encode(),
+                                        ctypes.byref(self.model)))
+        if threads:
+            self.check(lib.tfm_model_set_num_threads(self.model, threads))
+        self.session = c_void_p()
+        self.check(lib.tfm_session_create(self.model, slots, context,
+                                          ctypes.byref(self.session)))
+        info = ctypes.c_char_p()
+        lib.tfm_model_info.argtypes = [c_void_p, ctypes.POINTER(ctypes.c_char_p)]
+        self.check(lib.tfm_model_info(self.model, ctypes.byref(info)))
+        self.vocab = json.loads(info.value)["vocab_size"]
+
+    def check(self, status):
+        if status != 0:
+            raise RuntimeError(self.lib.tfm_last_error().decode())
+
+    def prefill(self, ids):
+        """ids: numpy int32 [B, T]; every row appends T tokens to its slot."""
+        import numpy as np
+        b, t = ids.shape
+        slots = np.arange(b, dtype=np.int64)
+        lengths = np.full(b, t, dtype=np.int32)
+        logits = np.empty((b, self.vocab), dtype=np.float32)
+        ids = np.ascontiguousarray(ids, dtype=np.int32)
+        self.check(self.lib.tfm_session_prefill(
+            self.session, slots.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+            b, ids.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), t,
+            lengths.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+            logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)),
+            logits.size))
+        return logits
+
+    def decode(self, ids):
+        import numpy as np
+        b = ids.shape[0]
+        slots = np.arange(b, dtype=np.int64)
+        logits = np.empty((b, self.vocab), dtype=np.float32)
+        ids = np.ascontiguousarray(ids, dtype=np.int32)
+        self.check(self.lib.tfm_session_decode(
+            self.session, slots.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+            b, ids.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+            logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)),
+            logits.size))
+        return logits
+
+    def close(self):
+        self.lib.tfm_session_destroy(self.session)
+        self.lib.tfm_model_destroy(self.model)
+
+
+# --- the measurement loop, the same for both sides ----------------------------
+
+def sweep(prefill, decode, batch, contexts, steps, vocab, seed):
+    """Fills `batch` sequences up to each context (chunked prefill), then
+    times `steps` decode steps there. Returns rows of dicts and the greedy
+    tokens of the first decode steps (to compare the two sides)."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    rows, first_tokens = [], None
+    held = 0
+    for c in contexts:
+        # Prefill up to c - steps (the decode steps then end at c).
+        target = c - steps
+        chunk = rng.integers(0, vocab, size=(batch, target - held),
+                             dtype=np.int32)
+        t0 = time.perf_counter()
+        logits = prefill(chunk)
+        t_prefill = time.perf_counter() - t0
+        prefill_tokens = batch * (target - held)
+        held = target
+        next_ids = logits.argmax(axis=-1).astype(np.int32)
+        times, tokens = [], []
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            logits = decode(next_ids)
+            times.append(time.perf_counter() - t0)
+            next_ids = logits.argmax(axis=-1).astype(np.int32)
+            tokens.append(next_ids.tolist())
+        held += steps
+        if first_tokens is None:
+            first_tokens = tokens
+        times.sort()
+        step = times[len(times) // 2]
+        rows.append({"context": c, "prefill_tokens": prefill_tokens,
+                     "prefill_s": t_prefill,
+                     "prefill_tok_s": prefill_tokens / t_prefill,
+                     "decode_step_s": step, "decode_tok_s": batch / step})
+    return rows, first_tokens
+
+
+def run_tfm(library, folder, batch, contexts, steps, threads, vocab):
+    weights = os.path.join(folder, "model.safetensors")
+    s = TfmSession(library, weights, batch, contexts[-1], threads)
+    try:
+        # Warm-up (first-touch of the cache pages, thread pool start).
+        import numpy as np
+        s.prefill(np.zeros((batch, 4), dtype=np.int32))
+        s.lib.tfm_session_reset.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+        for b in range(batch):
+            s.check(s.lib.tfm_session_reset(s.session, b))
+        return sweep(s.prefill, s.decode, batch, contexts, steps, vocab, 7)
+    finally:
+        s.close()
+
+
+def run_hf(folder, batch, contexts, steps, threads, vocab):
+    import numpy as np
+    import torch
+    import transformers
+    torch.set_num_threads(threads)
+    model = transformers.AutoModelForCausalLM.from_pretrained(
+        folder, torch_dtype=torch.float32)
+    model.eval()
+    state = {"past": None}
+
+    def forward(ids):
+        with torch.no_grad():
+            out = model(torch.from_numpy(ids.astype(np.int64)),
+                        past_key_values=state["past"], use_cache=True)
+        state["past"] = out.past_key_values
+        return out.logits[:, -1, :].float().numpy()
+
+    def decode(next_ids):
+        return forward(next_ids.reshape(-1, 1))
+
+    forward(np.zeros((batch, 4), dtype=np.int32))  # warm-up
+    state["past"] = None
+    rows, tokens = sweep(forward, decode, batch, contexts, steps, vocab, 7)
+
+    # One end-to-end generate, for reference: prompt 128, 32 new tokens.
+    ids = torch.from_numpy(np.random.default_rng(3).integers(
+        0, vocab, size=(batch, 128)).astype(np.int64))
+    with torch.no_grad():
+        t0 = time.perf_counter()
+        model.generate(ids, attention_mask=torch.ones_like(ids),
+                       max_new_tokens=32, min_new_tokens=32, do_sample=False,
+                       use_cache=True, pad_token_id=0)
+        t_generate = time.perf_counter() - t0
+    return rows, tokens, t_generate
+
+
+def main():
+    reexec_in_venv()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="contexts 64,128, batch 1, 4 steps")
+    ap.add_argument("--models", default="gpt2,llama")
+    ap.add_argument("--batches", default="1,8")
+    ap.add_argument("--contexts", default="128,512,1024,2048")
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--tfmc", default=os.path.join(ROOT, "build", "bin",
+                                                    "tfmc"))
+    ap.add_argument("--work", default=os.path.join(HERE, "work"))
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    if args.quick:
+        args.contexts, args.batches, args.steps = "64,128", "1", 4
+    contexts = [int(c) for c in args.contexts.split(",")]
+    batches = [int(b) for b in args.batches.split(",")]
+    import torch
+    import transformers
+    os.makedirs(args.work, exist_ok=True)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short",
+                             "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    report = {"date": datetime.date.today().isoformat(), "host":
+              socket.gethostname(), "cpu": cpu_name(), "cores":
+              os.cpu_count(), "threads": args.threads, "commit": commit,
+              "torch": torch.__version__, "transformers":
+              transformers.__version__, "steps": args.steps, "results": []}
+    print(f"# {report['cpu']}, {report['cores']} cores, {args.threads} "
+          f"threads, torch {torch.__version__}, commit {commit}")
+    for kind in args.models.split(","):
+        folder = os.path.join(args.work, kind)
+        make_folder(kind, folder)
+        library = os.path.join(args.work, kind + ".so")
+        if not os.path.exists(library):
+            t0 = time.perf_counter()
+            subprocess.run([args.tfmc, folder, "--generation", "--quiet", "-o",
+                            library], check=True)
+            print(f"# {kind}: tfmc --generation took "
+                  f"{time.perf_counter() - t0:.0f} s")
+        with open(os.path.join(folder, "config.json")) as f:
+            vocab = json.load(f)["vocab_size"]
+        for batch in batches:
+            tfm_rows, tfm_tokens = run_tfm(library, folder, batch, contexts,
+                                           args.steps, args.threads, vocab)
+            hf_rows, hf_tokens, t_generate = run_hf(
+                folder, batch, contexts, args.steps, args.threads, vocab)
+            same = tfm_tokens == hf_tokens
+            print(f"\n## {kind}, batch {batch} (greedy tokens of the first "
+                  f"decode steps {'agree' if same else 'DIFFER'}; HF "
+                  f"generate 128+32 tokens: {t_generate:.2f} s)")
+            print("| context | prefill tok/s tfm | HF | tfm/HF | decode tok/s "
+                  "tfm | HF | tfm/HF | decode ms/step tfm |")
+            print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+            for t, h in zip(tfm_rows, hf_rows):
+                print(f"| {t['context']} | {t['prefill_tok_s']:.0f} | "
+                      f"{h['prefill_tok_s']:.0f} | "
+                      f"{t['prefill_tok_s'] / h['prefill_tok_s']:.2f} | "
+                      f"{t['decode_tok_s']:.1f} | {h['decode_tok_s']:.1f} | "
+                      f"{t['decode_tok_s'] / h['decode_tok_s']:.2f} | "
+                      f"{1000 * t['decode_step_s']:.1f} |")
+            report["results"].append({
+                "model": kind, "batch": batch, "tfm": tfm_rows, "hf": hf_rows,
+                "hf_generate_128_32_s": t_generate, "tokens_agree": same})
+    out = args.out or os.path.join(
+        HERE, "results", "generate-%s-%s.json" % (report["date"],
+                                                   report["host"]))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"\n# written to {out}")
+
+
+if __name__ == "__main__":
+    main()

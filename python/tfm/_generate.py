@@ -1,0 +1,523 @@
+"""Generation: sessions (the KV cache of the C ABI's tfm_session_*) and
+token generation with tfm-run's sampler.
+
+The sampler is tfm-run's (tools/tfm-run/tfm-run.cpp, ``Sampler``;
+docs/tfm-run.md, "Generating text"), reproduced operation for operation:
+the same seed and arguments give the same tokens in Python and tfm-run.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import itertools
+import math
+import secrets
+import threading
+from ctypes import byref, c_int64, c_void_p
+from typing import Any, Iterator, List, Optional, Set, Tuple
+
+import numpy as np
+
+from ._errors import Error, InvalidArgumentError, UnsupportedError, error_for_status
+from ._model import _F32, _I32, _I64, Model, _int32_array, _int_array, _ptr
+
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _int_arg(value: Any, name: str) -> int:
+    """An int argument of a C call (int64), checked so that nothing wraps."""
+    if not _is_int(value):
+        raise InvalidArgumentError(f"{name} must be an int, got {type(value).__name__}")
+    v = int(value)
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise InvalidArgumentError(f"{name} is {v}, outside the int64 range of the C ABI")
+    return v
+
+
+# ----- sessions ----------------------------------------------------------------
+
+
+class Session:
+    """A generation session: the KV cache of up to ``max_slots`` sequences
+    (*slots*) of a model, each up to ``max_context`` tokens, so that a new
+    token costs one step over that token instead of a forward pass over the
+    whole sequence (``tfm_session_*``, docs/c-abi.md, "Generation
+    sessions")::
+
+        with model.session(max_slots=2, max_context=64) as s:
+            logits = s.prefill([0, 1], [[5, 17, 3], [4, 4, 0]], lengths=[3, 2])
+            nxt = logits.argmax(axis=1)                    # [2, vocab] -> [2]
+            logits = s.decode([0, 1], nxt)                 # one token per slot
+            s.reset(1)                                     # slot 1 is empty again
+
+    The model must have a generation step (``tfm.compile(...,
+    generation=True)``, ``tfmc --generation``) and run on the CPU.
+
+    Threads: the calls of one session run one after the other (a lock of
+    the session; each call releases the GIL), since every call but
+    :meth:`length` modifies the cache. Separate sessions, also of one model,
+    run in parallel. The session keeps its model alive: ``model.close()``
+    destroys the model only after the last of its sessions is closed.
+
+    Every failure raises a subclass of :class:`tfm.Error` with the
+    library's message; a failed call changes nothing.
+    """
+
+    def __init__(self, model: Model, max_slots: int = 1,
+                 max_context: Optional[int] = None) -> None:
+        self._handle: Optional[int] = None
+        self._lock = threading.Lock()
+        if not isinstance(model, Model):
+            raise InvalidArgumentError(
+                f"model must be a tfm.Model, got {type(model).__name__}")
+        self.model = model
+        info = model._info
+        self.vocab_size = int(info.get("vocab_size", 0))
+        slots = _int_arg(max_slots, "max_slots")
+        context = _int_arg(int(info.get("max_seq_len", 0)) if max_context is None
+                           else max_context, "max_context")
+        lib = model._lib
+        if lib.tfm_session_create is None:
+            raise UnsupportedError(
+                f"{model.library}: the library does not export tfm_session_create "
+                f"(built by a tfm without generation sessions): recompile it with "
+                f"tfm.compile(..., generation=True)")
+        handle = model._acquire()
+        try:
+            out = c_void_p()
+            status = lib.tfm_session_create(handle, slots, context, byref(out))
+            if status != 0:
+                message = lib.tfm_last_error().decode("utf-8", "replace")
+                if status == UnsupportedError.status and "kv_cache" not in info \
+                        and info.get("architecture") == "decoder":
+                    message += "; compile it with tfm.compile(..., generation=True)"
+                raise error_for_status(status, message)
+        except BaseException:
+            model._release(handle)
+            raise
+        self._model_handle = handle
+        self._handle = out.value
+        self.max_slots, self.max_context = slots, context
+
+    # ----- life cycle ---------------------------------------------------------
+
+    def close(self) -> None:
+        """Releases the cache (``tfm_session_destroy``); later calls raise
+        :class:`tfm.Error`. Closing twice is allowed."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            self.model._lib.tfm_session_destroy(handle)
+            self.model._release(self._model_handle)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is not None:
+            try:
+                self.close()
+            except Exception:  # interpreter shutdown
+                pass
+
+    @contextlib.contextmanager
+    def _use(self) -> Iterator[int]:
+        with self._lock:
+            if self._handle is None:
+                raise Error(f"{self.model.library}: the session is closed")
+            yield self._handle
+
+    # ----- calls --------------------------------------------------------------
+
+    def prefill(self, slots: Any, ids: Any, lengths: Any = None, *,
+                out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Appends tokens to distinct slots and returns the next-token
+        logits after each one's last new token (``tfm_session_prefill``).
+
+        Args:
+            slots: ``[n]`` slot indices in ``[0, max_slots)``, no two equal,
+                any order (list the slots that lie close together: one call
+                is one step over the range from the lowest to the highest).
+                An int: one slot, with ``ids`` one sequence ``[seq]``.
+            ids: ``[n, seq]`` token ids (any integer dtype); row ``i`` is
+                appended to ``slots[i]``, after the tokens it holds
+                (chunked prefill).
+            lengths: ``[n]`` counts in ``[1, seq]``: row ``i`` appends its
+                first ``lengths[i]`` tokens (the rest is ignored). ``None``:
+                every row appends all ``seq`` tokens.
+            out: optional float32 C-contiguous ``[n, vocab]`` array to write
+                into.
+
+        Returns:
+            float32 ``[n, vocab]`` logits (one slot: ``[vocab]``).
+        """
+        if _is_int(slots):
+            row = _int32_array(ids, "ids", "[seq] (one slot)", 1)
+            lens = None if lengths is None else [lengths]
+            result = self.prefill([slots], row.reshape(1, -1), lens,
+                                  out=None if out is None else out.reshape(1, -1))
+            return result[0]
+        slot_array = _int_array(slots, "slots", "[n]", 1, np.int64)
+        n = slot_array.shape[0]
+        rows = _int32_array(ids, "ids", "[n, seq]", 2)
+        if rows.shape[0] != n:
+            raise InvalidArgumentError(
+                f"ids has {rows.shape[0]} rows, slots lists {n} slots")
+        seq = rows.shape[1]
+        if lengths is None:
+            lens = np.full(n, seq, dtype=np.int32)
+        else:
+            lens = _int32_array(lengths, "lengths", "[n]", 1)
+            if lens.shape[0] != n:
+                raise InvalidArgumentError(
+                    f"lengths has {lens.shape[0]} entries, slots lists {n} slots")
+        result = self.model._output(out, (n, self.vocab_size))
+        with self._use() as h:
+            self.model._lib.check(self.model._lib.tfm_session_prefill(
+                h, _ptr(slot_array, _I64), n, _ptr(rows, _I32), seq, _ptr(lens, _I32),
+                _ptr(result, _F32), result.size))
+        return result
+
+    def decode(self, slots: Any, ids: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Appends one token to each slot and returns its next-token logits
+        (``tfm_session_decode``): ``slots`` ``[n]`` distinct slots that
+        hold at least one token, ``ids`` ``[n]`` one token each. An int
+        slot with an int id: ``[vocab]``; else float32 ``[n, vocab]``."""
+        if _is_int(slots):
+            if not _is_int(ids):
+                raise InvalidArgumentError(
+                    f"ids must be one token id (an int) for one slot, got {type(ids).__name__}")
+            result = self.decode([slots], [ids],
+                                 out=None if out is None else out.reshape(1, -1))
+            return result[0]
+        slot_array = _int_array(slots, "slots", "[n]", 1, np.int64)
+        n = slot_array.shape[0]
+        tokens = _int32_array(ids, "ids", "[n]", 1)
+        if tokens.shape[0] != n:
+            raise InvalidArgumentError(
+                f"ids has {tokens.shape[0]} tokens, slots lists {n} slots (one token per slot)")
+        result = self.model._output(out, (n, self.vocab_size))
+        with self._use() as h:
+            self.model._lib.check(self.model._lib.tfm_session_decode(
+                h, _ptr(slot_array, _I64), n, _ptr(tokens, _I32),
+                _ptr(result, _F32), result.size))
+        return result
+
+    def reset(self, slot: int) -> None:
+        """Empties one slot (``tfm_session_reset``): it holds no token
+        afterwards and behaves like a slot of a new session."""
+        s = _int_arg(slot, "slot")
+        with self._use() as h:
+            self.model._lib.check(self.model._lib.tfm_session_reset(h, s))
+
+    def length(self, slot: int) -> int:
+        """The number of tokens ``slot`` holds (``tfm_session_length``)."""
+        s = _int_arg(slot, "slot")
+        n = c_int64()
+        with self._use() as h:
+            self.model._lib.check(self.model._lib.tfm_session_length(h, s, byref(n)))
+        return n.value
+
+    def __repr__(self) -> str:
+        state = "closed" if self._handle is None else "open"
+        return (f"<tfm.Session of '{self.model._info.get('model_name')}': "
+                f"{self.max_slots} slots of {self.max_context} tokens, {state}>")
+
+
+# ----- the sampler -------------------------------------------------------------
+
+_MASK64 = (1 << 64) - 1
+
+
+class MT19937_64:
+    """C++'s ``std::mt19937_64`` (the 64-bit Mersenne Twister whose output
+    sequence the C++ standard fixes), in pure Python: ``next()`` is the
+    generator's next 64-bit output for the same seed."""
+
+    _N, _M = 312, 156
+    _UPPER, _LOWER = 0xFFFFFFFF80000000, 0x7FFFFFFF
+    _A = 0xB5026F5AA96619E9
+
+    def __init__(self, seed: int = 5489) -> None:
+        mt = [seed & _MASK64]
+        for i in range(1, self._N):
+            prev = mt[-1]
+            mt.append((6364136223846793005 * (prev ^ (prev >> 62)) + i) & _MASK64)
+        self._mt = mt
+        self._index = self._N
+
+    def _twist(self) -> None:
+        mt, n, m = self._mt, self._N, self._M
+        for i in range(n):
+            x = (mt[i] & self._UPPER) | (mt[(i + 1) % n] & self._LOWER)
+            y = x >> 1
+            if x & 1:
+                y ^= self._A
+            mt[i] = mt[(i + m) % n] ^ y
+        self._index = 0
+
+    def next(self) -> int:
+        if self._index >= self._N:
+            self._twist()
+        y = self._mt[self._index]
+        self._index += 1
+        y ^= (y >> 29) & 0x5555555555555555
+        y ^= (y << 17) & 0x71D67FFFEDA60000
+        y ^= (y << 37) & 0xFFF7EEE000000000
+        y ^= y >> 43
+        return y & _MASK64
+
+
+class Sampler:
+    """How the next token is picked from a row of logits: tfm-run's rules,
+    operation for operation (docs/tfm-run.md, "Generating text").
+
+    Greedy (neither ``top_k`` nor ``top_p``): the largest logit, the lowest
+    id on ties; no draw. Sampling: the ids ordered by logit (descending,
+    then by id; NaN counts as -infinity), the first ``top_k`` kept,
+    probabilities ``exp(logit / T - max)`` in float64 (the C library's
+    ``exp``, as ``std::exp``), then (``top_p``) the shortest prefix whose
+    mass reaches ``top_p`` of the total; one draw ``u = (x >> 11) * 2**-53``
+    from the next output ``x`` of ``std::mt19937_64(seed)`` picks the first
+    kept id whose cumulative mass (summed in order) exceeds ``u`` times the
+    kept mass. If the largest scaled logit is not finite, the first id in
+    that order is taken (after the draw)."""
+
+    def __init__(self, top_k: Optional[int] = None, top_p: Optional[float] = None,
+                 temperature: float = 1.0, seed: int = 0) -> None:
+        self.top_k, self.top_p, self.temperature = top_k, top_p, float(temperature)
+        self.seed = seed
+        self._rng = MT19937_64(seed)
+
+    @property
+    def greedy(self) -> bool:
+        return self.top_k is None and self.top_p is None
+
+    def next(self, logits: np.ndarray) -> int:
+        row = np.asarray(logits, dtype=np.float32).reshape(-1)
+        key = np.where(np.isnan(row), np.float32(-np.inf), row)
+        if self.greedy:
+            return int(np.argmax(key))  # the first of equal maxima
+        vocab = key.shape[0]
+        k = vocab if self.top_k is None else min(self.top_k, vocab)
+        if k < vocab:
+            # The k-th largest value; every id above it, and the ties in id
+            # order, are the candidates: the first k of them in (logit
+            # descending, id ascending) order are tfm-run's partial sort.
+            threshold = np.partition(key, vocab - k)[vocab - k]
+            candidates = np.flatnonzero(key >= threshold)
+            order = candidates[np.argsort(-key[candidates], kind="stable")][:k]
+        else:
+            order = np.argsort(-key, kind="stable")
+        u = (self._rng.next() >> 11) * 2.0**-53  # drawn in every case, as tfm-run
+        t = self.temperature
+        largest = float(key[order[0]]) / t
+        if not math.isfinite(largest):
+            return int(order[0])
+        scaled = (key[order].astype(np.float64) / t - largest).tolist()
+        cumulative = list(itertools.accumulate(map(math.exp, scaled)))
+        kept = len(cumulative)
+        if self.top_p is not None:
+            # The shortest prefix whose mass reaches top_p of the total.
+            kept = min(bisect.bisect_left(cumulative, self.top_p * cumulative[-1]) + 1, kept)
+        i = bisect.bisect_right(cumulative, u * cumulative[kept - 1], 0, kept)
+        return int(order[min(i, kept - 1)])
+
+
+# ----- generation --------------------------------------------------------------
+
+
+def check_sampling(greedy: bool, top_k: Optional[int], top_p: Optional[float],
+                   temperature: float, seed: Optional[int], beam: Optional[int]) -> Sampler:
+    """The sampler for generate()'s arguments, checked as tfm-run checks
+    its options."""
+    if beam is not None:
+        raise NotImplementedError(
+            "beam search is not implemented in tfm yet: leave beam=None and generate "
+            "greedily (the default) or by sampling (top_k, top_p)")
+    if not isinstance(greedy, (bool, np.bool_)):
+        raise InvalidArgumentError(f"greedy must be a bool, got {type(greedy).__name__}")
+    sampling = top_k is not None or top_p is not None
+    if greedy and sampling:
+        raise InvalidArgumentError(
+            "greedy=True cannot be combined with top_k or top_p (which sample)")
+    if top_k is not None:
+        if not _is_int(top_k):
+            raise InvalidArgumentError(f"top_k must be an int, got {type(top_k).__name__}")
+        if top_k < 1:
+            raise InvalidArgumentError(f"top_k is {top_k}, must be at least 1")
+        top_k = int(top_k)
+    if top_p is not None:
+        if not isinstance(top_p, (int, float, np.integer, np.floating)) or \
+                isinstance(top_p, (bool, np.bool_)):
+            raise InvalidArgumentError(f"top_p must be a number, got {type(top_p).__name__}")
+        top_p = float(top_p)
+        if not 0 < top_p <= 1:
+            raise InvalidArgumentError(f"top_p is {top_p:g}, must lie in (0, 1]")
+    if not isinstance(temperature, (int, float, np.integer, np.floating)) or \
+            isinstance(temperature, (bool, np.bool_)):
+        raise InvalidArgumentError(
+            f"temperature must be a number, got {type(temperature).__name__}")
+    t = float(temperature)
+    if not (t > 0 and math.isfinite(t)):
+        raise InvalidArgumentError(f"temperature is {t:g}, must be a positive number")
+    if t != 1.0 and not sampling:
+        raise InvalidArgumentError(
+            "temperature only applies to sampling: pass top_k or top_p "
+            "(top_p=1.0 samples from every token)")
+    if seed is None:
+        seed = secrets.randbits(64)
+    elif not _is_int(seed) or not 0 <= int(seed) < 2**64:
+        raise InvalidArgumentError(f"seed is {seed!r}, must be an int in [0, 2**64)")
+    return Sampler(top_k, top_p, t, int(seed))
+
+
+def _prompt_rows(prompts: Any) -> List[Any]:
+    """The prompts as a list of sequences: a list of sequences, a 2-D array
+    (a batch), or one sequence (a list of ints or a 1-D array)."""
+    if isinstance(prompts, (str, bytes)):
+        raise InvalidArgumentError(
+            "prompts must be token ids (a list of sequences, or one sequence), got a "
+            "string: tokenize it first, or use tfm.TextGenerator")
+    if isinstance(prompts, np.ndarray):
+        if prompts.ndim == 1:
+            return [prompts]
+        if prompts.ndim == 2:
+            return list(prompts)
+        raise InvalidArgumentError(
+            f"prompts must be a list of token id sequences or one sequence, got an "
+            f"array of shape {list(prompts.shape)}")
+    try:
+        items = list(prompts)
+    except TypeError:
+        raise InvalidArgumentError(
+            f"prompts must be a list of token id sequences or one sequence, got "
+            f"{type(prompts).__name__}") from None
+    if items and all(_is_int(x) for x in items):
+        return [items]
+    return items
+
+
+class Plan:
+    """A checked generation: the prompts, the sampler and the stop ids."""
+
+    def __init__(self, model: Model, prompts: List[List[int]], max_new_tokens: int,
+                 sampler: Sampler, stop_ids: Set[int]) -> None:
+        self.model, self.prompts, self.max_new_tokens = model, prompts, max_new_tokens
+        self.sampler, self.stop_ids = sampler, stop_ids
+
+
+def plan(model: Model, prompts: Any, max_new_tokens: int, *, greedy: bool = False,
+         top_k: Optional[int] = None, top_p: Optional[float] = None,
+         temperature: float = 1.0, seed: Optional[int] = None, stop_ids: Any = (),
+         beam: Optional[int] = None) -> Plan:
+    """Checks generate()'s arguments in tfm-run's order: the options, the
+    model, then the prompts and stop ids against its limits."""
+    if not _is_int(max_new_tokens):
+        raise InvalidArgumentError(
+            f"max_new_tokens must be an int, got {type(max_new_tokens).__name__}")
+    if max_new_tokens < 0:
+        raise InvalidArgumentError(f"max_new_tokens is {max_new_tokens}, must be at least 0")
+    n_new = int(max_new_tokens)
+    sampler = check_sampling(greedy, top_k, top_p, temperature, seed, beam)
+
+    info = model._info
+    name = f"model '{info.get('model_name')}'"
+    arch, output = info.get("architecture"), info.get("output")
+    if arch != "decoder" or output != "logits":
+        raise UnsupportedError(
+            f"{model.library} ({name}) is not a language model ({arch} with {output} "
+            f"output): generation needs a decoder with logits")
+    if "kv_cache" not in info:
+        raise UnsupportedError(
+            f"{model.library} ({name}) has no generation step: it was compiled without "
+            f"generation entries; compile it with tfm.compile(..., generation=True) "
+            f"(tfmc --generation)")
+    vocab, max_len = int(info["vocab_size"]), int(info["max_seq_len"])
+
+    rows = []
+    for i, prompt in enumerate(_prompt_rows(prompts)):
+        ids = _int_array(prompt, f"prompts[{i}]", "[length]", 1, np.int64)
+        if ids.shape[0] == 0:
+            raise InvalidArgumentError(f"prompts[{i}] is empty: a prompt needs at least one token")
+        bad = np.flatnonzero((ids < 0) | (ids >= vocab))
+        if bad.size:
+            t = int(bad[0])
+            raise InvalidArgumentError(
+                f"prompts[{i}][{t}] is token id {ids[t]}, outside [0, {vocab}) "
+                f"(vocab_size of {name})")
+        length = ids.shape[0]
+        if length > max_len:
+            raise InvalidArgumentError(
+                f"prompts[{i}] has {length} tokens, more than max_seq_len {max_len} of {name}")
+        needed = length + max(n_new - 1, 0)
+        if needed > max_len:
+            raise InvalidArgumentError(
+                f"prompts[{i}] has {length} tokens: generating {n_new} more feeds the model "
+                f"{needed} tokens (all but the last generated one), more than max_seq_len "
+                f"{max_len} of {name} (max_new_tokens {max_len - length + 1} at most)")
+        rows.append(ids.tolist())
+
+    stops = [stop_ids] if _is_int(stop_ids) else list(stop_ids)
+    for s in stops:
+        if not _is_int(s):
+            raise InvalidArgumentError(f"stop_ids must hold ints, got {type(s).__name__}")
+        if not 0 <= s < vocab:
+            raise InvalidArgumentError(
+                f"stop id {s} is outside [0, {vocab}) (vocab_size of {name})")
+    return Plan(model, rows, n_new, sampler, {int(s) for s in stops})
+
+
+def steps(p: Plan) -> Iterator[List[Tuple[int, int]]]:
+    """Runs a plan: one session of one slot per prompt, one prefill of every
+    prompt, then one decode per token over the sequences still running (in
+    prompt order, which is also the order of the draws). Yields the
+    ``(prompt index, token)`` pairs of each step."""
+    count, n_new = len(p.prompts), p.max_new_tokens
+    if count == 0 or n_new == 0:
+        return
+    sequences = [list(prompt) for prompt in p.prompts]
+    generated = [0] * count
+    longest = max(len(s) for s in sequences)
+    with Session(p.model, count, longest + n_new - 1) as session:
+        active = list(range(count))
+        first = True
+        while active:
+            if first:
+                ids = np.zeros((count, longest), dtype=np.int32)
+                for i, s in enumerate(sequences):
+                    ids[i, :len(s)] = s
+                lengths = np.array([len(s) for s in sequences], dtype=np.int32)
+                logits = session.prefill(active, ids, lengths)
+                first = False
+            else:
+                logits = session.decode(active, [sequences[i][-1] for i in active])
+            picked, running = [], []
+            for j, i in enumerate(active):
+                token = p.sampler.next(logits[j])
+                sequences[i].append(token)
+                generated[i] += 1
+                picked.append((i, token))
+                if token not in p.stop_ids and generated[i] < n_new:
+                    running.append(i)
+            active = running
+            yield picked
+
+
+def generate(model: Model, prompts: Any, max_new_tokens: int, **kwargs: Any) -> List[List[int]]:
+    """Model.generate (see there)."""
+    p = plan(model, prompts, max_new_tokens, **kwargs)
+    result: List[List[int]] = [[] for _ in p.prompts]
+    for picked in steps(p):
+        for i, token in picked:
+            result[i].append(token)
+    return result
+
