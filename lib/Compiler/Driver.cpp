@@ -340,6 +340,13 @@ OwningOpRef<ModuleOp> runFrontend(MLIRContext &context,
   TimingScope root = timing ? timing->nest("frontend") : TimingScope();
 
   if (isMLIRInput(options.inputPath)) {
+    if (options.generation) {
+      reportError(options.inputPath +
+                  ": --generation builds the generation step from a model "
+                  "(spec, HF config or folder); an MLIR module keeps the "
+                  "functions it has");
+      return nullptr;
+    }
     // IR given back: parsed (diagnostics name the file, line and column)
     // and verified, then the pipeline continues from its phase.
     TimingScope parseTimer = root.nest("parse");

@@ -42,6 +42,76 @@ func.func @forward(%ids: tensor<?x?xi32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf3
 
 // -----
 
+// Two entry functions (the forward pass and the generation step) mark the
+// same prepared tensor: @tfm_prepare computes it once, from the first
+// function's copy, and returns it once; both functions read the prepared
+// weight. The second function's copy and the producers only it read
+// (expand_shape, empty) go; its weight "w", still read by "test.use",
+// stays. A name only the second function marks (v:neg) is outlined from
+// that function.
+// CHECK-LABEL: func.func @tfm_prepare() -> (tensor<2x3x4xf32> {tfm.name = "w:packed[n=1,panel=4]"}, tensor<4xf32> {tfm.name = "v:neg"}) attributes {tfm.prepare}
+// CHECK-NEXT: %[[W:.*]] = tfm.weight "w" : tensor<3x8xf32>
+// CHECK-NEXT: %[[W3:.*]] = tensor.expand_shape %[[W]]
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<2x3x4xf32>
+// CHECK-NEXT: %[[P:.*]] = linalg.generic {{.*}} ins(%[[W3]] : tensor<3x2x4xf32>) outs(%[[E]] : tensor<2x3x4xf32>) {
+// CHECK: } -> tensor<2x3x4xf32>
+// CHECK-NOT: tfm.weight "w"
+// CHECK-NEXT: %[[V:.*]] = tfm.weight "v" : tensor<4xf32>
+// CHECK-NEXT: %[[EV:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[Q:.*]] = linalg.generic {{.*}} ins(%[[V]] : tensor<4xf32>) outs(%[[EV]] : tensor<4xf32>) {
+// CHECK: arith.negf
+// CHECK: return %[[P]], %[[Q]] : tensor<2x3x4xf32>, tensor<4xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @forward
+// CHECK-NEXT: %[[FP:.*]] = tfm.weight "w:packed[n=1,panel=4]" prepared : tensor<2x3x4xf32>
+// CHECK-NEXT: %[[FE:.*]] = tfm.weight "emb" : tensor<8x3xf32>
+// CHECK-NEXT: tfm.embedding %{{.*}}, %[[FE]]
+// CHECK-NEXT: return %[[FP]],
+// CHECK-LABEL: func.func @step
+// CHECK-NEXT: %[[SW:.*]] = tfm.weight "w" : tensor<3x8xf32>
+// CHECK-NEXT: %[[SP:.*]] = tfm.weight "w:packed[n=1,panel=4]" prepared : tensor<2x3x4xf32>
+// CHECK-NEXT: %[[SV:.*]] = tfm.weight "v:neg" prepared : tensor<4xf32>
+// CHECK-NEXT: "test.use"(%[[SW]]) : (tensor<3x8xf32>) -> ()
+// CHECK-NEXT: return %[[SP]], %[[SV]] : tensor<2x3x4xf32>, tensor<4xf32>
+// CHECK-NOT: tfm.prepare
+#in_out = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#id1 = affine_map<(d0) -> (d0)>
+module {
+  func.func @forward(%ids: tensor<?x?xi32>) -> (tensor<2x3x4xf32>, tensor<?x?x3xf32>) attributes {tfm.entry} {
+    %w = tfm.weight "w" : tensor<3x8xf32>
+    %w3 = tensor.expand_shape %w [[0], [1, 2]] output_shape [3, 2, 4] : tensor<3x8xf32> into tensor<3x2x4xf32>
+    %e = tensor.empty() : tensor<2x3x4xf32>
+    %p = linalg.generic {indexing_maps = [#in_out, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w3 : tensor<3x2x4xf32>) outs(%e : tensor<2x3x4xf32>) attrs = {tfm.prepare = "w:packed[n=1,panel=4]"} {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<2x3x4xf32>
+    %t = tfm.weight "emb" : tensor<8x3xf32>
+    %x = tfm.embedding %ids, %t : (tensor<?x?xi32>, tensor<8x3xf32>) -> tensor<?x?x3xf32>
+    return %p, %x : tensor<2x3x4xf32>, tensor<?x?x3xf32>
+  }
+  func.func @step(%ids: tensor<?x?xi32>) -> (tensor<2x3x4xf32>, tensor<4xf32>) attributes {tfm.entry} {
+    %w = tfm.weight "w" : tensor<3x8xf32>
+    %w3 = tensor.expand_shape %w [[0], [1, 2]] output_shape [3, 2, 4] : tensor<3x8xf32> into tensor<3x2x4xf32>
+    %e = tensor.empty() : tensor<2x3x4xf32>
+    %p = linalg.generic {indexing_maps = [#in_out, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w3 : tensor<3x2x4xf32>) outs(%e : tensor<2x3x4xf32>) attrs = {tfm.prepare = "w:packed[n=1,panel=4]"} {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<2x3x4xf32>
+    %v = tfm.weight "v" : tensor<4xf32>
+    %ev = tensor.empty() : tensor<4xf32>
+    %q = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%v : tensor<4xf32>) outs(%ev : tensor<4xf32>) attrs = {tfm.prepare = "v:neg"} {
+    ^bb0(%in: f32, %out: f32):
+      %n = arith.negf %in : f32
+      linalg.yield %n : f32
+    } -> tensor<4xf32>
+    "test.use"(%w) : (tensor<3x8xf32>) -> ()
+    return %p, %q : tensor<2x3x4xf32>, tensor<4xf32>
+  }
+}
+
+// -----
+
 // Nothing marked: nothing made.
 // CHECK-LABEL: func.func @plain
 // CHECK-NOT: tfm_prepare
@@ -66,7 +136,7 @@ func.func @reads_input(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry
 func.func @not_in_entry() -> tensor<4xf32> {
   %w = tfm.weight "w" : tensor<4xf32>
   %e = tensor.empty() : tensor<4xf32>
-  // expected-error @+1 {{'linalg.copy' op is marked 'tfm.prepare' but is not at the top level of the 'tfm.entry' function}}
+  // expected-error @+1 {{'linalg.copy' op is marked 'tfm.prepare' but is not at the top level of a 'tfm.entry' function}}
   %p = linalg.copy {tfm.prepare = "w2"} ins(%w : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %p : tensor<4xf32>
 }

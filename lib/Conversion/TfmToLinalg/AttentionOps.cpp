@@ -204,13 +204,15 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
       maps.push_back(AffineMap::get(5, 0, {sb}, ctx));
     }
     // Query i sits at key position i + off: off = Tk - Tq, or offsets[b].
-    Value tkMinusTq = arith::SubIOp::create(
-        b, loc, getValueOrCreateConstantIndexOp(b, loc, tk),
-        getValueOrCreateConstantIndexOp(b, loc, tq));
+    Value tkMinusTq;
     if (Value offsets = op.getOffsets()) {
       offIdx = inputs.size();
       inputs.push_back(offsets);
       maps.push_back(AffineMap::get(5, 0, {sb}, ctx));
+    } else {
+      tkMinusTq = arith::SubIOp::create(
+          b, loc, getValueOrCreateConstantIndexOp(b, loc, tk),
+          getValueOrCreateConstantIndexOp(b, loc, tq));
     }
     Value masked = elementwise(
         b, loc, sSizes, b.getF32Type(), inputs, maps,

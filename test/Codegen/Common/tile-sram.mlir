@@ -286,3 +286,50 @@ func.func @decode_mqa_f16(%q: tensor<?x8x1x64xf16>, %k: tensor<?x1x?x64xf16>, %v
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x1x64xf16>, tensor<?x1x?x64xf16>, tensor<?x1x?x64xf16> -> tensor<?x8x1x64xf16>
   return %o : tensor<?x8x1x64xf16>
 }
+
+// -----
+
+// Causal with offsets (a generation step over a KV cache): query i of
+// sequence b sits at key position offsets[b] + i, so off is offsets[b],
+// read once per forall iteration, instead of Tk - Tq; the key bounds and
+// the diagonal mask use it.
+// CHECK-LABEL: func.func @causal_offsets
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<?x4x?x16xf32>, %[[K:[^:]*]]: tensor<?x4x?x16xf32>, %{{[^:]*}}: tensor<?x4x?x16xf32>, %[[OFFS:[^:]*]]: tensor<?xi32>)
+// CHECK: %[[TK:.*]] = tensor.dim %[[K]], %c2
+// CHECK: scf.forall (%[[BI:.*]], %{{.*}}, %[[QB:.*]]) in
+// CHECK: %[[Q0:.*]] = arith.muli %[[QB]], %c128
+// CHECK: %[[BQ:.*]] = arith.minsi %{{.*}}, %c128
+// CHECK-NOT: arith.subi %[[TK]]
+// CHECK: %[[RAW:.*]] = tensor.extract %[[OFFS]][%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: %[[OFF:.*]] = arith.index_cast %[[RAW]] : i32 to index
+// Key bounds: d = clamp(q0 + off + bq, 0, Tk); whole blocks below
+// q0 + off + 1.
+// CHECK: %[[PMIN:.*]] = arith.addi %[[Q0]], %[[OFF]] : index
+// CHECK-NEXT: %[[PEND:.*]] = arith.addi %[[PMIN]], %[[BQ]] : index
+// CHECK-NEXT: %[[DLO:.*]] = arith.maxsi %[[PEND]], %c0 : index
+// CHECK-NEXT: %[[D:.*]] = arith.minsi %[[DLO]], %[[TK]] : index
+// CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[PMIN]], %c1 : index
+// CHECK-NEXT: %[[CLO:.*]] = arith.maxsi %[[DIAG]], %c0 : index
+// CHECK-NEXT: %[[C:.*]] = arith.minsi %[[CLO]], %[[D]] : index
+// CHECK-NEXT: %[[CPOS:.*]] = arith.maxsi %[[C]], %c0 : index
+// CHECK-NEXT: %[[NF:.*]] = arith.divsi %[[CPOS]], %c64 : index
+// CHECK-NEXT: %[[UB:.*]] = arith.muli %[[NF]], %c64 : index
+// CHECK: scf.for %{{.*}} = %c0 to %[[UB]] step %c64
+// CHECK-NOT: arith.cmpi
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
+// CHECK: scf.for %[[K1:.*]] = %[[UB]] to %[[D]] step %c64
+// CHECK: %[[R:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[Q0]], %[[R]] : index
+// CHECK-NEXT: %[[JJ:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[K1]], %[[JJ]] : index
+// CHECK-NEXT: %[[POS:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK-NEXT: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[D]] : index
+// CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[POS]] : index
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[INLEN]], %[[CAUSAL]] : i1
+// CHECK: arith.select %[[VIS]], %{{.*}}, %{{.*}} : f32
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
+// CHECK: {tfm.lowering_config = #tfm.attention_tiling<block_q = 128, block_k = 64, group = 1, footprint_bytes = 59392, budget_bytes = 65536>}
+func.func @causal_offsets(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %off: tensor<?xi32>) -> tensor<?x4x?x16xf32> {
+  %o = tfm.attention %q, %k, %v offsets(%off : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 0.25 : f64} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  return %o : tensor<?x4x?x16xf32>
+}

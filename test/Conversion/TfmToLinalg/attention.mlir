@@ -77,6 +77,93 @@ func.func @attention_window_alibi_bias(%q: tensor<2x4x5x8xf32>, %k: tensor<2x1x7
 
 // -----
 
+// With offsets, query i of sequence b sits at key position offsets[b] + i:
+// the offsets are an input of the mask generic, read with the map (b), and
+// take the place of Tk - Tq.
+// CHECK-DAG: #[[S5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[B5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0)>
+// CHECK-LABEL: func @attention_offsets
+// CHECK-SAME: (%{{[^:]*}}: tensor<?x4x?x16xf32>, %{{[^:]*}}: tensor<?x2x?x16xf32>, %{{[^:]*}}: tensor<?x2x?x16xf32>, %[[OFFS:[^:]*]]: tensor<?xi64>)
+// CHECK: %[[SC:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {indexing_maps = [#[[S5]], #[[B5]], #[[S5]]]{{.*}} ins(%[[SC]], %[[OFFS]] : tensor<?x2x2x?x?xf32>, tensor<?xi64>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32, %[[O:[^:]*]]: i64, %{{[^:]*}}: f32):
+// CHECK-NEXT: %[[OFF:.*]] = arith.index_cast %[[O]] : i64 to index
+// CHECK-NEXT: %[[SCALE:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-NEXT: %[[SS:.*]] = arith.mulf %[[IN]], %[[SCALE]] : f32
+// CHECK-NEXT: %[[I:.*]] = linalg.index 3 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 4 : index
+// CHECK-NEXT: %[[POS:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[POS]] : index
+// CHECK-NEXT: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.select %[[CAUSAL]], %[[SS]], %[[NEGINF]] : f32
+// CHECK: math.exp
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x2x2x?x16xf32> into tensor<?x4x?x16xf32>
+func.func @attention_offsets(%q: tensor<?x4x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tensor<?x2x?x16xf32>, %off: tensor<?xi64>) -> tensor<?x4x?x16xf32> {
+  %o = tfm.attention %q, %k, %v offsets(%off : tensor<?xi64>) {mask = #tfm.mask<causal>, scale = 0.25} : tensor<?x4x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32> -> tensor<?x4x?x16xf32>
+  return %o : tensor<?x4x?x16xf32>
+}
+
+// -----
+
+// cache_append: one scf.for over the sequences of the cache, carrying the
+// cache. Sequence b's offset is clamped into [0, C]; its row count to
+// [0, min(C - offset, T)]; its first n rows of the update go to
+// [b, 2, 1, 0, offset, 0] of the [B, 3, 2, 4, C, 16] cache (the index dims
+// are unit sizes, dropped by a rank-reducing insert).
+// CHECK-LABEL: func @cache_append
+// CHECK-SAME: (%[[U:[^:]*]]: tensor<?x4x?x16xf32>, %[[C:[^:]*]]: tensor<?x3x2x4x?x16xf32>, %[[OFFS:[^:]*]]: tensor<?xi32>, %[[LENS:[^:]*]]: tensor<?xi32>)
+// CHECK: %[[BS:.*]] = tensor.dim %[[C]], %c0 : tensor<?x3x2x4x?x16xf32>
+// CHECK: %[[CAP:.*]] = tensor.dim %[[C]], %c4 : tensor<?x3x2x4x?x16xf32>
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[U]], %c2 : tensor<?x4x?x16xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: %[[R:.*]] = scf.for %[[SEQ:.*]] = %[[ZERO]] to %[[BS]] step %[[ONE]] iter_args(%[[ACC:.*]] = %[[C]]) -> (tensor<?x3x2x4x?x16xf32>) {
+// CHECK-NEXT: %[[O:.*]] = tensor.extract %[[OFFS]][%[[SEQ]]] : tensor<?xi32>
+// CHECK-NEXT: %[[OI:.*]] = arith.index_cast %[[O]] : i32 to index
+// CHECK-NEXT: %[[OLO:.*]] = arith.maxsi %[[OI]], %[[ZERO]] : index
+// CHECK-NEXT: %[[OFF:.*]] = arith.minsi %[[OLO]], %[[CAP]] : index
+// CHECK-NEXT: %[[ROOM:.*]] = arith.subi %[[CAP]], %[[OFF]] : index
+// CHECK-NEXT: %[[L:.*]] = tensor.extract %[[LENS]][%[[SEQ]]] : tensor<?xi32>
+// CHECK-NEXT: %[[LI:.*]] = arith.index_cast %[[L]] : i32 to index
+// CHECK-NEXT: %[[MAXN:.*]] = arith.minsi %[[ROOM]], %[[ROWS]] : index
+// CHECK-NEXT: %[[NLO:.*]] = arith.maxsi %[[LI]], %[[ZERO]] : index
+// CHECK-NEXT: %[[N:.*]] = arith.minsi %[[NLO]], %[[MAXN]] : index
+// CHECK-NEXT: %[[NEW:.*]] = tensor.extract_slice %[[U]][%[[SEQ]], 0, 0, 0] [1, 4, %[[N]], 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> to tensor<1x4x?x16xf32>
+// CHECK-NEXT: %[[INS:.*]] = tensor.insert_slice %[[NEW]] into %[[ACC]][%[[SEQ]], 2, 1, 0, %[[OFF]], 0] [1, 1, 1, 4, %[[N]], 16] [1, 1, 1, 1, 1, 1] : tensor<1x4x?x16xf32> into tensor<?x3x2x4x?x16xf32>
+// CHECK-NEXT: scf.yield %[[INS]] : tensor<?x3x2x4x?x16xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]
+func.func @cache_append(%u: tensor<?x4x?x16xf32>, %c: tensor<?x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) -> tensor<?x3x2x4x?x16xf32> {
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 2, 1>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  return %r : tensor<?x3x2x4x?x16xf32>
+}
+
+// -----
+
+// Without 'index', static shapes: the bounds are constants (B = 2, C = 32,
+// T = 3) and the slice goes to [b, 0, offset, 0] of the [B, H, C, D] cache.
+// CHECK-LABEL: func @cache_append_static
+// CHECK-SAME: (%[[U:[^:]*]]: tensor<2x4x3x16xf32>, %[[C:[^:]*]]: tensor<2x4x32x16xf32>, %[[OFFS:[^:]*]]: tensor<2xi64>, %[[LENS:[^:]*]]: tensor<2xi32>)
+// CHECK-DAG: %[[B:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[CAP:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[T:.*]] = arith.constant 3 : index
+// CHECK: scf.for %[[SEQ:.*]] = %{{.*}} to %[[B]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[C]]) -> (tensor<2x4x32x16xf32>) {
+// CHECK-NEXT: %[[O:.*]] = tensor.extract %[[OFFS]][%[[SEQ]]] : tensor<2xi64>
+// CHECK-NEXT: %[[OI:.*]] = arith.index_cast %[[O]] : i64 to index
+// CHECK-NEXT: %[[OLO:.*]] = arith.maxsi %[[OI]], %{{.*}} : index
+// CHECK-NEXT: %[[OFF:.*]] = arith.minsi %[[OLO]], %[[CAP]] : index
+// CHECK-NEXT: %[[ROOM:.*]] = arith.subi %[[CAP]], %[[OFF]] : index
+// CHECK: %[[MAXN:.*]] = arith.minsi %[[ROOM]], %[[T]] : index
+// CHECK: %[[N:.*]] = arith.minsi %{{.*}}, %[[MAXN]] : index
+// CHECK-NEXT: %[[NEW:.*]] = tensor.extract_slice %[[U]][%[[SEQ]], 0, 0, 0] [1, 4, %[[N]], 16] [1, 1, 1, 1] : tensor<2x4x3x16xf32> to tensor<1x4x?x16xf32>
+// CHECK-NEXT: tensor.insert_slice %[[NEW]] into %[[ACC]][%[[SEQ]], 0, %[[OFF]], 0] [1, 4, %[[N]], 16] [1, 1, 1, 1] : tensor<1x4x?x16xf32> into tensor<2x4x32x16xf32>
+func.func @cache_append_static(%u: tensor<2x4x3x16xf32>, %c: tensor<2x4x32x16xf32>, %off: tensor<2xi64>, %len: tensor<2xi32>) -> tensor<2x4x32x16xf32> {
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<2x4x3x16xf32>, tensor<2xi64>, tensor<2xi32> -> tensor<2x4x32x16xf32>
+  return %r : tensor<2x4x32x16xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @softmax_axis1
 // CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: linalg.fill ins(%[[NEG]] : f32)

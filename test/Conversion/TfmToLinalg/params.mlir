@@ -34,6 +34,37 @@ func.func @sinusoidal(%x: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
 
 // -----
 
+// With offsets, the table is [B, T, D]: token t of sequence b sits at
+// position offsets[b] + t (the offsets read through the map (b)), and the
+// add reads the table with the identity map.
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func @sinusoidal_offsets
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[OFF:.*]]: tensor<?xi32>)
+// CHECK: %[[BS:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[TS:.*]] = tensor.dim %[[X]], %c1
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[BS]], %[[TS]]) : tensor<?x?x8xf32>
+// CHECK: %[[TABLE:.*]] = linalg.generic {indexing_maps = [#[[B]], #[[ID]]]{{.*}} ins(%[[OFF]] : tensor<?xi32>) outs(%[[INIT]] : tensor<?x?x8xf32>)
+// CHECK-NEXT: ^bb0(%[[O:.*]]: i32, %{{.*}}: f32):
+// CHECK-NEXT: %[[T:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[OI:.*]] = arith.index_cast %[[O]] : i32 to index
+// CHECK-NEXT: %[[P:.*]] = arith.addi %[[OI]], %[[T]] : index
+// CHECK-NEXT: %[[P64:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK-NEXT: %[[PF:.*]] = arith.sitofp %[[P64]] : i64 to f64
+// CHECK-NEXT: %[[D:.*]] = linalg.index 2 : index
+// CHECK: arith.divui %[[D]], %c2
+// CHECK: %[[ANGLE:.*]] = arith.mulf %[[PF]], %{{.*}} : f64
+// CHECK: math.sin %[[ANGLE]] : f64
+// CHECK: math.cos %[[ANGLE]] : f64
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]]{{.*}} ins(%[[X]], %[[TABLE]] : tensor<?x?x8xf32>, tensor<?x?x8xf32>)
+// CHECK: arith.addf
+func.func @sinusoidal_offsets(%x: tensor<?x?x8xf32>, %off: tensor<?xi32>) -> tensor<?x?x8xf32> {
+  %y = tfm.sinusoidal_position %x offsets(%off : tensor<?xi32>) : tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
 // Only the first T rows of the position table are read.
 // CHECK-LABEL: func @learned
 // CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[P:.*]]: tensor<16x8xf32>)
@@ -42,6 +73,35 @@ func.func @sinusoidal(%x: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
 // CHECK: linalg.generic {{.*}} ins(%[[X]], %[[ROWS]] :
 func.func @learned(%x: tensor<?x?x8xf32>, %p: tensor<16x8xf32>) -> tensor<?x?x8xf32> {
   %y = tfm.learned_position %x, %p : (tensor<?x?x8xf32>, tensor<16x8xf32>) -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
+// With offsets, row offsets[b] + t of the whole table, clamped into
+// [0, P - 1]: no extract_slice of the first T rows.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-LABEL: func @learned_offsets
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[P:.*]]: tensor<16x8xf32>, %[[OFF:.*]]: tensor<?xi64>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<16x8xf32>
+// CHECK: %[[LAST:.*]] = arith.subi %[[ROWS]], %{{.*}} : index
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[B]], #[[ID]]]{{.*}} ins(%[[X]], %[[OFF]] : tensor<?x?x8xf32>, tensor<?xi64>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[O:.*]]: i64, %{{.*}}: f32):
+// CHECK-NEXT: %[[T:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[OI:.*]] = arith.index_cast %[[O]] : i64 to index
+// CHECK-NEXT: %[[POS:.*]] = arith.addi %[[OI]], %[[T]] : index
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[LO:.*]] = arith.maxsi %[[POS]], %[[ZERO]] : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.minsi %[[LO]], %[[LAST]] : index
+// CHECK-NEXT: %[[COL:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[E:.*]] = tensor.extract %[[P]][%[[ROW]], %[[COL]]] : tensor<16x8xf32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[E]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK-NOT: tensor.extract_slice
+func.func @learned_offsets(%x: tensor<?x?x8xf32>, %p: tensor<16x8xf32>, %off: tensor<?xi64>) -> tensor<?x?x8xf32> {
+  %y = tfm.learned_position %x, %p offsets(%off) : (tensor<?x?x8xf32>, tensor<16x8xf32>, tensor<?xi64>) -> tensor<?x?x8xf32>
   return %y : tensor<?x?x8xf32>
 }
 
@@ -72,6 +132,37 @@ func.func @rope_rotate_half(%x: tensor<?x2x?x8xf32>) -> tensor<?x2x?x8xf32> {
 func.func @rope_interleaved(%x: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
   %y = tfm.rope %x {theta = 10000.0 : f64, style = #tfm.rope_style<interleaved>} : tensor<1x2x?x8xf32>
   return %y : tensor<1x2x?x8xf32>
+}
+
+// -----
+
+// With offsets, the cos/sin tables are [B, T, D] with the angle of position
+// offsets[b] + t; the rotation reads them at (b, t, d) for every head.
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG: #[[ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[BTD:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: func @rope_offsets
+// CHECK-SAME: (%[[X:.*]]: tensor<?x2x?x8xf32>, %[[OFF:.*]]: tensor<?xi32>)
+// CHECK: %[[BS:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[TS:.*]] = tensor.dim %[[X]], %c2
+// CHECK: %[[COS0:.*]] = tensor.empty(%[[BS]], %[[TS]]) : tensor<?x?x8xf32>
+// CHECK: %[[SIN0:.*]] = tensor.empty(%[[BS]], %[[TS]]) : tensor<?x?x8xf32>
+// CHECK: %[[TABLES:.*]]:2 = linalg.generic {indexing_maps = [#[[B]], #[[ID3]], #[[ID3]]]{{.*}} ins(%[[OFF]] : tensor<?xi32>) outs(%[[COS0]], %[[SIN0]] : tensor<?x?x8xf32>, tensor<?x?x8xf32>)
+// CHECK-NEXT: ^bb0(%[[O:.*]]: i32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[T:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[OI:.*]] = arith.index_cast %[[O]] : i32 to index
+// CHECK-NEXT: %[[P:.*]] = arith.addi %[[OI]], %[[T]] : index
+// CHECK-NEXT: %[[D:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %{{.*}} = arith.constant 4 : index
+// CHECK-NEXT: arith.remui %[[D]], %{{.*}} : index
+// CHECK-NEXT: arith.index_cast %[[P]] : index to i64
+// CHECK: math.cos
+// CHECK: math.sin
+// CHECK: linalg.generic {indexing_maps = [#[[ID4]], #[[BTD]], #[[BTD]], #[[ID4]]]{{.*}} ins(%[[X]], %[[TABLES]]#0, %[[TABLES]]#1 :
+func.func @rope_offsets(%x: tensor<?x2x?x8xf32>, %off: tensor<?xi32>) -> tensor<?x2x?x8xf32> {
+  %y = tfm.rope %x offsets(%off : tensor<?xi32>) {theta = 10000.0 : f64} : tensor<?x2x?x8xf32>
+  return %y : tensor<?x2x?x8xf32>
 }
 
 // -----

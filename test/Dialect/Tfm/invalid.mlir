@@ -100,6 +100,22 @@ func.func @sinusoidal_odd(%x: tensor<?x?x5xf32>) {
   return
 }
 
+// -----
+
+func.func @sinusoidal_offsets_rank(%x: tensor<?x?x4xf32>, %off: tensor<?x1xi32>) {
+  // expected-error @+1 {{'offsets' must have rank 1 ([B]), found rank 2}}
+  %y = tfm.sinusoidal_position %x offsets(%off : tensor<?x1xi32>) : tensor<?x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @sinusoidal_offsets_batch(%x: tensor<2x?x4xf32>, %off: tensor<3xi32>) {
+  // expected-error @+1 {{'offsets' dim 0 (B) must equal 'input' dim 0: expected 2, found 3}}
+  %y = tfm.sinusoidal_position %x offsets(%off : tensor<3xi32>) : tensor<2x?x4xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // tfm.learned_position
 //===----------------------------------------------------------------------===//
@@ -149,6 +165,22 @@ func.func @learned_result_type(%x: tensor<?x?x4xf32>, %t: tensor<8x4xf32>) {
 func.func @learned_too_long(%x: tensor<?x9x4xf32>, %t: tensor<8x4xf32>) {
   // expected-error @+1 {{'input' dim 1 (T) must not exceed 'table' dim 0 (P, the number of learned positions): 9 > 8}}
   %y = tfm.learned_position %x, %t : (tensor<?x9x4xf32>, tensor<8x4xf32>) -> tensor<?x9x4xf32>
+  return
+}
+
+// -----
+
+func.func @learned_offsets_rank(%x: tensor<?x?x4xf32>, %t: tensor<8x4xf32>, %off: tensor<i32>) {
+  // expected-error @+1 {{'offsets' must have rank 1 ([B]), found rank 0}}
+  %y = tfm.learned_position %x, %t offsets(%off) : (tensor<?x?x4xf32>, tensor<8x4xf32>, tensor<i32>) -> tensor<?x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @learned_offsets_batch(%x: tensor<4x?x4xf32>, %t: tensor<8x4xf32>, %off: tensor<1xi64>) {
+  // expected-error @+1 {{'offsets' dim 0 (B) must equal 'input' dim 0: expected 4, found 1}}
+  %y = tfm.learned_position %x, %t offsets(%off) : (tensor<4x?x4xf32>, tensor<8x4xf32>, tensor<1xi64>) -> tensor<4x?x4xf32>
   return
 }
 
@@ -217,6 +249,22 @@ func.func @rope_rotary_dim_too_large(%x: tensor<?x2x?x64xf32>) {
 func.func @rope_odd_head(%x: tensor<?x2x?x63xf32>) {
   // expected-error @+1 {{'input' dim 3 (D) must be even when 'rotary_dim' is absent (all features rotate in pairs), found 63}}
   %y = tfm.rope %x {theta = 10000.0 : f64} : tensor<?x2x?x63xf32>
+  return
+}
+
+// -----
+
+func.func @rope_offsets_rank(%x: tensor<?x2x?x64xf32>, %off: tensor<?x?xi32>) {
+  // expected-error @+1 {{'offsets' must have rank 1 ([B]), found rank 2}}
+  %y = tfm.rope %x offsets(%off : tensor<?x?xi32>) {theta = 10000.0 : f64} : tensor<?x2x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_offsets_batch(%x: tensor<2x2x?x64xf32>, %off: tensor<5xi32>) {
+  // expected-error @+1 {{'offsets' dim 0 (B) must equal 'input' dim 0: expected 2, found 5}}
+  %y = tfm.rope %x offsets(%off : tensor<5xi32>) {theta = 10000.0 : f64} : tensor<2x2x?x64xf32>
   return
 }
 
@@ -813,6 +861,146 @@ func.func @attention_bias_heads(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf3
 func.func @attention_bias_keys(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x16x64xf32>, %v: tensor<?x2x?x64xf32>, %b: tensor<?x8x?x17xf32>) {
   // expected-error @+1 {{'bias' dim 3 (Tk) must equal 'key' dim 2: expected 16, found 17}}
   %o = tfm.attention %q, %k, %v bias(%b : tensor<?x8x?x17xf32>) {scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x16x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_offsets_rank(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %off: tensor<?x1xi32>) {
+  // expected-error @+1 {{'offsets' must have rank 1 ([B]), found rank 2}}
+  %o = tfm.attention %q, %k, %v offsets(%off : tensor<?x1xi32>) {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_offsets_batch(%q: tensor<2x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %off: tensor<3xi64>) {
+  // expected-error @+1 {{'offsets' dim 0 (B) must equal 'query' dim 0: expected 2, found 3}}
+  %o = tfm.attention %q, %k, %v offsets(%off : tensor<3xi64>) {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<2x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tfm.cache_append
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @cache_append_update_rank(%u: tensor<?x?x16xf32>, %c: tensor<?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' must have rank 4 ([B, H, T, D]), found rank 3}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_cache_rank(%u: tensor<?x4x?x16xf32>, %c: tensor<?x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'cache' must have rank 4 ([B, H, C, D]), found rank 5}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_cache_rank_index(%u: tensor<?x4x?x16xf32>, %c: tensor<?x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'cache' must have rank 6 ([B, <index dims>, H, C, D]), found rank 5}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 1, 0>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_index_dynamic(%u: tensor<?x4x?x16xf32>, %c: tensor<?x3x?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'cache' dim 2 is selected by 'index' and must be static}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 1, 0>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_index_range(%u: tensor<?x4x?x16xf32>, %c: tensor<?x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'index' element 1 is 2, outside 'cache' dim 2 of size 2}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 2, 2>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_index_negative(%u: tensor<?x4x?x16xf32>, %c: tensor<?x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'index' element 0 is -1, outside 'cache' dim 1 of size 3}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: -1, 0>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_batch(%u: tensor<2x4x?x16xf32>, %c: tensor<3x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' dim 0 (B) must equal 'cache' dim 0: expected 3, found 2}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 0, 1>} : tensor<2x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<3x3x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_heads(%u: tensor<?x2x?x16xf32>, %c: tensor<?x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' dim 1 (H) must equal 'cache' dim 3: expected 4, found 2}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 0, 1>} : tensor<?x2x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_head_size(%u: tensor<?x4x?x8xf32>, %c: tensor<?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' dim 3 (D) must equal 'cache' dim 3: expected 16, found 8}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x8xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_head_size_index(%u: tensor<?x4x?x8xf32>, %c: tensor<?x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' dim 3 (D) must equal 'cache' dim 5: expected 16, found 8}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 0, 1>} : tensor<?x4x?x8xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_element_type(%u: tensor<?x4x?x16xf16>, %c: tensor<?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' element type must match that of 'cache': expected 'f32', found 'f16'}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_offsets_rank(%u: tensor<?x4x?x16xf32>, %c: tensor<?x4x?x16xf32>, %off: tensor<?x1xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'offsets' must have rank 1 ([B]), found rank 2}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xf32>, tensor<?x1xi32>, tensor<?xi32> -> tensor<?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_offsets_batch(%u: tensor<?x4x?x16xf32>, %c: tensor<2x4x?x16xf32>, %off: tensor<3xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'offsets' dim 0 (B) must equal 'cache' dim 0: expected 2, found 3}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xf32>, tensor<3xi32>, tensor<?xi32> -> tensor<2x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_lengths_rank(%u: tensor<?x4x?x16xf32>, %c: tensor<?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<i64>) {
+  // expected-error @+1 {{'lengths' must have rank 1 ([B]), found rank 0}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<i64> -> tensor<?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_lengths_batch(%u: tensor<?x4x?x16xf32>, %c: tensor<2x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<1xi64>) {
+  // expected-error @+1 {{'lengths' dim 0 (B) must equal 'cache' dim 0: expected 2, found 1}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: 2, 1>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<1xi64> -> tensor<2x3x2x4x?x16xf32>
   return
 }
 

@@ -19,6 +19,18 @@ func.func @params(%ids: tensor<?x?xi32>, %len: tensor<?xi32>) -> tensor<?x?x64xf
   return %l : tensor<?x?x64xf32>
 }
 
+// CHECK-LABEL: func @params_offsets
+// With offsets, T may exceed P (positions are only known at run time).
+func.func @params_offsets(%x: tensor<?x9x64xf32>, %off: tensor<?xi32>, %off64: tensor<?xi64>) -> tensor<?x9x64xf32> {
+  // CHECK: %[[POS:.*]] = tfm.weight "embed.positions" : tensor<8x64xf32>
+  %pos = tfm.weight "embed.positions" : tensor<8x64xf32>
+  // CHECK: %[[S:.*]] = tfm.sinusoidal_position %arg0 offsets(%arg1 : tensor<?xi32>) : tensor<?x9x64xf32>
+  %s = tfm.sinusoidal_position %x offsets(%off : tensor<?xi32>) : tensor<?x9x64xf32>
+  // CHECK: tfm.learned_position %[[S]], %[[POS]] offsets(%arg2) : (tensor<?x9x64xf32>, tensor<8x64xf32>, tensor<?xi64>) -> tensor<?x9x64xf32>
+  %l = tfm.learned_position %s, %pos offsets(%off64) : (tensor<?x9x64xf32>, tensor<8x64xf32>, tensor<?xi64>) -> tensor<?x9x64xf32>
+  return %l : tensor<?x9x64xf32>
+}
+
 // CHECK-LABEL: func @rope
 func.func @rope(%q: tensor<?x8x?x64xf32>) -> (tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>) {
   // CHECK: tfm.rope %{{.*}} {theta = 1.000000e+04 : f64} : tensor<?x8x?x64xf32>
@@ -26,6 +38,13 @@ func.func @rope(%q: tensor<?x8x?x64xf32>) -> (tensor<?x8x?x64xf32>, tensor<?x8x?
   // CHECK: tfm.rope %{{.*}} {rotary_dim = 32 : i64, scaling_factor = 2.000000e+00 : f64, style = #tfm.rope_style<interleaved>, theta = 5.000000e+05 : f64} : tensor<?x8x?x64xf32>
   %b = tfm.rope %a {theta = 500000.0 : f64, scaling_factor = 2.0 : f64, style = #tfm.rope_style<interleaved>, rotary_dim = 32 : i64} : tensor<?x8x?x64xf32>
   return %a, %b : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>
+}
+
+// CHECK-LABEL: func @rope_offsets
+func.func @rope_offsets(%q: tensor<2x8x?x64xf32>, %off: tensor<2xi64>) -> tensor<2x8x?x64xf32> {
+  // CHECK: tfm.rope %arg0 offsets(%arg1 : tensor<2xi64>) {style = #tfm.rope_style<interleaved>, theta = 1.000000e+04 : f64} : tensor<2x8x?x64xf32>
+  %a = tfm.rope %q offsets(%off : tensor<2xi64>) {theta = 10000.0 : f64, style = #tfm.rope_style<interleaved>} : tensor<2x8x?x64xf32>
+  return %a : tensor<2x8x?x64xf32>
 }
 
 // CHECK-LABEL: func @norms
@@ -92,6 +111,30 @@ func.func @attention(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: ten
   // CHECK: tfm.attention %{{.*}}, %{{.*}}, %{{.*}} {mask = #tfm.mask<sliding_window>, scale = 1.250000e-01 : f64, window = 4096 : i64}
   %o3 = tfm.attention %q, %k, %v {mask = #tfm.mask<sliding_window>, window = 4096 : i64, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
   return %o1, %o2, %o3 : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>
+}
+
+// CHECK-LABEL: func @attention_offsets
+func.func @attention_offsets(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %len: tensor<?xi32>, %off: tensor<?xi32>) -> (tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>) {
+  // CHECK: tfm.attention %arg0, %arg1, %arg2 offsets(%arg4 : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 1.250000e-01 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  %o1 = tfm.attention %q, %k, %v offsets(%off : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  // Every optional operand, in the order of the assembly format.
+  %slopes = tfm.alibi_slopes : tensor<8xf32>
+  // CHECK: tfm.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%arg3 : tensor<?xi32>) offsets(%arg4 : tensor<?xi32>) alibi(%{{.*}} : tensor<8xf32>) {mask = #tfm.mask<sliding_window>, scale = 1.250000e-01 : f64, window = 16 : i64}
+  %o2 = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>) offsets(%off : tensor<?xi32>) alibi(%slopes : tensor<8xf32>) {mask = #tfm.mask<sliding_window>, window = 16 : i64, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  return %o1, %o2 : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>
+}
+
+// CHECK-LABEL: func @cache_append
+func.func @cache_append(%k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %cache: tensor<?x3x2x4x?x16xf32>, %plain: tensor<?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) -> (tensor<?x3x2x4x?x16xf32>, tensor<?x4x?x16xf32>) {
+  // CHECK: %[[C1:.*]] = tfm.cache_append %arg0 into %arg2 offsets(%arg4) lengths(%arg5) {index = array<i64: 2, 0>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  %c1 = tfm.cache_append %k into %cache offsets(%off) lengths(%len) {index = array<i64: 2, 0>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  // CHECK: tfm.cache_append %arg1 into %[[C1]] offsets(%arg4) lengths(%arg5) {index = array<i64: 2, 1>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  %c2 = tfm.cache_append %v into %c1 offsets(%off) lengths(%len) {index = array<i64: 2, 1>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  // Without 'index' the cache is [B, H, C, D] (the default, empty index, is
+  // not printed).
+  // CHECK: tfm.cache_append %arg0 into %arg3 offsets(%arg4) lengths(%arg5) : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xf32>
+  %c3 = tfm.cache_append %k into %plain offsets(%off) lengths(%len) : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xf32>
+  return %c2, %c3 : tensor<?x3x2x4x?x16xf32>, tensor<?x4x?x16xf32>
 }
 
 // CHECK-LABEL: func @unfused_attention
