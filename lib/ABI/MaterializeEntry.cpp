@@ -96,7 +96,7 @@ struct MaterializeEntryPass
     ModuleOp module = getOperation();
     // The entry the manifest describes, and the generation steps beside
     // it.
-    func::FuncOp entry, step, decode;
+    func::FuncOp entry, step, decode, encode;
     for (auto f : module.getOps<func::FuncOp>()) {
       if (!f->hasAttr(kEntryAttr))
         continue;
@@ -108,16 +108,20 @@ struct MaterializeEntryPass
         decode = f;
         continue;
       }
+      if (f.getSymName() == kEncodeFunction) {
+        encode = f;
+        continue;
+      }
       if (entry) {
         f.emitError("more than one function is marked '")
             << kEntryAttr << "' (the first is @" << entry.getSymName()
-            << "; only @" << kStepFunction << " and @" << kDecodeFunction
-            << " may be others)";
+            << "; only @" << kStepFunction << ", @" << kDecodeFunction
+            << " and @" << kEncodeFunction << " may be others)";
         return signalPassFailure();
       }
       entry = f;
     }
-    for (func::FuncOp f : {step, decode})
+    for (func::FuncOp f : {step, decode, encode})
       if (f && !entry) {
         f.emitError("@") << f.getSymName()
                          << " needs the model's main entry beside it";
@@ -128,6 +132,11 @@ struct MaterializeEntryPass
       decode.emitError("@")
           << kDecodeFunction << " comes with @" << kStepFunction
           << " and takes the same arguments";
+      return signalPassFailure();
+    }
+    if (encode && !step) {
+      encode.emitError("@") << kEncodeFunction << " comes with @"
+                            << kStepFunction;
       return signalPassFailure();
     }
     func::FuncOp prepare = module.lookupSymbol<func::FuncOp>(kPrepareFunction);
@@ -147,7 +156,9 @@ struct MaterializeEntryPass
             << ", which computes the prepared weights";
         return WalkResult::interrupt();
       }
-      if (entry && (f == entry || f == step || f == decode || f == prepare))
+      if (entry &&
+          (f == entry || f == step || f == decode || f == encode ||
+           f == prepare))
         return WalkResult::advance();
       w.emitOpError("is outside the '")
           << kEntryAttr << "' function; only the entry function (and @"
@@ -158,7 +169,7 @@ struct MaterializeEntryPass
       return signalPassFailure();
     if (!entry)
       return;
-    if (failed(materialize(module, entry, step, decode, prepare)))
+    if (failed(materialize(module, entry, step, decode, encode, prepare)))
       signalPassFailure();
   }
 
@@ -199,17 +210,22 @@ struct MaterializeEntryPass
       taken.set(r);
       inOut.push_back({i, static_cast<unsigned>(r)});
     }
-    if (fnType.getNumResults() - taken.count() != 1)
-      return f.emitError("entry function must return exactly one tensor "
-                         "besides its in-out arguments' new values, returns ")
-             << fnType.getNumResults() - taken.count();
-    output = taken.find_first_unset();
+    // The main entry and the steps have one output; @encode only fills
+    // its cache.
+    unsigned outputs = fnType.getNumResults() - taken.count();
+    bool noOutput = f.getSymName() == kEncodeFunction;
+    if (outputs != (noOutput ? 0u : 1u))
+      return f.emitError("entry function must return exactly ")
+             << (noOutput ? "nothing" : "one tensor")
+             << " besides its in-out arguments' new values, returns "
+             << outputs;
+    output = noOutput ? ~0u : static_cast<unsigned>(taken.find_first_unset());
     return success();
   }
 
   LogicalResult materialize(ModuleOp module, func::FuncOp entry,
                             func::FuncOp step, func::FuncOp decode,
-                            func::FuncOp prepare) {
+                            func::FuncOp encode, func::FuncOp prepare) {
     MLIRContext *ctx = &getContext();
     OpBuilder b(ctx);
     Location loc = entry.getLoc();
@@ -218,6 +234,8 @@ struct MaterializeEntryPass
       entries.push_back(step);
     if (decode)
       entries.push_back(decode);
+    if (encode)
+      entries.push_back(encode);
     SmallVector<SmallVector<std::pair<unsigned, unsigned>>> inOuts(
         entries.size());
     SmallVector<unsigned> outputs(entries.size());
@@ -312,8 +330,9 @@ struct MaterializeEntryPass
     auto arch = module->getAttrOfType<StringAttr>(kArchitectureAttr);
     bool kernel = arch && arch.getValue() == kKernelArchitecture;
     std::string manifest;
-    if (!kernel && failed(buildManifest(module, entry, step, resultType,
-                                        weights, prepared, manifest)))
+    if (!kernel && failed(buildManifest(module, entry, step, encode,
+                                        resultType, weights, prepared,
+                                        manifest)))
       return failure();
 
     // Inputs are the caller's: never write into them (in-out arguments
@@ -460,14 +479,16 @@ struct MaterializeEntryPass
       f.removeArgAttr(idx, kInOutAttr);
       destination[result] = buffer;
     }
-    auto resultType =
-        cast<RankedTensorType>(f.getFunctionType().getResult(output));
-    auto outType =
-        MemRefType::get(resultType.getShape(), resultType.getElementType());
-    unsigned outIdx = f.getNumArguments();
-    if (failed(f.insertArgument(outIdx, outType, {}, loc)))
-      return f.emitError("cannot add the output argument");
-    destination[output] = body.getArgument(outIdx);
+    if (output != ~0u) {
+      auto resultType =
+          cast<RankedTensorType>(f.getFunctionType().getResult(output));
+      auto outType =
+          MemRefType::get(resultType.getShape(), resultType.getElementType());
+      unsigned outIdx = f.getNumArguments();
+      if (failed(f.insertArgument(outIdx, outType, {}, loc)))
+        return f.emitError("cannot add the output argument");
+      destination[output] = body.getArgument(outIdx);
+    }
     SmallVector<func::ReturnOp> returns;
     f.walk([&](func::ReturnOp r) { returns.push_back(r); });
     for (func::ReturnOp r : returns) {
@@ -493,7 +514,7 @@ struct MaterializeEntryPass
   /// manifest") of this entry, as JSON.
   LogicalResult
   buildManifest(ModuleOp module, func::FuncOp entry, func::FuncOp step,
-                RankedTensorType result,
+                func::FuncOp encode, RankedTensorType result,
                 const llvm::MapVector<StringRef, RankedTensorType> &weights,
                 const llvm::MapVector<StringRef, RankedTensorType> &prepared,
                 std::string &out) {
@@ -592,6 +613,7 @@ struct MaterializeEntryPass
     // The generation step's cache: [B, layers, 2, kv_heads, C, head_dim].
     if (step) {
       ::tfm::ManifestKvCache kv;
+      kv.cross = static_cast<bool>(encode);
       for (BlockArgument arg : step.getArguments()) {
         if (!step.getArgAttr(arg.getArgNumber(), kInOutAttr))
           continue;

@@ -40,6 +40,12 @@ struct StepState {
   Value offsets, lengths;
   Value cache;
   int64_t layer = 0;
+  /// Encoder-decoder models: the cross-attention keys and values that
+  /// @encode wrote ([B, L, 2, Hkv, S, Dh]) and each source's length.
+  Value cross, sourceLengths;
+  /// The function's cache argument, whose dims every slice of the chain
+  /// uses.
+  Value root;
 };
 
 class ModelBuilder {
@@ -85,6 +91,14 @@ private:
   /// that layer's keys and values, the cache's whole capacity.
   std::pair<Value, Value> appendToCache(Value kh, Value vh, StepState &step,
                                         Location l);
+  /// Layer `layer`'s keys (half 0) or values (half 1) of a
+  /// [B, L, 2, Hkv, C, Dh] cache: [B, Hkv, C, Dh], sized by the dims of
+  /// `root`, the argument the cache's chain of appends starts at (dims of
+  /// the chain would be proven equal pass after pass).
+  Value cacheHalf(Value cache, Value root, int64_t layer, int64_t half,
+                  Location l);
+  /// The [B, L, 2, Hkv, ?, Dh] cache type of the decoder stack.
+  RankedTensorType cacheType();
   Value attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
                       int64_t window, Value keyLengths, Value slopes,
                       Location l);
@@ -98,6 +112,11 @@ private:
   void buildForward(ModuleOp module);
   /// `@step` (T dynamic) or `@decode` (T = 1).
   void buildStep(ModuleOp module, StringRef name, int64_t tokens);
+  /// `@encode`: the encoder, then every decoder layer's cross-attention
+  /// keys and values, written into the cross cache.
+  void buildEncode(ModuleOp module);
+  /// Starts a generation function: its values are its own.
+  void beginFunction(int64_t tokens);
   Value head(Value x, Value lengths, const ModelParams &params);
 
   MLIRContext &context;
@@ -244,12 +263,18 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
   int64_t hq = config.numHeads, hkv = config.numKvHeads, dh = config.headDim;
   std::string base = name.str();
   Location l = loc(base);
+  // A generation step's cross-attention reads the keys and values @encode
+  // cached; everything else projects its own.
+  bool cachedCross = !selfAttention && step && step->cross;
   Value qp = linear(xq, q, hq * dh, loc(base + ".q"));
-  Value kp = linear(xkv, k, hkv * dh, loc(base + ".k"));
-  Value vp = linear(xkv, v, hkv * dh, loc(base + ".v"));
   Value qh = SplitHeadsOp::create(b, l, headsType(hq, dh), qp, uint64_t(hq));
-  Value kh = SplitHeadsOp::create(b, l, headsType(hkv, dh), kp, uint64_t(hkv));
-  Value vh = SplitHeadsOp::create(b, l, headsType(hkv, dh), vp, uint64_t(hkv));
+  Value kh, vh;
+  if (!cachedCross) {
+    Value kp = linear(xkv, k, hkv * dh, loc(base + ".k"));
+    Value vp = linear(xkv, v, hkv * dh, loc(base + ".v"));
+    kh = SplitHeadsOp::create(b, l, headsType(hkv, dh), kp, uint64_t(hkv));
+    vh = SplitHeadsOp::create(b, l, headsType(hkv, dh), vp, uint64_t(hkv));
+  }
   Value alibi;
   if (selfAttention && config.positions == PositionKind::Rope) {
     Location rl = loc(base + ".rope");
@@ -271,7 +296,17 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
     alibi = slopes;
   }
   Value attn;
-  if (step) {
+  if (cachedCross) {
+    // Every source token is visible (mask none) up to the source's length.
+    llvm::APFloat scale(1.0 / std::sqrt(double(dh)));
+    attn = AttentionOp::create(
+        b, l, headsType(hq, dh), qh,
+        cacheHalf(step->cross, step->cross, step->layer, 0, l),
+        cacheHalf(step->cross, step->cross, step->layer, 1, l),
+        step->sourceLengths,
+        /*offsets=*/Value(), /*alibi=*/Value(), /*bias=*/Value(), scale,
+        MaskKind::none, /*window=*/nullptr);
+  } else if (step) {
     // The new tokens attend to the cache: query i of sequence b sits at
     // position offsets[b] + i, and the causal (or window) mask alone bounds
     // what it sees to the tokens before it. Keys beyond a sequence's
@@ -298,29 +333,39 @@ std::pair<Value, Value> ModelBuilder::appendToCache(Value kh, Value vh,
   // this layer's halves of the result: every read of an older cache value
   // comes before the in-place write that replaces it, so bufferization
   // updates the caller's buffer without a copy.
-  int64_t hkv = config.numKvHeads, dh = config.headDim;
-  auto dyn = ShapedType::kDynamic;
-  auto halfType = RankedTensorType::get({dyn, hkv, dyn, dh}, f32);
   Value cache = step.cache;
-  for (auto [half, update] : llvm::enumerate(ArrayRef<Value>{kh, vh}))
+  Value updates[] = {kh, vh};
+  for (auto [half, update] : llvm::enumerate(updates))
     cache = CacheAppendOp::create(
         b, l, cache.getType(), update, cache, step.offsets, step.lengths,
         ArrayRef<int64_t>{step.layer, static_cast<int64_t>(half)});
   step.cache = cache;
-  auto extract = [&](int64_t half) -> Value {
-    SmallVector<OpFoldResult> offsets{b.getIndexAttr(0),
-                                      b.getIndexAttr(step.layer),
-                                      b.getIndexAttr(half), b.getIndexAttr(0),
-                                      b.getIndexAttr(0), b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes{
-        tensor::getMixedSize(b, l, cache, 0), b.getIndexAttr(1),
-        b.getIndexAttr(1), b.getIndexAttr(hkv),
-        tensor::getMixedSize(b, l, cache, 4), b.getIndexAttr(dh)};
-    SmallVector<OpFoldResult> strides(6, b.getIndexAttr(1));
-    return tensor::ExtractSliceOp::create(b, l, halfType, cache, offsets,
-                                          sizes, strides);
-  };
-  return {extract(0), extract(1)};
+  return {cacheHalf(cache, step.root, step.layer, 0, l),
+          cacheHalf(cache, step.root, step.layer, 1, l)};
+}
+
+Value ModelBuilder::cacheHalf(Value cache, Value root, int64_t layer,
+                              int64_t half, Location l) {
+  int64_t hkv = config.numKvHeads, dh = config.headDim;
+  auto dyn = ShapedType::kDynamic;
+  SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(layer),
+                                    b.getIndexAttr(half), b.getIndexAttr(0),
+                                    b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes{
+      tensor::getMixedSize(b, l, root, 0), b.getIndexAttr(1),
+      b.getIndexAttr(1), b.getIndexAttr(hkv),
+      tensor::getMixedSize(b, l, root, 4), b.getIndexAttr(dh)};
+  SmallVector<OpFoldResult> strides(6, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      b, l, RankedTensorType::get({dyn, hkv, dyn, dh}, f32), cache, offsets,
+      sizes, strides);
+}
+
+RankedTensorType ModelBuilder::cacheType() {
+  auto dyn = ShapedType::kDynamic;
+  int64_t layers = static_cast<int64_t>(config.decoderLayers.size());
+  return RankedTensorType::get(
+      {dyn, layers, 2, config.numKvHeads, dyn, config.headDim}, f32);
 }
 
 Value ModelBuilder::ffn(Value x, const LayerParams &p, const LayerConfig &layer,
@@ -352,7 +397,7 @@ Value ModelBuilder::runStack(Value x, Stack stack, Value lengths, Value memory,
     auto crossAttn = [&](Value h) {
       return attention(h, memory, *p.crossQ, *p.crossK, *p.crossV, *p.crossO,
                        MaskKind::none, 0, memoryLengths,
-                       /*selfAttention=*/false, base + ".cross_attn");
+                       /*selfAttention=*/false, base + ".cross_attn", step);
     };
     Location attnNormLoc = loc(base + ".attn_norm");
     Location crossNormLoc = loc(base + ".cross_attn_norm");
@@ -425,6 +470,8 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
   (*module)->setAttr(kOutputAttr, b.getStringAttr(config.outputKind()));
   buildForward(*module);
   if (options.generation) {
+    if (config.arch == Architecture::EncoderDecoder)
+      buildEncode(*module);
     buildStep(*module, mlir::tfm::abi::kStepFunction, ShapedType::kDynamic);
     buildStep(*module, mlir::tfm::abi::kDecodeFunction, 1);
   }
@@ -493,47 +540,59 @@ void ModelBuilder::buildForward(ModuleOp module) {
   func::ReturnOp::create(b, loc("forward"), out);
 }
 
+void ModelBuilder::beginFunction(int64_t tokens) {
+  // Values are per function: the weights and slopes are read again.
+  weights.clear();
+  slopes = Value();
+  this->tokens = tokens;
+}
+
 void ModelBuilder::buildStep(ModuleOp module, StringRef name,
                              int64_t tokens) {
-  // The frontend only offers generation where it applies (see
-  // validateGeneration).
-  assert(config.arch == Architecture::Decoder && config.head == HeadKind::Lm &&
-         "generation step of a decoder with an LM head");
+  // The driver only asks for generation where it applies (checkGeneration).
+  assert(config.arch != Architecture::Encoder && config.head == HeadKind::Lm &&
+         "generation step of a model with a decoder and an LM head");
+  bool encDec = config.arch == Architecture::EncoderDecoder;
   auto dyn = ShapedType::kDynamic;
   Type i32 = b.getI32Type();
   auto idsType = RankedTensorType::get({dyn, tokens}, i32);
   auto perSeqType = RankedTensorType::get({dyn}, i32);
-  int64_t layers = static_cast<int64_t>(config.decoderLayers.size());
-  auto cacheType = RankedTensorType::get(
-      {dyn, layers, 2, config.numKvHeads, dyn, config.headDim}, f32);
+  RankedTensorType cache = cacheType();
   auto logitsType = RankedTensorType::get({dyn, config.vocabSize}, f32);
+  SmallVector<Type> inputs{idsType, perSeqType, perSeqType, cache};
+  SmallVector<Location> argLocs{loc("ids"), loc("offsets"), loc("lengths"),
+                                loc("cache")};
+  if (encDec) {
+    // The cross cache @encode wrote, read only, and the source lengths.
+    inputs.append({cache, perSeqType});
+    argLocs.append({loc("cross_cache"), loc("source_lengths")});
+  }
   Location fl = loc(name);
   b.setInsertionPointToEnd(module.getBody());
   auto func = func::FuncOp::create(
-      b, fl, name,
-      b.getFunctionType({idsType, perSeqType, perSeqType, cacheType},
-                        {logitsType, cacheType}));
+      b, fl, name, b.getFunctionType(inputs, {logitsType, cache}));
   func->setAttr(mlir::tfm::abi::kEntryAttr, b.getUnitAttr());
   func.setArgAttr(3, mlir::tfm::abi::kInOutAttr, b.getI64IntegerAttr(1));
-  Block *body = b.createBlock(
-      &func.getBody(), {}, {idsType, perSeqType, perSeqType, cacheType},
-      {loc("ids"), loc("offsets"), loc("lengths"), loc("cache")});
+  Block *body = b.createBlock(&func.getBody(), {}, inputs, argLocs);
   b.setInsertionPointToStart(body);
 
-  // Values are per function: the weights and slopes are read again here.
-  weights.clear();
-  slopes = Value();
-  this->tokens = tokens;
+  beginFunction(tokens);
   auto restore = llvm::make_scope_exit(
       [&] { this->tokens = ShapedType::kDynamic; });
   ModelParams params = getModelParams(config);
   StepState step{body->getArgument(1), body->getArgument(2),
                  body->getArgument(3)};
+  step.root = body->getArgument(3);
+  if (encDec) {
+    step.cross = body->getArgument(4);
+    step.sourceLengths = body->getArgument(5);
+  }
   Value ids = body->getArgument(0);
   Value x = runStack(embed(ids, params, step.offsets), Stack::Decoder,
                      step.lengths, Value(), Value(), &step);
   if (params.decoderFinalNorm)
-    x = norm(x, *params.decoderFinalNorm, loc("final_norm"));
+    x = norm(x, *params.decoderFinalNorm,
+             loc(encDec ? "decoder.final_norm" : "final_norm"));
   // Only the last new token of each sequence needs logits.
   Location l = loc("lm_head");
   Value w = params.lmHead ? weight(params.lmHead->weight)
@@ -544,21 +603,72 @@ void ModelBuilder::buildStep(ModuleOp module, StringRef name,
   func::ReturnOp::create(b, fl, ValueRange{logits, step.cache});
 }
 
+void ModelBuilder::buildEncode(ModuleOp module) {
+  auto dyn = ShapedType::kDynamic;
+  Type i32 = b.getI32Type();
+  auto idsType = RankedTensorType::get({dyn, dyn}, i32);
+  auto perSeqType = RankedTensorType::get({dyn}, i32);
+  RankedTensorType cache = cacheType();
+  StringRef name = mlir::tfm::abi::kEncodeFunction;
+  Location fl = loc(name);
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(
+      b, fl, name, b.getFunctionType({idsType, perSeqType, cache}, {cache}));
+  func->setAttr(mlir::tfm::abi::kEntryAttr, b.getUnitAttr());
+  func.setArgAttr(2, mlir::tfm::abi::kInOutAttr, b.getI64IntegerAttr(0));
+  Block *body =
+      b.createBlock(&func.getBody(), {}, {idsType, perSeqType, cache},
+                    {loc("src"), loc("src_lengths"), loc("cross_cache")});
+  b.setInsertionPointToStart(body);
+
+  beginFunction(ShapedType::kDynamic);
+  ModelParams params = getModelParams(config);
+  Value src = body->getArgument(0), srcLengths = body->getArgument(1);
+  Value cross = body->getArgument(2);
+  Value memory = runStack(embed(src, params), Stack::Encoder, srcLengths,
+                          Value(), Value());
+  if (params.encoderFinalNorm)
+    memory = norm(memory, *params.encoderFinalNorm, loc("encoder.final_norm"));
+  // Every source starts at position 0 of its cross cache.
+  Location zl = loc("cross_cache");
+  Value zero = arith::ConstantIntOp::create(b, zl, 0, 32);
+  Value batch = tensor::DimOp::create(b, zl, src, 0);
+  Value starts = tensor::SplatOp::create(b, zl, zero, perSeqType,
+                                         ValueRange{batch});
+  int64_t hkv = config.numKvHeads, dh = config.headDim;
+  for (size_t i = 0; i < config.decoderLayers.size(); ++i) {
+    LayerParams p = getLayerParams(config, Stack::Decoder, i);
+    std::string base = p.path + ".cross_attn";
+    Location l = loc(base);
+    const LinearRef *refs[] = {&*p.crossK, &*p.crossV};
+    for (auto [half, ref] : llvm::enumerate(refs)) {
+      Value proj = linear(memory, *ref, hkv * dh,
+                          loc(base + (half ? ".v" : ".k")));
+      Value heads = SplitHeadsOp::create(b, l, headsType(hkv, dh), proj,
+                                         uint64_t(hkv));
+      cross = CacheAppendOp::create(
+          b, l, cache, heads, cross, starts, srcLengths,
+          ArrayRef<int64_t>{static_cast<int64_t>(i),
+                            static_cast<int64_t>(half)});
+    }
+  }
+  func::ReturnOp::create(b, fl, ValueRange{cross});
+}
+
 } // namespace
 
 llvm::Error checkGeneration(const ModelConfig &config) {
   auto fail = [](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
   };
-  if (config.arch != Architecture::Decoder)
-    return fail(llvm::Twine("the generation step is for decoders; this "
-                            "model is an ") +
-                architectureName(config.arch) +
-                " (encoder-decoder generation is not supported yet)");
+  if (config.arch == Architecture::Encoder)
+    return fail("the generation step needs a decoder; this model is an "
+                "encoder");
   if (config.head != HeadKind::Lm)
     return fail(llvm::Twine("the generation step needs an LM head; this "
                             "model outputs ") +
                 config.outputKind());
+  // The decoder's layers (an encoder-decoder's encoder may see both ways).
   for (auto [i, layer] : llvm::enumerate(config.decoderLayers))
     if (layer.mask == MaskKind::none)
       return fail(llvm::Twine("layer ") + llvm::Twine(i) +

@@ -1010,6 +1010,36 @@ tfm_status tfm_session_reset(tfm_session *session, int64_t slot) {
   return TFM_OK;
 }
 
+tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
+                                 int64_t dst) {
+  if (!session)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "session is NULL");
+  if (tfm_status s = checkSlot(session, src, "src"))
+    return s;
+  if (tfm_status s = checkSlot(session, dst, "dst"))
+    return s;
+  if (src == dst)
+    return TFM_OK;
+  // Per cache row ([layer][K or V][kv head]), the positions src holds, then
+  // zeros over what dst held beyond them: dst is bit for bit the slot that
+  // src's tokens would have made (the rest of a slot is zero, as for
+  // tfm_session_reset).
+  const ManifestKvCache &kv = session->kv;
+  int64_t copied = session->lengths[src], held = session->lengths[dst];
+  int64_t rowFloats = session->maxContext * kv.headDim;
+  const float *from = &session->cache[src * session->floatsPerSlot];
+  float *to = &session->cache[dst * session->floatsPerSlot];
+  for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row) {
+    std::memcpy(to + row * rowFloats, from + row * rowFloats,
+                sizeof(float) * copied * kv.headDim);
+    if (held > copied)
+      std::memset(to + row * rowFloats + copied * kv.headDim, 0,
+                  sizeof(float) * (held - copied) * kv.headDim);
+  }
+  session->lengths[dst] = copied;
+  return TFM_OK;
+}
+
 tfm_status tfm_session_length(const tfm_session *session, int64_t slot,
                               int64_t *length) {
   if (!session)

@@ -269,8 +269,18 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
         return sub.bad(field, "is larger than 2^20");
       *slot = *n;
     }
-    if (m.architecture != Architecture::Decoder)
-      return read.bad(Field::kKvCache, "is only supported for decoders");
+    if (const json::Value *c = cache->get(Field::kCacheCross)) {
+      std::optional<bool> cross = c->getAsBoolean();
+      if (!cross)
+        return sub.bad(Field::kCacheCross, "is not a boolean");
+      kv.cross = *cross;
+    }
+    if (m.architecture == Architecture::Encoder)
+      return read.bad(Field::kKvCache, "is not supported for encoders");
+    if (kv.cross != (m.architecture == Architecture::EncoderDecoder))
+      return sub.bad(Field::kCacheCross,
+                     kv.cross ? "is true for a model without an encoder"
+                              : "must be true for an encoder_decoder model");
     m.kvCache = kv;
   }
   return m;

@@ -1,6 +1,7 @@
 """Generation: tfm.Session against forward passes, Model.generate against a
 recomputation with forward passes and against tfm-run's sampler (same
-seed, same tokens), every argument error, the sampler's rules."""
+seed, same tokens), beam search against tfm-run's and an exhaustive search,
+every argument error, the sampler's rules."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 import tfm
 from conftest import Compiled
-from tfm._generate import MT19937_64, Sampler
+from tfm._generate import MT19937_64, Hypothesis, Sampler, beam_search
 
 TOL = dict(rtol=1e-4, atol=1e-4)
 
@@ -310,11 +311,6 @@ def test_generate_errors(gen_model: tfm.Model, args: Any, kwargs: Dict[str, Any]
         gen_model.generate(*args, **kwargs)
 
 
-def test_generate_beam_is_not_implemented(gen_model: tfm.Model) -> None:
-    with pytest.raises(NotImplementedError, match="beam search is not implemented in tfm yet"):
-        gen_model.generate([[1]], 2, beam=4)
-
-
 def test_generate_needs_a_generation_step(gpt_model: tfm.Model, bert_classifier: Compiled) -> None:
     with pytest.raises(tfm.UnsupportedError,
                        match=r"\(model 'tiny-gpt-decoder'\) has no generation step: it was compiled "
@@ -325,6 +321,199 @@ def test_generate_needs_a_generation_step(gpt_model: tfm.Model, bert_classifier:
         with pytest.raises(tfm.UnsupportedError,
                            match=r"is not a language model \(encoder with classes output\)"):
             encoder.generate([[1, 2]], 3)
+
+
+# ----- Session.copy_slot ----------------------------------------------------------
+
+def test_copy_slot(gpt_gen: Compiled, gen_model: tfm.Model) -> None:
+    a = gpt_gen.tokens(1, 5, seed=90)[0].tolist()
+    with gen_model.session(3, 12) as s:
+        s.prefill(0, a)
+        s.prefill(1, list(range(1, 9)))  # longer than a: what it held goes
+        s.copy_slot(0, 1)
+        assert (s.length(0), s.length(1)) == (5, 5)
+        rows = s.decode([0, 1], [7, 7])
+        assert np.array_equal(rows[0], rows[1])  # the copy continues exactly like a
+        np.testing.assert_allclose(rows[0], s.prefill(2, a + [7]), **TOL)  # like a fresh slot
+        np.testing.assert_allclose(rows[0], forward_last(gen_model, a + [7]), **TOL)
+        s.copy_slot(2, 2)  # itself: nothing happens
+        assert s.length(2) == 6
+        s.copy_slot(np.int64(1), 2)  # shorter over longer
+        np.testing.assert_allclose(s.decode(2, 9), forward_last(gen_model, a + [7, 9]), **TOL)
+        s.reset(2)
+        s.copy_slot(2, 0)  # an empty slot copied: empty
+        assert [s.length(i) for i in range(3)] == [0, 6, 0]
+        with pytest.raises(tfm.InvalidArgumentError,
+                           match=r"^dst is 3, outside \[0, 3\) \(max_slots of the session\)$"):
+            s.copy_slot(0, 3)
+        with pytest.raises(tfm.InvalidArgumentError, match=r"^src is -1, outside \[0, 3\)"):
+            s.copy_slot(-1, 0)
+        with pytest.raises(tfm.InvalidArgumentError, match=r"^src must be an int, got float$"):
+            s.copy_slot(0.0, 1)
+        assert [s.length(i) for i in range(3)] == [0, 6, 0]  # failed calls change nothing
+    with pytest.raises(tfm.Error, match="the session is closed"):
+        s.copy_slot(0, 1)
+
+
+# ----- beam search ---------------------------------------------------------------
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    x = logits.astype(np.float64)
+    x = x - x.max(axis=-1, keepdims=True)
+    out: np.ndarray = x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
+    return out
+
+
+def run_tfm_run_beam(gpt_gen: Compiled, prompts: List[List[int]], n_new: int,
+                     args: List[str]) -> List[str]:
+    """tfm-run's output lines (hypotheses with scores, then generated)."""
+    cmd = [tfm.find_tool("tfm-run"), gpt_gen.library, "--weights", str(gpt_gen.weights),
+           "--max-new-tokens", str(n_new), *args]
+    for p in prompts:
+        cmd += ["--prompt-ids", ",".join(map(str, p))]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+def likely_tokens(model: tfm.Model, prompts: List[List[int]], n_new: int) -> List[int]:
+    """The two tokens greedy generation produces most often: stop ids that
+    end some hypotheses."""
+    counts: Dict[int, int] = {}
+    for tokens in model.generate(prompts, n_new):
+        for t in tokens:
+            counts[t] = counts.get(t, 0) + 1
+    return sorted(counts, key=lambda t: (-counts[t], t))[:2]
+
+
+@pytest.mark.parametrize("beam, length_penalty, stops", [
+    (4, None, 1), (2, 0.0, 2), (3, 2.0, 0), (1, None, 0), (4, -0.5, 2), (5, 1.0, 1),
+])
+def test_beam_equals_tfm_run(gpt_gen: Compiled, gen_model: tfm.Model, beam: int,
+                             length_penalty: Any, stops: int) -> None:
+    """The same hypotheses in the same order with the same scores (to the
+    printed digits, from the same float64 values) as tfm-run --beam."""
+    prompts = [[5, 17, 3], [4, 4], [1], gpt_gen.tokens(1, 8, seed=81)[0].tolist()]
+    n_new = 8
+    stop_ids = likely_tokens(gen_model, prompts, n_new)[:stops]
+    args = ["--beam", str(beam), "--num-return", str(beam)]
+    if length_penalty is not None:
+        args += ["--length-penalty", repr(length_penalty)]
+    for t in stop_ids:
+        args += ["--stop-id", str(t)]
+    hypotheses = beam_search(gen_model, prompts, n_new, beam=beam,
+                             length_penalty=length_penalty, stop_ids=stop_ids)
+    lines = [f"hypothesis[{g}][{k}]: score {h.score:.6f}:" + "".join(f" {t}" for t in h.tokens)
+             for g, hs in enumerate(hypotheses) for k, h in enumerate(hs)]
+    best = gen_model.generate(prompts, n_new, beam=beam, length_penalty=length_penalty,
+                              stop_ids=stop_ids)
+    lines += [f"generated[{g}]:" + "".join(f" {t}" for t in tokens)
+              for g, tokens in enumerate(best)]
+    assert lines == run_tfm_run_beam(gpt_gen, prompts, n_new, args)
+    for hs, tokens in zip(hypotheses, best):
+        assert len(hs) == beam and hs[0].tokens == tokens
+        assert [h.score for h in hs] == sorted((h.score for h in hs), reverse=True)
+        for h in hs:
+            assert len(h.tokens) == n_new or h.tokens[-1] in stop_ids
+            alpha = 1.0 if length_penalty is None else length_penalty
+            assert h.score == h.sum / float(len(h.tokens)) ** alpha
+    if stops:  # some hypothesis ended early, with a stop id
+        assert any(len(h.tokens) < n_new for hs in hypotheses for h in hs)
+
+
+@pytest.mark.parametrize("length_penalty, with_stop", [(0.0, False), (1.0, True), (0.0, True)])
+def test_beam_search_is_exhaustive_when_wide(gpt_gen: Compiled, gen_model: tfm.Model,
+                                            length_penalty: float, with_stop: bool) -> None:
+    """Two new tokens with B = vocab_size = 64 beams: every first token
+    runs, so beam search must find what scoring all 64 x 64 continuations
+    (by forward passes, Model.__call__) finds: the best sequence and the
+    64 best scores."""
+    prompt = gpt_gen.tokens(1, 4, seed=95)[0].tolist()
+    first = log_softmax(forward_last(gen_model, prompt))
+    batch = np.array([prompt + [a] for a in range(64)], dtype=np.int32)
+    second = log_softmax(gen_model(batch)[:, -1])  # [64 first tokens, 64 second]
+    # the second likeliest first token ends the sequence: one-token hypotheses
+    # compete with two-token ones
+    stop = int(np.argsort(first, kind="stable")[-2]) if with_stop else None
+    scores = {}
+    for a in range(64):
+        if a == stop:
+            scores[(a,)] = first[a] / 1.0 ** length_penalty
+            continue
+        for b in range(64):
+            scores[(a, b)] = (first[a] + second[a, b]) / 2.0 ** length_penalty
+    best = max(scores, key=lambda k: scores[k])
+    hypotheses = beam_search(gen_model, [prompt], 2, beam=64, length_penalty=length_penalty,
+                             stop_ids=[] if stop is None else [stop])[0]
+    assert len(hypotheses) == 64
+    top = hypotheses[0]
+    if len(scores) > 1:
+        runner_up = sorted(scores.values())[-2]
+        if scores[best] - runner_up > 1e-4:  # clearly the best: the same tokens
+            assert tuple(top.tokens) == best
+    assert abs(scores[tuple(top.tokens)] - scores[best]) < 1e-5
+    for h in hypotheses:
+        assert abs(h.score - scores[tuple(h.tokens)]) < 1e-5
+    ranked = sorted(scores.values(), reverse=True)[:64]
+    np.testing.assert_allclose([h.score for h in hypotheses], ranked, rtol=0, atol=1e-5)
+    assert gen_model.generate([prompt], 2, beam=64, length_penalty=length_penalty,
+                              stop_ids=[] if stop is None else [stop]) == [top.tokens]
+
+
+def test_beam_one_is_greedy(gpt_gen: Compiled, gen_model: tfm.Model) -> None:
+    prompts = [[5, 17, 3], [4, 4], [1], gpt_gen.tokens(1, 8, seed=82)[0].tolist()]
+    assert gen_model.generate(prompts, 9, beam=1) == gen_model.generate(prompts, 9)
+    stops = likely_tokens(gen_model, prompts, 9)
+    greedy = gen_model.generate(prompts, 9, stop_ids=stops)
+    assert any(len(t) < 9 for t in greedy)
+    for lp in (0.0, -1.0):  # a positive length penalty may go on past a stop id
+        assert gen_model.generate(prompts, 9, beam=1, stop_ids=stops, length_penalty=lp) == greedy
+
+
+def test_beam_forms(gen_model: tfm.Model) -> None:
+    expected = gen_model.generate([[5, 17, 3], [9, 9, 1]], 4, beam=3)
+    assert gen_model.generate(np.array([[5, 17, 3], [9, 9, 1]], np.int16), 4, beam=3) == expected
+    assert gen_model.generate([5, 17, 3], 4, beam=np.int64(3)) == expected[:1]
+    assert gen_model.generate([[9, 9, 1]], 4, beam=3) == expected[1:]  # alone: the same
+    assert gen_model.generate([[5, 17, 3]], 0, beam=3) == [[]]
+    assert beam_search(gen_model, [[5, 17, 3]], 0, beam=3) == [[]]
+    assert gen_model.generate([], 4, beam=2) == []
+    assert len(gen_model.generate([[1] * 16], 1, beam=4)[0]) == 1  # a full prompt
+    h = beam_search(gen_model, [[1, 2]], 3, beam=2, length_penalty=0)[0][0]
+    assert isinstance(h, Hypothesis) and h.score == h.sum and len(h.tokens) == 3
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(beam=0), r"^beam is 0, must be at least 1$"),
+    (dict(beam=-3), r"^beam is -3, must be at least 1$"),
+    (dict(beam=2.0), r"^beam must be an int, got float$"),
+    (dict(beam=True), r"^beam must be an int, got bool$"),
+    (dict(beam=2, top_k=3), r"^beam cannot be combined with top_k \(beam search keeps the most "
+                            r"likely sequences; greedy, top_k, top_p, temperature and seed pick "
+                            r"one token at a time\)$"),
+    (dict(beam=2, top_p=0.5), r"^beam cannot be combined with top_p"),
+    (dict(beam=2, greedy=True), r"^beam cannot be combined with greedy"),
+    (dict(beam=2, temperature=0.5), r"^beam cannot be combined with temperature"),
+    (dict(beam=2, seed=1), r"^beam cannot be combined with seed"),
+    (dict(length_penalty=0.5), r"^length_penalty only applies to beam search: pass beam=B$"),
+    (dict(top_k=3, length_penalty=0.5), r"^length_penalty only applies to beam search"),
+    (dict(beam=2, length_penalty=float("nan")), r"^length_penalty is nan, must be a finite number$"),
+    (dict(beam=2, length_penalty=float("-inf")), r"^length_penalty is -inf, must be a finite"),
+    (dict(beam=2, length_penalty="1"), r"^length_penalty must be a number, got str$"),
+    (dict(beam=2, stop_ids=[64]), r"^stop id 64 is outside \[0, 64\)"),
+])
+def test_beam_errors(gen_model: tfm.Model, kwargs: Dict[str, Any], message: str) -> None:
+    with pytest.raises(tfm.InvalidArgumentError, match=message):
+        gen_model.generate([[1]], 2, **kwargs)
+
+
+def test_beam_checks_prompts_and_model(gen_model: tfm.Model, gpt_model: tfm.Model) -> None:
+    with pytest.raises(tfm.InvalidArgumentError, match=r"\(max_new_tokens 7 at most\)$"):
+        gen_model.generate([[1], [1] * 10], 8, beam=2)
+    with pytest.raises(tfm.InvalidArgumentError, match=r"^max_new_tokens is -1"):
+        gen_model.generate([[1]], -1, beam=2)
+    with pytest.raises(tfm.UnsupportedError, match=r"has no generation step"):
+        gpt_model.generate([[1, 2]], 3, beam=2)
 
 
 # ----- the sampler --------------------------------------------------------------

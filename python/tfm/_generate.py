@@ -1,9 +1,10 @@
-"""Generation: sessions (the KV cache of the C ABI's tfm_session_*) and
-token generation with tfm-run's sampler.
+"""Generation: sessions (the KV cache of the C ABI's tfm_session_*), token
+generation with tfm-run's sampler, and tfm-run's beam search.
 
-The sampler is tfm-run's (tools/tfm-run/tfm-run.cpp, ``Sampler``;
-docs/tfm-run.md, "Generating text"), reproduced operation for operation:
-the same seed and arguments give the same tokens in Python and tfm-run.
+The sampler and the beam search are tfm-run's (tools/tfm-run/tfm-run.cpp,
+``Sampler`` and ``BeamGroup``; docs/tfm-run.md, "Generating text" and "Beam
+search"), reproduced operation for operation: the same seed and arguments
+give the same tokens in Python and tfm-run.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 import secrets
 import threading
 from ctypes import byref, c_int64, c_void_p
-from typing import Any, Iterator, List, Optional, Set, Tuple
+from typing import Any, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -218,6 +219,21 @@ class Session:
         with self._use() as h:
             self.model._lib.check(self.model._lib.tfm_session_reset(h, s))
 
+    def copy_slot(self, src: int, dst: int) -> None:
+        """Makes slot ``dst`` a copy of slot ``src`` (``tfm_session_copy_slot``):
+        the same tokens, and it continues exactly like ``src``; what ``dst``
+        held is discarded, ``src`` is unchanged, ``src == dst`` does
+        nothing. A copy of the cached positions, no step: beam search uses
+        it to continue one sequence in several ways."""
+        lib = self.model._lib
+        if lib.tfm_session_copy_slot is None:
+            raise UnsupportedError(
+                f"{self.model.library}: the library does not export tfm_session_copy_slot "
+                f"(built by an older tfm): recompile it")
+        a, b = _int_arg(src, "src"), _int_arg(dst, "dst")
+        with self._use() as h:
+            lib.check(lib.tfm_session_copy_slot(h, a, b))
+
     def length(self, slot: int) -> int:
         """The number of tokens ``slot`` holds (``tfm_session_length``)."""
         s = _int_arg(slot, "slot")
@@ -336,13 +352,19 @@ class Sampler:
 
 
 def check_sampling(greedy: bool, top_k: Optional[int], top_p: Optional[float],
-                   temperature: float, seed: Optional[int], beam: Optional[int]) -> Sampler:
+                   temperature: float, seed: Optional[int], beam: Optional[int],
+                   length_penalty: Optional[float] = None) -> Sampler:
     """The sampler for generate()'s arguments, checked as tfm-run checks
     its options."""
     if beam is not None:
+        # Model.generate runs beam search itself (beam_search); only the
+        # token-at-a-time generation of steps() lands here.
         raise NotImplementedError(
-            "beam search is not implemented in tfm yet: leave beam=None and generate "
-            "greedily (the default) or by sampling (top_k, top_p)")
+            "beam search runs through Model.generate(..., beam=B) only: TextGenerator "
+            "and streaming generate one token at a time")
+    if length_penalty is not None:
+        raise InvalidArgumentError(
+            "length_penalty only applies to beam search: pass beam=B")
     if not isinstance(greedy, (bool, np.bool_)):
         raise InvalidArgumentError(f"greedy must be a bool, got {type(greedy).__name__}")
     sampling = top_k is not None or top_p is not None
@@ -418,17 +440,28 @@ class Plan:
 def plan(model: Model, prompts: Any, max_new_tokens: int, *, greedy: bool = False,
          top_k: Optional[int] = None, top_p: Optional[float] = None,
          temperature: float = 1.0, seed: Optional[int] = None, stop_ids: Any = (),
-         beam: Optional[int] = None) -> Plan:
+         beam: Optional[int] = None, length_penalty: Optional[float] = None) -> Plan:
     """Checks generate()'s arguments in tfm-run's order: the options, the
     model, then the prompts and stop ids against its limits."""
+    n_new = _check_max_new_tokens(max_new_tokens)
+    sampler = check_sampling(greedy, top_k, top_p, temperature, seed, beam, length_penalty)
+    rows, stops = _check_inputs(model, prompts, n_new, stop_ids)
+    return Plan(model, rows, n_new, sampler, set(stops))
+
+
+def _check_max_new_tokens(max_new_tokens: Any) -> int:
     if not _is_int(max_new_tokens):
         raise InvalidArgumentError(
             f"max_new_tokens must be an int, got {type(max_new_tokens).__name__}")
     if max_new_tokens < 0:
         raise InvalidArgumentError(f"max_new_tokens is {max_new_tokens}, must be at least 0")
-    n_new = int(max_new_tokens)
-    sampler = check_sampling(greedy, top_k, top_p, temperature, seed, beam)
+    return int(max_new_tokens)
 
+
+def _check_inputs(model: Model, prompts: Any, n_new: int,
+                  stop_ids: Any) -> Tuple[List[List[int]], List[int]]:
+    """The model, then the prompts and stop ids against its limits: the
+    prompts as lists, the stop ids in the order given."""
     info = model._info
     name = f"model '{info.get('model_name')}'"
     arch, output = info.get("architecture"), info.get("output")
@@ -473,7 +506,7 @@ def plan(model: Model, prompts: Any, max_new_tokens: int, *, greedy: bool = Fals
         if not 0 <= s < vocab:
             raise InvalidArgumentError(
                 f"stop id {s} is outside [0, {vocab}) (vocab_size of {name})")
-    return Plan(model, rows, n_new, sampler, {int(s) for s in stops})
+    return rows, [int(s) for s in stops]
 
 
 def steps(p: Plan) -> Iterator[List[Tuple[int, int]]]:
@@ -512,8 +545,200 @@ def steps(p: Plan) -> Iterator[List[Tuple[int, int]]]:
             yield picked
 
 
+# ----- beam search -------------------------------------------------------------
+
+
+class Hypothesis(NamedTuple):
+    """A finished beam search hypothesis: its new tokens (a stop id last, or
+    ``max_new_tokens`` of them), the sum of their log-probabilities and its
+    score, ``sum / len(tokens) ** length_penalty``."""
+    tokens: List[int]
+    sum: float
+    score: float
+
+
+class _Beam(NamedTuple):
+    tokens: List[int]
+    sum: float
+    parent: int  # its index in the previous running beams
+
+
+class BeamGroup:
+    """One prompt's beam search: tfm-run's ``BeamGroup``
+    (tools/tfm-run/tfm-run.cpp; docs/tfm-run.md, "Beam search"), operation
+    for operation, so that the same logits give the same hypotheses and the
+    same scores, bit for bit. It knows nothing of sessions: the caller hands
+    it the next-token logits of every running beam, then gives each new beam
+    the cache of its ``parent`` and feeds it its last token."""
+
+    def __init__(self, width: int, alpha: float, max_new: int, stops: Sequence[int],
+                 vocab: int) -> None:
+        self.width, self.alpha, self.max_new, self.vocab = width, alpha, max_new, vocab
+        self.stops = set(stops)
+        # Before the first step, one beam without tokens: the prompt.
+        self.running: List[_Beam] = [_Beam([], 0.0, 0)] if max_new > 0 else []
+        self.hypotheses: List[Hypothesis] = []  # best first, at most width
+
+    @property
+    def done(self) -> bool:
+        return not self.running
+
+    def step(self, logits: np.ndarray) -> None:
+        """One token more: ``logits`` ``[len(running), vocab]``."""
+        count, vocab, width = len(self.running), self.vocab, self.width
+        generated = len(self.running[0].tokens) + 1
+        last = generated == self.max_new
+        # Every (beam, token) candidate's sum: the beam's plus the token's
+        # log-softmax in float64 (exp and log of the C library, the sum in
+        # id order, as tfm-run), NaN logits counted as -infinity.
+        sums = np.empty((count, vocab), dtype=np.float64)
+        for j, beam in enumerate(self.running):
+            row = np.asarray(logits[j], dtype=np.float32).astype(np.float64)
+            key = np.where(np.isnan(row), -np.inf, row)
+            largest = float(key.max())
+            if not math.isfinite(largest):
+                sums[j] = beam.sum + np.where(key == largest, 0.0, -np.inf)
+                continue
+            total = 0.0
+            for e in map(math.exp, (key - largest).tolist()):
+                total += e
+            sums[j] = beam.sum + (key - (largest + math.log(total)))
+        # The candidates by sum (largest first), then by beam, then by token:
+        # a stable sort of the row-major sums.
+        flat = sums.reshape(-1)
+        considered = min(flat.shape[0], width * (1 + len(self.stops)))
+        order = np.argsort(-flat, kind="stable")[:considered].tolist()
+        running: List[_Beam] = []
+        for rank, index in enumerate(order):
+            j, token = divmod(index, vocab)
+            ends = last or token in self.stops
+            if (rank >= width) if ends else (len(running) >= width):
+                continue
+            tokens = self.running[j].tokens + [token]
+            if ends:
+                self._add(tokens, float(flat[index]))
+            else:
+                running.append(_Beam(tokens, float(flat[index]), j))
+        self.running = running
+        # Early stopping, exact: no running beam can beat the worst of width
+        # finished hypotheses.
+        if running and len(self.hypotheses) == width:
+            length = float(self.max_new if self.alpha > 0 else generated + 1)
+            bound = running[0].sum / math.pow(length, self.alpha)
+            if bound <= self.hypotheses[-1].score:
+                self.running = []
+
+    def _add(self, tokens: List[int], total: float) -> None:
+        score = total / math.pow(float(len(tokens)), self.alpha)
+        if len(self.hypotheses) == self.width:
+            if not score > self.hypotheses[-1].score:
+                return
+            self.hypotheses.pop()
+        at = next((i for i, h in enumerate(self.hypotheses) if h.score < score),
+                  len(self.hypotheses))
+        self.hypotheses.insert(at, Hypothesis(tokens, total, score))
+
+
+def _check_beam(beam: Any, length_penalty: Any, greedy: Any, top_k: Any, top_p: Any,
+                temperature: Any, seed: Any) -> Tuple[int, float]:
+    """beam and length_penalty, checked as tfm-run checks --beam."""
+    if not _is_int(beam):
+        raise InvalidArgumentError(f"beam must be an int, got {type(beam).__name__}")
+    if beam < 1:
+        raise InvalidArgumentError(f"beam is {beam}, must be at least 1")
+    unset_greedy = isinstance(greedy, (bool, np.bool_)) and not greedy
+    for name, given in (("greedy", not unset_greedy), ("top_k", top_k is not None),
+                        ("top_p", top_p is not None), ("temperature", temperature != 1.0),
+                        ("seed", seed is not None)):
+        if given:
+            raise InvalidArgumentError(
+                f"beam cannot be combined with {name} (beam search keeps the most likely "
+                f"sequences; greedy, top_k, top_p, temperature and seed pick one token at a "
+                f"time)")
+    alpha = 1.0 if length_penalty is None else length_penalty
+    if not isinstance(alpha, (int, float, np.integer, np.floating)) or \
+            isinstance(alpha, (bool, np.bool_)):
+        raise InvalidArgumentError(
+            f"length_penalty must be a number, got {type(alpha).__name__}")
+    if not math.isfinite(alpha):
+        raise InvalidArgumentError(f"length_penalty is {float(alpha):g}, must be a finite number")
+    return int(beam), float(alpha)
+
+
+def beam_search(model: Model, prompts: Any, max_new_tokens: int, *, beam: int,
+                length_penalty: Optional[float] = None, stop_ids: Any = (),
+                greedy: bool = False, top_k: Optional[int] = None,
+                top_p: Optional[float] = None, temperature: float = 1.0,
+                seed: Optional[int] = None) -> List[List[Hypothesis]]:
+    """Beam search over each prompt, as ``tfm-run --beam B`` (the same
+    hypotheses, scores and session calls): one group of ``beam`` session
+    slots per prompt, the prompts prefilled together, one decode per token
+    over the running beams of every group, the caches moved between steps
+    with :meth:`Session.copy_slot`. Returns each prompt's finished
+    hypotheses, best first (at most ``beam``; none for ``max_new_tokens``
+    0). The other arguments are generate()'s (the sampling ones only to be
+    refused)."""
+    n_new = _check_max_new_tokens(max_new_tokens)
+    width, alpha = _check_beam(beam, length_penalty, greedy, top_k, top_p, temperature, seed)
+    rows, stops = _check_inputs(model, prompts, n_new, stop_ids)
+    vocab = int(model._info["vocab_size"])
+    groups = [BeamGroup(width, alpha, n_new, stops, vocab) for _ in rows]
+    if not rows or n_new == 0:
+        return [[] for _ in rows]
+    count, longest = len(rows), max(len(r) for r in rows)
+    with Session(model, count * width, longest + n_new - 1) as session:
+        slots = [[g * width] for g in range(count)]  # slots[g][j]: beam j of group g
+        first = True
+        while True:
+            order = [(g, j) for g, group in enumerate(groups) for j in range(len(group.running))]
+            if not order:
+                break
+            row_slots = [slots[g][j] for g, j in order]
+            if first:
+                ids = np.zeros((count, longest), dtype=np.int32)
+                for g, prompt in enumerate(rows):
+                    ids[g, :len(prompt)] = prompt
+                logits = session.prefill(row_slots, ids, [len(r) for r in rows])
+                first = False
+            else:
+                logits = session.decode(
+                    row_slots, [groups[g].running[j].tokens[-1] for g, j in order])
+            at = 0
+            for g, group in enumerate(groups):
+                n = len(group.running)
+                if n == 0:
+                    continue
+                group.step(logits[at:at + n])
+                at += n
+                if group.done:
+                    continue
+                # A beam's first child keeps its slot; the others get copies
+                # of it in the group's free slots, lowest first.
+                old = slots[g]
+                busy = [False] * width
+                for b in group.running:
+                    busy[old[b.parent] - g * width] = True
+                taken = [False] * len(old)
+                new, free = [], 0
+                for b in group.running:
+                    if not taken[b.parent]:
+                        taken[b.parent] = True
+                        new.append(old[b.parent])
+                        continue
+                    while busy[free]:
+                        free += 1
+                    busy[free] = True
+                    session.copy_slot(old[b.parent], g * width + free)
+                    new.append(g * width + free)
+                slots[g] = new
+    return [group.hypotheses for group in groups]
+
+
 def generate(model: Model, prompts: Any, max_new_tokens: int, **kwargs: Any) -> List[List[int]]:
     """Model.generate (see there)."""
+    if kwargs.get("beam") is not None:
+        return [h[0].tokens if h else []
+                for h in beam_search(model, prompts, max_new_tokens, **kwargs)]
     p = plan(model, prompts, max_new_tokens, **kwargs)
     result: List[List[int]] = [[] for _ in p.prompts]
     for picked in steps(p):

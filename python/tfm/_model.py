@@ -59,6 +59,7 @@ _SESSION_SIGNATURES = {
     "tfm_session_decode": (c_int, [c_void_p, _I64, c_int64, _I32, _F32, c_int64]),
     "tfm_session_reset": (c_int, [c_void_p, c_int64]),
     "tfm_session_length": (c_int, [c_void_p, c_int64, _I64]),
+    "tfm_session_copy_slot": (c_int, [c_void_p, c_int64, c_int64]),
 }
 
 
@@ -84,6 +85,7 @@ class _Library:
     tfm_session_decode: Any
     tfm_session_reset: Any
     tfm_session_length: Any
+    tfm_session_copy_slot: Any  # also None in libraries built before it
 
     def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
         self.path = path
@@ -438,10 +440,12 @@ class Model:
     def generate(self, prompts: Any, max_new_tokens: int, *, greedy: bool = False,
                  top_k: Optional[int] = None, top_p: Optional[float] = None,
                  temperature: float = 1.0, seed: Optional[int] = None,
-                 stop_ids: Any = (), beam: Optional[int] = None) -> "List[List[int]]":
+                 stop_ids: Any = (), beam: Optional[int] = None,
+                 length_penalty: Optional[float] = None) -> "List[List[int]]":
         """Generates tokens after each prompt with a session (KV cache),
         picking them as ``tfm-run --prompt-ids`` does (same seed, same
-        arguments: same tokens).
+        arguments: same tokens), or by beam search as ``tfm-run --beam``
+        does.
 
         Args:
             prompts: a list of token id sequences (lists or 1-D arrays of
@@ -463,8 +467,16 @@ class Model:
                 its default is 0); ``None`` draws a random one.
             stop_ids: a sequence stops after it generates one of these ids
                 (which is kept in its output); the others go on.
-            beam: beam search is not implemented in tfm yet: anything but
-                ``None`` raises ``NotImplementedError``.
+            beam: beam search with ``beam >= 1`` beams per prompt instead of
+                picking one token at a time: the new tokens of the best
+                finished hypothesis, by ``sum of log-probabilities /
+                len(new tokens) ** length_penalty`` (docs/tfm-run.md, "Beam
+                search"; the same tokens as ``tfm-run --beam``). Not with
+                ``greedy``, ``top_k``, ``top_p``, ``temperature`` or
+                ``seed``.
+            length_penalty: the exponent ``A`` of that score, a finite
+                number (default 1.0; 0 ranks by log-probability alone, a
+                larger ``A`` favours longer hypotheses); only with ``beam``.
 
         Returns:
             The new tokens of each prompt (not the prompt), one list per
@@ -481,7 +493,7 @@ class Model:
         from ._generate import generate
         return generate(self, prompts, max_new_tokens, greedy=greedy, top_k=top_k,
                         top_p=top_p, temperature=temperature, seed=seed,
-                        stop_ids=stop_ids, beam=beam)
+                        stop_ids=stop_ids, beam=beam, length_penalty=length_penalty)
 
     def __repr__(self) -> str:
         i = self._info if hasattr(self, "_info") else {}

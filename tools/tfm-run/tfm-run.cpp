@@ -6,6 +6,9 @@
 //   tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids ...]
 //           --max-new-tokens N [--greedy | --top-k K | --top-p P]
 //           [--temperature T] [--seed S] [--stop-id ID] [--no-cache]
+//   tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids ...]
+//           --max-new-tokens N --beam B [--length-penalty A]
+//           [--num-return N] [--stop-id ID] [--no-cache]
 //   tfm-run --check-weights W --manifest manifest.json
 //   tfm-run --list-weights W
 //
@@ -15,9 +18,10 @@
 // Generation (--prompt-ids) runs a tfm_session: one prefill of every prompt,
 // then one decode step per token. Picking the next token from the logits
 // (greedy, top-k, top-p, temperature) is done here: it is the host's choice,
-// not model arithmetic. --no-cache generates the same way with a forward
-// pass over each whole sequence per token, the reference the session is
-// tested against.
+// not model arithmetic; so is beam search (--beam), which moves the beams'
+// caches between slots with tfm_session_copy_slot. --no-cache generates the
+// same way with a forward pass over each whole sequence per token, the
+// reference the session is tested against.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,6 +183,23 @@ llvm::cl::list<int>
             llvm::cl::desc("Stop a sequence after it generates this token "
                            "(included in the output; may be repeated)"),
             llvm::cl::value_desc("ID"), llvm::cl::cat(category));
+llvm::cl::opt<int> beamWidth(
+    "beam",
+    llvm::cl::desc("Beam search with B >= 1 beams per prompt instead of "
+                   "picking one token at a time: the sequence with the best "
+                   "length-normalized log-probability"),
+    llvm::cl::value_desc("B"), llvm::cl::init(0), llvm::cl::cat(category));
+llvm::cl::opt<double> lengthPenalty(
+    "length-penalty",
+    llvm::cl::desc("Beam search: a hypothesis's score is its log-probability "
+                   "divided by (new tokens)^A (default 1; 0: no "
+                   "normalization)"),
+    llvm::cl::value_desc("A"), llvm::cl::init(1.0), llvm::cl::cat(category));
+llvm::cl::opt<int> numReturn(
+    "num-return",
+    llvm::cl::desc("Beam search: also print the N best hypotheses of each "
+                   "prompt with their scores, 1 <= N <= B"),
+    llvm::cl::value_desc("N"), llvm::cl::init(1), llvm::cl::cat(category));
 llvm::cl::opt<bool>
     noCache("no-cache",
             llvm::cl::desc("Debugging aid: generate without a session, by a "
@@ -259,6 +280,7 @@ struct Api {
   decltype(&tfm_session_destroy) sessionDestroy;
   decltype(&tfm_session_prefill) sessionPrefill;
   decltype(&tfm_session_decode) sessionDecode;
+  decltype(&tfm_session_copy_slot) sessionCopySlot;
 };
 
 struct Tokens {
@@ -395,6 +417,7 @@ int openLibrary(Library &lib) {
   lookup(api.sessionDestroy, "tfm_session_destroy");
   lookup(api.sessionPrefill, "tfm_session_prefill");
   lookup(api.sessionDecode, "tfm_session_decode");
+  lookup(api.sessionCopySlot, "tfm_session_copy_slot");
   if (numThreadsOption().getNumOccurrences() && !api.setNumThreads)
     return error(LoadError, "'" + modelPath +
                                 "' does not export tfm_model_set_num_threads "
@@ -560,7 +583,8 @@ int checkGenerationOptions() {
     for (const llvm::cl::Option *o :
          std::initializer_list<const llvm::cl::Option *>{
              &maxNewTokens, &greedy, &topP, &temperature, &seed,
-             std::addressof(stopIds), &noCache})
+             std::addressof(stopIds), &noCache, &beamWidth, &lengthPenalty,
+             &numReturn})
       if (o->getNumOccurrences())
         return error(InputError, "--" + o->ArgStr +
                                      " is a generation option: it needs "
@@ -581,6 +605,38 @@ int checkGenerationOptions() {
     return error(InputError, "--max-new-tokens is " +
                                  llvm::Twine(maxNewTokens.getValue()) +
                                  ", must be at least 0");
+  if (beamWidth.getNumOccurrences()) {
+    if (beamWidth < 1)
+      return error(InputError, "--beam is " +
+                                   llvm::Twine(beamWidth.getValue()) +
+                                   ", must be at least 1");
+    for (const llvm::cl::Option *o :
+         std::initializer_list<const llvm::cl::Option *>{&greedy, &topK, &topP,
+                                                         &temperature, &seed})
+      if (o->getNumOccurrences())
+        return error(InputError,
+                     "--beam cannot be combined with --" + o->ArgStr +
+                         " (beam search keeps the most likely sequences; "
+                         "--greedy, --top-k, --top-p, --temperature and "
+                         "--seed pick one token at a time)");
+    if (!std::isfinite(lengthPenalty))
+      return error(InputError, "--length-penalty is " +
+                                   formatDouble(lengthPenalty) +
+                                   ", must be a finite number");
+    if (numReturn < 1 || numReturn > beamWidth)
+      return error(InputError,
+                   "--num-return is " + llvm::Twine(numReturn.getValue()) +
+                       ", must lie in [1, " +
+                       llvm::Twine(beamWidth.getValue()) + "] (--beam)");
+    return Success;
+  }
+  for (const llvm::cl::Option *o :
+       std::initializer_list<const llvm::cl::Option *>{&lengthPenalty,
+                                                       &numReturn})
+    if (o->getNumOccurrences())
+      return error(InputError, "--" + o->ArgStr +
+                                   " only applies to beam search: add "
+                                   "--beam B");
   bool sampling = topK.getNumOccurrences() || topP.getNumOccurrences();
   if (greedy && sampling)
     return error(InputError,
@@ -701,6 +757,292 @@ private:
   int64_t vocab;
 };
 
+//===----------------------------------------------------------------------===//
+// Beam search
+//===----------------------------------------------------------------------===//
+
+/// One prompt's beam search (docs/tfm-run.md, "Beam search"), specified
+/// exactly, like the sampler, so that python/tfm/_generate.py reproduces it
+/// operation for operation. It knows nothing of sessions or models: the
+/// caller hands it the next-token logits of every running beam, then gives
+/// each new beam the cache of the beam it extends (parent) and feeds it its
+/// last token, so an encoder-decoder's search can reuse it as it is.
+class BeamGroup {
+public:
+  /// A running beam: its new tokens and the sum of their log-probabilities.
+  struct Beam {
+    std::vector<int32_t> tokens;
+    double sum = 0;
+    /// The index in the previous running() that this beam extends.
+    int64_t parent = 0;
+  };
+  /// A finished hypothesis: its new tokens (a stop id last, or
+  /// --max-new-tokens of them), their log-probability and its score.
+  struct Hypothesis {
+    std::vector<int32_t> tokens;
+    double sum = 0, score = 0;
+  };
+
+  BeamGroup(int64_t width, double alpha, int64_t maxNew,
+            llvm::ArrayRef<int32_t> stops, int64_t vocab)
+      : width(width), alpha(alpha), maxNew(maxNew), stops(stops), vocab(vocab),
+        beams(maxNew > 0 ? 1 : 0) {}
+
+  /// The beams that go on, best first (by sum); empty once the search is
+  /// over. Before the first step, one beam without tokens: the prompt.
+  const std::vector<Beam> &running() const { return beams; }
+  bool done() const { return beams.empty(); }
+  /// The finished hypotheses, best first (by score, then by which was found
+  /// first); at most the beam width of them.
+  const std::vector<Hypothesis> &hypotheses() const { return finished; }
+
+  /// One token more: `logits` holds running().size() rows of vocab floats,
+  /// row j the next-token logits after running()[j].
+  void step(llvm::ArrayRef<float> logits) {
+    int64_t count = beams.size();
+    int64_t generated = beams.front().tokens.size() + 1;
+    bool last = generated == maxNew;
+    // Every (beam, token) candidate's sum: the beam's plus the token's
+    // log-softmax, in float64, with NaN logits counted as -infinity.
+    std::vector<double> sums(count * vocab);
+    for (int64_t j = 0; j < count; ++j) {
+      llvm::ArrayRef<float> row = logits.slice(j * vocab, vocab);
+      auto key = [&](int64_t v) -> double {
+        float x = row[v];
+        return std::isnan(x) ? -std::numeric_limits<double>::infinity() : x;
+      };
+      double max = key(0);
+      for (int64_t v = 1; v < vocab; ++v)
+        max = std::max(max, key(v));
+      double *out = &sums[j * vocab];
+      if (!std::isfinite(max)) {
+        // No finite normalization: the largest logits get log-probability
+        // 0, the others -infinity.
+        for (int64_t v = 0; v < vocab; ++v)
+          out[v] =
+              beams[j].sum +
+              (key(v) == max ? 0.0 : -std::numeric_limits<double>::infinity());
+        continue;
+      }
+      double total = 0;
+      for (int64_t v = 0; v < vocab; ++v)
+        total += std::exp(key(v) - max);
+      double logNormalizer = max + std::log(total);
+      for (int64_t v = 0; v < vocab; ++v)
+        out[v] = beams[j].sum + (key(v) - logNormalizer);
+    }
+    // The candidates by sum (largest first), then by beam, then by token:
+    // enough of them that width ones are not stop ids.
+    int64_t total = count * vocab;
+    int64_t distinctStops = 0;
+    for (auto [i, id] : llvm::enumerate(stops))
+      if (!llvm::is_contained(stops.take_front(i), id))
+        ++distinctStops;
+    int64_t considered = std::min(total, width * (1 + distinctStops));
+    std::vector<int64_t> order(total);
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + considered, order.end(),
+                      [&](int64_t x, int64_t y) {
+                        return sums[x] > sums[y] ||
+                               (sums[x] == sums[y] && x < y);
+                      });
+    // The first width candidates that end their hypothesis (a stop id, or
+    // the last new token) are finished; the first width others run on.
+    std::vector<Beam> next;
+    for (int64_t rank = 0; rank < considered; ++rank) {
+      int64_t j = order[rank] / vocab;
+      int32_t token = static_cast<int32_t>(order[rank] % vocab);
+      bool ends = last || llvm::is_contained(stops, token);
+      if (ends ? rank >= width : static_cast<int64_t>(next.size()) >= width)
+        continue;
+      std::vector<int32_t> tokens = beams[j].tokens;
+      tokens.push_back(token);
+      if (ends)
+        add(std::move(tokens), sums[order[rank]]);
+      else
+        next.push_back({std::move(tokens), sums[order[rank]], j});
+    }
+    beams = std::move(next);
+    // Early stopping, exact: once width hypotheses are finished, stop when
+    // no running beam can reach a better score than the worst of them. A
+    // sum only decreases; over the lengths still possible (generated + 1
+    // .. maxNew), sum / length^alpha is largest at maxNew for alpha > 0,
+    // at generated + 1 otherwise.
+    if (!beams.empty() && static_cast<int64_t>(finished.size()) == width) {
+      double length = alpha > 0 ? maxNew : generated + 1;
+      double bound = beams.front().sum / std::pow(length, alpha);
+      if (bound <= finished.back().score)
+        beams.clear();
+    }
+  }
+
+private:
+  /// Adds a finished hypothesis of `sum` if it is among the width best
+  /// (a later one must be strictly better than the worst to displace it).
+  void add(std::vector<int32_t> tokens, double sum) {
+    double score = sum / std::pow(static_cast<double>(tokens.size()), alpha);
+    if (static_cast<int64_t>(finished.size()) == width) {
+      if (!(score > finished.back().score))
+        return;
+      finished.pop_back();
+    }
+    auto at =
+        std::find_if(finished.begin(), finished.end(),
+                     [&](const Hypothesis &h) { return h.score < score; });
+    finished.insert(at, {std::move(tokens), sum, score});
+  }
+
+  int64_t width;
+  double alpha;
+  int64_t maxNew;
+  llvm::ArrayRef<int32_t> stops;
+  int64_t vocab;
+  std::vector<Beam> beams;
+  std::vector<Hypothesis> finished;
+};
+
+/// --beam: one BeamGroup per prompt. With a session, group g owns the slots
+/// [g * B, (g + 1) * B): the prompts are prefilled together into each
+/// group's first slot, every step decodes the running beams of all groups
+/// in one call, and between steps the caches follow the beams (a beam's
+/// first child keeps its slot, the others get copies of it in slots whose
+/// beam has no child: no copy overwrites a slot still to be read). With
+/// --no-cache, every step is a forward pass over each running beam's whole
+/// sequence.
+int runBeamSearch(const Api &api, const Manifest &m, tfm_model *model,
+                  const std::vector<std::vector<int32_t>> &prompts) {
+  int64_t count = prompts.size(), vocab = m.vocabSize, width = beamWidth;
+  std::vector<int32_t> stops(stopIds.begin(), stopIds.end());
+  std::vector<BeamGroup> groups;
+  for (int64_t g = 0; g < count; ++g)
+    groups.emplace_back(width, lengthPenalty, maxNewTokens, stops, vocab);
+
+  tfm_session *session = nullptr;
+  llvm::scope_exit destroySession([&] {
+    if (session)
+      api.sessionDestroy(session);
+  });
+  size_t longest = 0;
+  for (const std::vector<int32_t> &prompt : prompts)
+    longest = std::max(longest, prompt.size());
+  if (!noCache && maxNewTokens > 0 &&
+      api.sessionCreate(model, count * width, longest + maxNewTokens - 1,
+                        &session) != TFM_OK)
+    return error(RunError, api.lastError());
+  // slots[g][j]: the slot of running beam j of group g.
+  std::vector<std::vector<int64_t>> slots(count);
+  for (int64_t g = 0; g < count; ++g)
+    slots[g] = {g * width};
+
+  std::vector<float> logits;
+  for (bool first = true;; first = false) {
+    // The running beams of every group, in group then beam order.
+    std::vector<std::pair<int64_t, int64_t>> rows;
+    for (int64_t g = 0; g < count; ++g)
+      for (int64_t j = 0; j < static_cast<int64_t>(groups[g].running().size());
+           ++j)
+        rows.push_back({g, j});
+    if (rows.empty())
+      break;
+    int64_t n = rows.size();
+    logits.resize(n * vocab);
+    std::vector<int64_t> rowSlots;
+    for (auto [g, j] : rows)
+      rowSlots.push_back(slots[g][j]);
+    tfm_status status;
+    if (session && !first) {
+      std::vector<int32_t> ids;
+      for (auto [g, j] : rows)
+        ids.push_back(groups[g].running()[j].tokens.back());
+      status = api.sessionDecode(session, rowSlots.data(), n, ids.data(),
+                                 logits.data(), logits.size());
+    } else {
+      // Whole sequences: the prompts (prefill), or with --no-cache every
+      // beam's prompt and new tokens.
+      std::vector<std::vector<int32_t>> sequences;
+      size_t seq = 1;
+      for (auto [g, j] : rows) {
+        std::vector<int32_t> &sequence = sequences.emplace_back(prompts[g]);
+        llvm::append_range(sequence, groups[g].running()[j].tokens);
+        seq = std::max(seq, sequence.size());
+      }
+      std::vector<int32_t> ids(n * seq, 0), lengths;
+      for (auto [i, sequence] : llvm::enumerate(sequences)) {
+        llvm::copy(sequence, ids.begin() + i * seq);
+        lengths.push_back(static_cast<int32_t>(sequence.size()));
+      }
+      if (session) {
+        status =
+            api.sessionPrefill(session, rowSlots.data(), n, ids.data(), seq,
+                               lengths.data(), logits.data(), logits.size());
+      } else {
+        std::vector<float> out(n * seq * vocab);
+        status = api.forward(model, ids.data(), n, seq, lengths.data(),
+                             out.data(), out.size());
+        for (int64_t i = 0; status == TFM_OK && i < n; ++i)
+          std::copy_n(&out[(i * seq + lengths[i] - 1) * vocab], vocab,
+                      &logits[i * vocab]);
+      }
+    }
+    if (status != TFM_OK)
+      return error(RunError, api.lastError());
+
+    int64_t row = 0;
+    for (int64_t g = 0; g < count; ++g) {
+      BeamGroup &group = groups[g];
+      int64_t running = group.running().size();
+      if (running == 0)
+        continue;
+      group.step(llvm::ArrayRef(logits).slice(row * vocab, running * vocab));
+      row += running;
+      if (!session || group.done())
+        continue;
+      // Each new beam's cache: its parent's slot for the parent's first
+      // child, a copy of it in a free slot (ascending) for the others.
+      std::vector<int64_t> &old = slots[g];
+      std::vector<bool> parentTaken(old.size(), false), slotBusy(width, false);
+      for (const BeamGroup::Beam &beam : group.running())
+        slotBusy[old[beam.parent] - g * width] = true;
+      std::vector<int64_t> next;
+      int64_t free = 0;
+      for (const BeamGroup::Beam &beam : group.running()) {
+        if (!parentTaken[beam.parent]) {
+          parentTaken[beam.parent] = true;
+          next.push_back(old[beam.parent]);
+          continue;
+        }
+        while (slotBusy[free])
+          ++free;
+        slotBusy[free] = true;
+        int64_t slot = g * width + free;
+        if (api.sessionCopySlot(session, old[beam.parent], slot) != TFM_OK)
+          return error(RunError, api.lastError());
+        next.push_back(slot);
+      }
+      old = std::move(next);
+    }
+  }
+
+  for (int64_t g = 0; numReturn.getNumOccurrences() && g < count; ++g)
+    for (auto [k, h] : llvm::enumerate(groups[g].hypotheses())) {
+      if (static_cast<int64_t>(k) >= numReturn)
+        break;
+      llvm::outs() << "hypothesis[" << g << "][" << k << "]: score "
+                   << llvm::format("%.6f", h.score) << ":";
+      for (int32_t token : h.tokens)
+        llvm::outs() << " " << token;
+      llvm::outs() << "\n";
+    }
+  for (int64_t g = 0; g < count; ++g) {
+    llvm::outs() << "generated[" << g << "]:";
+    if (!groups[g].hypotheses().empty())
+      for (int32_t token : groups[g].hypotheses().front().tokens)
+        llvm::outs() << " " << token;
+    llvm::outs() << "\n";
+  }
+  return Success;
+}
+
 int runGenerate() {
   if (int code = checkGenerationOptions())
     return code;
@@ -747,11 +1089,18 @@ int runGenerate() {
     return error(LoadError, "'" + modelPath +
                                 "' does not export tfm_session_create "
                                 "(built by an older tfm): add --no-cache");
+  if (!noCache && beamWidth.getNumOccurrences() && !lib.api.sessionCopySlot)
+    return error(LoadError, "'" + modelPath +
+                                "' does not export tfm_session_copy_slot "
+                                "(built by an older tfm): recompile it for "
+                                "--beam, or add --no-cache");
 
   tfm_model *model = nullptr;
   if (int code = createModel(lib, model))
     return code;
   llvm::scope_exit destroyModel([&] { lib.api.destroy(model); });
+  if (beamWidth.getNumOccurrences())
+    return runBeamSearch(lib.api, m, model, sequences);
 
   const Api &api = lib.api;
   int64_t count = sequences.size(), vocab = m.vocabSize;
@@ -936,6 +1285,10 @@ int main(int argc, char **argv) {
       "...]\n"
       "          --max-new-tokens N [--greedy | --top-k K | --top-p P]\n"
       "          [--temperature T] [--seed S] [--stop-id ID] [--no-cache]\n"
+      "  tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids "
+      "...]\n"
+      "          --max-new-tokens N --beam B [--length-penalty A]\n"
+      "          [--num-return N] [--stop-id ID] [--no-cache]\n"
       "  tfm-run --check-weights W --manifest manifest.json\n"
       "  tfm-run --list-weights W\n");
   if (!listWeights.empty())

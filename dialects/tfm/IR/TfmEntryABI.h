@@ -24,6 +24,10 @@ constexpr llvm::StringLiteral kStepFunction = "step";
 /// a static Tq = 1 lets the attention's configuration choose decode tiles
 /// (one query row per K/V head group).
 constexpr llvm::StringLiteral kDecodeFunction = "decode";
+/// Encoder-decoder models: the encoder and every decoder layer's
+/// cross-attention keys and values, written into the cross cache that
+/// @step and @decode read (`_mlir_ciface_encode`).
+constexpr llvm::StringLiteral kEncodeFunction = "encode";
 /// An i64 attribute on an entry argument: the index of the entry result
 /// that is the argument's new value. -tfm-materialize-entry writes that
 /// result back into the caller's buffer, in place (the step's KV cache).

@@ -224,6 +224,7 @@ TFM_API tfm_status tfm_library_info(const char **manifest_json);
  *   tfm_session_prefill(s, slots, 2, prompts, seq, lengths, logits, cap);
  *   ... pick next[0], next[1] from logits [2 x vocab] ...
  *   tfm_session_decode(s, slots, 2, next, logits, cap);
+ *   tfm_session_copy_slot(s, 0, 1);              slot 1 continues slot 0
  *   tfm_session_reset(s, 1);                     slot 1 is empty again
  *   tfm_session_destroy(s);
  *
@@ -293,6 +294,18 @@ TFM_API tfm_status tfm_session_decode(tfm_session *session,
 /* Empties one slot: it holds no token afterwards and behaves like a slot of
  * a new session. */
 TFM_API tfm_status tfm_session_reset(tfm_session *session, int64_t slot);
+
+/* Copies slot `src` into slot `dst`: afterwards dst holds the same tokens
+ * as src (the keys and values of src's first tfm_session_length(src)
+ * positions, every layer) and behaves exactly like src, bit for bit; what
+ * dst held before is discarded. src itself is not changed; src == dst is a
+ * no-op. No step runs: the cost is a copy of src's cached positions (and
+ * the zeroing of what dst held beyond them). Beam search uses it to let a
+ * sequence continue in several ways (copy its slot, then decode a different
+ * token into each copy). TFM_ERROR_INVALID_ARGUMENT for a NULL session or a
+ * slot outside [0, max_slots). */
+TFM_API tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
+                                         int64_t dst);
 
 /* The number of tokens `slot` holds, in *length. */
 TFM_API tfm_status tfm_session_length(const tfm_session *session, int64_t slot,

@@ -20,9 +20,10 @@
 // values to bf16 or f16 when it binds them. "prepared"
 // (optional) lists the tensors that the library's tfm_prepare computes from
 // the weights once per model instance (packed layouts). "kv_cache"
-// (optional) says the library also exports the generation step
-// `_mlir_ciface_step` and gives the shape of one sequence slot's KV cache
-// (docs/architecture.md, "Generation").
+// (optional) says the library also exports the generation steps
+// `_mlir_ciface_step` and `_mlir_ciface_decode` (and, with "cross": true,
+// an encoder-decoder's `_mlir_ciface_encode`) and gives the shape of one
+// sequence slot's KV cache (docs/architecture.md, "Generation").
 //
 // This header is the one description of that format: the field names, the
 // spellings of the architecture and output kinds, the struct both sides
@@ -172,6 +173,10 @@ struct ManifestKvCache {
   int64_t layers = 0;
   int64_t kvHeads = 0;
   int64_t headDim = 0;
+  /// Encoder-decoder models: the library also exports `_mlir_ciface_encode`,
+  /// which fills a cross-attention cache of the same shape per slot
+  /// (capacity: the source length, up to max_seq_len) that the step reads.
+  bool cross = false;
   /// Floats per slot and cached position: layers * 2 * kv_heads * head_dim.
   int64_t floatsPerPosition() const { return layers * 2 * kvHeads * headDim; }
 };
@@ -223,6 +228,8 @@ struct Manifest {
     static constexpr llvm::StringLiteral kCacheLayers = "layers";
     static constexpr llvm::StringLiteral kCacheKvHeads = "kv_heads";
     static constexpr llvm::StringLiteral kCacheHeadDim = "head_dim";
+    /// Optional: true for encoder-decoder models (ManifestKvCache::cross).
+    static constexpr llvm::StringLiteral kCacheCross = "cross";
   };
 
   std::string modelName;
@@ -305,6 +312,8 @@ struct Manifest {
           j.attribute(Field::kCacheLayers, kvCache->layers);
           j.attribute(Field::kCacheKvHeads, kvCache->kvHeads);
           j.attribute(Field::kCacheHeadDim, kvCache->headDim);
+          if (kvCache->cross)
+            j.attribute(Field::kCacheCross, true);
         });
     });
     return text;

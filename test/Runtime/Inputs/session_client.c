@@ -2,16 +2,16 @@
 |*                                                                            *|
 |* session_client WEIGHTS [TOLERANCE]                                        *|
 |*                                                                            *|
-|* Links against a model library, creates a model and tries a session; a     *|
-|* model without generation entries stops there (the error is the output).   *|
-|* Otherwise makes one call per class of bad argument, printing              *|
-|* "<case>: <status>: <message>" and whether the call left the session and   *|
-|* the logits buffer alone, then appends to slots in every pattern (ragged,  *|
-|* out of order with gaps, chunked, decode on a subset, reset) and compares  *|
-|* every row of logits with tfm_model_forward over the slot's whole history: *|
-|* the same bits (the stand-in model) or, with TOLERANCE, values within      *|
-|* TOLERANCE x max(1, |forward|) (generated code, whose step sums in another *|
-|* order). Last, two sessions of one model run from two threads at once.     *|
+|* Links against a model library, creates a model and tries a session; a      *|
+|* model without generation entries stops there (the error is the output).    *|
+|* Otherwise makes one call per class of bad argument, printing "<case>:      *|
+|* <status>: <message>" and whether the call left the session and the logits  *|
+|* buffer alone, then appends to slots in every pattern (ragged, out of order *|
+|* with gaps, chunked, decode on a subset, reset, copies) and compares every  *|
+|* row of logits with tfm_model_forward over the slot's whole history: the    *|
+|* same bits (the stand-in model) or, with TOLERANCE, values within TOLERANCE *|
+|* x max(1, |forward|) (generated code, whose step sums in another order).    *|
+|* Last, two sessions of one model run from two threads at once.              *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -154,6 +154,58 @@ static void decode(tfm_session *s, const char *name, const int64_t *slots,
   }
   printf("%s: rows match %d/%lld\n", name, rowsMatching(slots, n, logits),
          (long long)n);
+  printf("  lengths %lld %lld %lld %lld intact %d\n", (long long)held[0],
+         (long long)held[1], (long long)held[2], (long long)held[3],
+         lengthsIntact(s));
+}
+
+/* tfm_session_copy_slot(src, dst), mirrored in the client's history. */
+static void copySlot(tfm_session *s, const char *name, int64_t src,
+                     int64_t dst) {
+  tfm_status status = tfm_session_copy_slot(s, src, dst);
+  report(name, status);
+  if (status == TFM_OK) {
+    memcpy(history[dst], history[src], sizeof(int32_t) * held[src]);
+    held[dst] = held[src];
+  }
+  printf("  lengths %lld %lld %lld %lld intact %d\n", (long long)held[0],
+         (long long)held[1], (long long)held[2], (long long)held[3],
+         lengthsIntact(s));
+}
+
+/* Decodes the same token into slot `a` and its copy `b`, then empties slot
+ * `fresh` and prefills it with a's whole history: the two decoded rows must
+ * be the same bits, equal the forward pass (within TOLERANCE), and equal
+ * the fresh slot's prefill (within TOLERANCE: one step against another). */
+static void continueCopies(tfm_session *s, const char *name, int64_t a,
+                           int64_t b, int64_t fresh, int32_t token) {
+  int64_t pair[2] = {a, b};
+  int32_t ids[2] = {token, token};
+  fillGuard();
+  tfm_status status = tfm_session_decode(s, pair, 2, ids, logits, 2 * vocab);
+  if (status != TFM_OK) {
+    report(name, status);
+    return;
+  }
+  history[a][held[a]++] = token;
+  history[b][held[b]++] = token;
+  int identical = memcmp(logits, logits + vocab, sizeof(float) * vocab) == 0;
+  int matching = rowsMatching(pair, 2, logits);
+  float *decoded = malloc(sizeof(float) * vocab);
+  memcpy(decoded, logits, sizeof(float) * vocab);
+  int freshMatches = 0;
+  if (tfm_session_reset(s, fresh) == TFM_OK) {
+    memcpy(history[fresh], history[a], sizeof(int32_t) * held[a]);
+    held[fresh] = held[a];
+    int32_t length[1] = {(int32_t)held[a]};
+    fillGuard();
+    freshMatches = tfm_session_prefill(s, &fresh, 1, history[a], held[a],
+                                       length, logits, vocab) == TFM_OK &&
+                   rowMatches(logits, decoded);
+  }
+  free(decoded);
+  printf("%s: rows match %d/2, identical %d, fresh prefill matches %d\n", name,
+         matching, identical, freshMatches);
   printf("  lengths %lld %lld %lld %lld intact %d\n", (long long)held[0],
          (long long)held[1], (long long)held[2], (long long)held[3],
          lengthsIntact(s));
@@ -353,6 +405,25 @@ int main(int argc, char **argv) {
   int32_t again[3] = {2, 4, 6}, againLength[1] = {3};
   prefill(s, "prefill after reset", full, 1, again, 3, againLength);
   decode(s, "decode neighbours", two, 2, one);
+
+  /* Copies: a copy continues exactly like its source and like a fresh slot
+   * prefilled with the same tokens; a longer source over a shorter slot, a
+   * shorter one over a longer slot (what the old one held beyond the new
+   * length is zeroed: the stand-in's step checks it), an empty one. */
+  fillGuard();
+  refused("copy null session", tfm_session_copy_slot(NULL, 0, 1), s);
+  refused("copy src", tfm_session_copy_slot(s, SLOTS, 1), s);
+  refused("copy dst", tfm_session_copy_slot(s, 0, -1), s);
+  copySlot(s, "copy same slot", 1, 1);
+  copySlot(s, "copy longer over shorter", 1, 2);
+  continueCopies(s, "decode copies", 1, 2, 3, 6);
+  report("reset", tfm_session_reset(s, 3));
+  held[3] = 0;
+  copySlot(s, "copy empty", 3, 2);
+  int32_t shortIds[2] = {5, 2}, shortLength[1] = {2};
+  prefill(s, "prefill short", full, 1, shortIds, 2, shortLength);
+  copySlot(s, "copy shorter over longer", 3, 0);
+  continueCopies(s, "decode copies again", 3, 0, 2, 1);
 
   report("destroy", tfm_session_destroy(s));
   report("destroy null", tfm_session_destroy(NULL));
