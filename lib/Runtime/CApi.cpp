@@ -90,6 +90,9 @@ TFM_GENERATED void _mlir_ciface_step(void) __attribute__((weak));
 /// The step specialized for one new token per slot (same signature, T = 1):
 /// its attention has decode tiles. Libraries before it have only the step.
 TFM_GENERATED void _mlir_ciface_decode(void) __attribute__((weak));
+/// Encoder-decoder libraries ("cross": true): the encoder and each decoder
+/// layer's cross-attention keys and values into a slot range's cross cache.
+TFM_GENERATED void _mlir_ciface_encode(void) __attribute__((weak));
 TFM_GENERATED extern const unsigned char tfm_embedded_weights[]
     __attribute__((weak));
 TFM_GENERATED extern const uint64_t tfm_embedded_weights_size
@@ -485,6 +488,12 @@ using CacheDesc = MemRefDescriptor<float, 6>;
 using StepLogitsDesc = MemRefDescriptor<float, 2>;
 using Step = void (*)(void *const *, IdsDesc *, LengthsDesc *, LengthsDesc *,
                       CacheDesc *, StepLogitsDesc *);
+/// An encoder-decoder's step also reads the cross cache and the source
+/// lengths.
+using CrossStep = void (*)(void *const *, IdsDesc *, LengthsDesc *,
+                           LengthsDesc *, CacheDesc *, CacheDesc *,
+                           LengthsDesc *, StepLogitsDesc *);
+using Encode = void (*)(void *const *, IdsDesc *, LengthsDesc *, CacheDesc *);
 
 /// Calls the generation step through a pointer of its real type (no
 /// -fsanitize=function check, as for callForward): ids [B, T], offsets and
@@ -492,13 +501,25 @@ using Step = void (*)(void *const *, IdsDesc *, LengthsDesc *, LengthsDesc *,
 /// [B, V].
 __attribute__((no_sanitize("function"))) void
 callStep(void *const *weights, IdsDesc *ids, LengthsDesc *offsets,
-         LengthsDesc *lengths, CacheDesc *cache, StepLogitsDesc *logits) {
+         LengthsDesc *lengths, CacheDesc *cache, CacheDesc *cross,
+         LengthsDesc *sourceLengths, StepLogitsDesc *logits) {
   // One token per slot: the decode specialization, where the library has
   // it.
-  auto step = ids->sizes[1] == 1 && _mlir_ciface_decode
-                  ? reinterpret_cast<Step>(&_mlir_ciface_decode)
-                  : reinterpret_cast<Step>(&_mlir_ciface_step);
-  step(weights, ids, offsets, lengths, cache, logits);
+  void (*fn)(void) = ids->sizes[1] == 1 && _mlir_ciface_decode
+                         ? &_mlir_ciface_decode
+                         : &_mlir_ciface_step;
+  if (cross)
+    reinterpret_cast<CrossStep>(fn)(weights, ids, offsets, lengths, cache,
+                                    cross, sourceLengths, logits);
+  else
+    reinterpret_cast<Step>(fn)(weights, ids, offsets, lengths, cache, logits);
+}
+
+__attribute__((no_sanitize("function"))) void
+callEncode(void *const *weights, IdsDesc *src, LengthsDesc *srcLengths,
+           CacheDesc *cross) {
+  reinterpret_cast<Encode>(&_mlir_ciface_encode)(weights, src, srcLengths,
+                                                  cross);
 }
 
 } // namespace
@@ -526,6 +547,15 @@ struct tfm_session {
   /// While a call validates its slots: 1 + the argument row that lists the
   /// slot, 0 for unlisted slots; all 0 between calls.
   ZeroedArray<int64_t> rowOf;
+  /// Encoder-decoder models (kv.cross): each slot's cross-attention keys
+  /// and values, [maxSlots][L][2][Hkv][maxSource][Dh] written by
+  /// tfm_session_encode, and each slot's source length (0: not encoded).
+  int64_t maxSource = 0;
+  int64_t floatsPerCrossSlot = 0;
+  ZeroedArray<float> cross;
+  ZeroedArray<int32_t> sourceLengths;
+  /// Scratch of an encode call: the sources [B, S] (S <= maxSource).
+  ZeroedArray<int32_t> encodeIds;
 };
 
 namespace {
@@ -596,6 +626,11 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
     hi = std::max(hi, slot);
 
     int64_t held = s->lengths[slot];
+    if (s->kv.cross && s->sourceLengths[slot] == 0)
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "slot " + llvm::Twine(slot) + " (" + name +
+                      ") has no source: an encoder-decoder session encodes "
+                      "a source into the slot first (tfm_session_encode)");
     if (decode && held == 0)
       return fail(TFM_ERROR_INVALID_ARGUMENT,
                   "slot " + llvm::Twine(slot) + " (" + name +
@@ -672,10 +707,20 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
       {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxContext, s->kv.headDim});
   StepLogitsDesc logitsDesc =
       describeContiguous<float, 2>(stepLogits, {batch, s->vocab});
+  CacheDesc crossDesc;
+  LengthsDesc sourceDesc;
+  if (s->kv.cross) {
+    crossDesc = describeContiguous<float, 6>(
+        &s->cross[lo * s->floatsPerCrossSlot],
+        {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
+    sourceDesc =
+        describeContiguous<int32_t, 1>(&s->sourceLengths[lo], {batch});
+  }
   {
     ThreadCountScope threads(s->model);
     callStep(hostTable(s->model), &idsDesc, &offsetsDesc, &lengthsDesc,
-             &cacheDesc, &logitsDesc);
+             &cacheDesc, s->kv.cross ? &crossDesc : nullptr,
+             s->kv.cross ? &sourceDesc : nullptr, &logitsDesc);
   }
 
   for (int64_t i = 0; i < n; ++i) {
@@ -921,6 +966,10 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
   if (!_mlir_ciface_step)
     return fail(TFM_ERROR_MODEL, "model manifest has 'kv_cache' but the "
                                  "library has no _mlir_ciface_step");
+  if (m.kvCache->cross && !_mlir_ciface_encode)
+    return fail(TFM_ERROR_MODEL, "model manifest has 'kv_cache' with "
+                                 "'cross' but the library has no "
+                                 "_mlir_ciface_encode");
   if (max_slots < 1)
     return fail(TFM_ERROR_INVALID_ARGUMENT, "max_slots is " +
                                                 llvm::Twine(max_slots) +
@@ -962,6 +1011,27 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
     return fail(TFM_ERROR_OUT_OF_MEMORY,
                 "cannot allocate the session's scratch (" +
                     llvm::Twine(max_slots) + " slots)");
+  if (m.kvCache->cross) {
+    // Sources up to the model's max_seq_len (int32 lengths, as above).
+    int64_t source = contextLimit, crossPerSlot, crossFloats, srcElements;
+    if (__builtin_mul_overflow(source, perPosition, &crossPerSlot) ||
+        __builtin_mul_overflow(max_slots, crossPerSlot, &crossFloats) ||
+        __builtin_mul_overflow(max_slots, source, &srcElements))
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "max_slots " + llvm::Twine(max_slots) +
+                      ": the cross-attention cache's size overflows");
+    if (!s->cross.allocate(static_cast<uint64_t>(crossFloats)) ||
+        !s->sourceLengths.allocate(max_slots) ||
+        !s->encodeIds.allocate(srcElements))
+      return fail(TFM_ERROR_OUT_OF_MEMORY,
+                  "cannot allocate the cross-attention cache: " +
+                      llvm::Twine(crossFloats) + " floats (max_slots " +
+                      llvm::Twine(max_slots) + " x max_seq_len " +
+                      llvm::Twine(source) + " x " + llvm::Twine(perPosition) +
+                      " floats per source token)");
+    s->maxSource = source;
+    s->floatsPerCrossSlot = crossPerSlot;
+  }
   s->model = model;
   s->maxSlots = max_slots;
   s->maxContext = max_context;
@@ -1007,6 +1077,11 @@ tfm_status tfm_session_reset(tfm_session *session, int64_t slot) {
     std::memset(base + row * session->maxContext * kv.headDim, 0,
                 sizeof(float) * held * kv.headDim);
   session->lengths[slot] = 0;
+  // An encoder-decoder slot also forgets its source (its cross cache rows
+  // are rewritten by the next encode, up to the new source's length; the
+  // step never reads past a source's length).
+  if (kv.cross)
+    session->sourceLengths[slot] = 0;
   return TFM_OK;
 }
 
@@ -1037,6 +1112,105 @@ tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
                   sizeof(float) * (held - copied) * kv.headDim);
   }
   session->lengths[dst] = copied;
+  if (kv.cross) {
+    // The source goes with the decoder state (beam search over a
+    // translation).
+    std::memcpy(&session->cross[dst * session->floatsPerCrossSlot],
+                &session->cross[src * session->floatsPerCrossSlot],
+                sizeof(float) * session->floatsPerCrossSlot);
+    session->sourceLengths[dst] = session->sourceLengths[src];
+  }
+  return TFM_OK;
+}
+
+tfm_status tfm_session_encode(tfm_session *s, const int64_t *slots,
+                              int64_t n, const int32_t *src, int64_t src_seq,
+                              const int32_t *src_lengths) {
+  if (!s)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "session is NULL");
+  if (!s->kv.cross)
+    return fail(TFM_ERROR_UNSUPPORTED,
+                "the session's model is a decoder: tfm_session_encode is for "
+                "encoder-decoder models (prefill the prompt instead)");
+  if (!slots)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "slots is NULL");
+  if (!src)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "src is NULL");
+  if (!src_lengths)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "src_lengths is NULL");
+  if (n <= 0 || n > s->maxSlots)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "n is " + llvm::Twine(n) + ", must lie in [1, " +
+                    llvm::Twine(s->maxSlots) + "] (max_slots)");
+  if (src_seq <= 0 || src_seq > s->maxSource)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "src_seq is " + llvm::Twine(src_seq) + ", must lie in [1, " +
+                    llvm::Twine(s->maxSource) + "] (max_seq_len)");
+  int64_t marked = 0;
+  llvm::scope_exit clearMarks([&] {
+    for (int64_t i = 0; i < marked; ++i)
+      s->rowOf[slots[i]] = 0;
+  });
+  int64_t lo = s->maxSlots, hi = -1, longest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::string name = ("slots[" + llvm::Twine(i) + "]").str();
+    int64_t slot = slots[i];
+    if (tfm_status st = checkSlot(s, slot, name.c_str()))
+      return st;
+    if (int64_t other = s->rowOf[slot])
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  name + " is " + llvm::Twine(slot) +
+                      ", the same slot as slots[" + llvm::Twine(other - 1) +
+                      "]");
+    s->rowOf[slot] = i + 1;
+    marked = i + 1;
+    lo = std::min(lo, slot);
+    hi = std::max(hi, slot);
+    int64_t count = src_lengths[i];
+    if (count < 1 || count > src_seq)
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "src_lengths[" + llvm::Twine(i) + "] is " +
+                      llvm::Twine(count) + ", must lie in [1, " +
+                      llvm::Twine(src_seq) + "]");
+    for (int64_t t = 0; t < count; ++t) {
+      int32_t id = src[i * src_seq + t];
+      if (id < 0 || id >= s->vocab)
+        return fail(TFM_ERROR_INVALID_ARGUMENT,
+                    "src[" + llvm::Twine(i) + "][" + llvm::Twine(t) +
+                        "] (slot " + llvm::Twine(slot) + ") is token id " +
+                        llvm::Twine(id) + ", outside [0, " +
+                        llvm::Twine(s->vocab) + ")");
+    }
+    longest = std::max(longest, count);
+  }
+  // The listed slots start over: no decoder tokens, a new source.
+  for (int64_t i = 0; i < n; ++i)
+    if (tfm_status st = tfm_session_reset(s, slots[i]))
+      return st;
+  int64_t batch = hi - lo + 1;
+  std::memset(s->encodeIds.get(), 0, sizeof(int32_t) * batch * longest);
+  for (int64_t b = 0; b < batch; ++b) {
+    s->stepLengths[b] = 0; // filler rows write nothing
+    if (int64_t row = s->rowOf[lo + b]) {
+      int64_t i = row - 1;
+      s->stepLengths[b] = src_lengths[i];
+      std::memcpy(&s->encodeIds[b * longest], &src[i * src_seq],
+                  sizeof(int32_t) * src_lengths[i]);
+    }
+  }
+  IdsDesc srcDesc =
+      describeContiguous<int32_t, 2>(s->encodeIds.get(), {batch, longest});
+  LengthsDesc lengthsDesc =
+      describeContiguous<int32_t, 1>(s->stepLengths.get(), {batch});
+  CacheDesc crossDesc = describeContiguous<float, 6>(
+      &s->cross[lo * s->floatsPerCrossSlot],
+      {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
+  {
+    ThreadCountScope threads(s->model);
+    callEncode(hostTable(s->model), &srcDesc, &lengthsDesc, &crossDesc);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    s->sourceLengths[slots[i]] = src_lengths[i];
   return TFM_OK;
 }
 

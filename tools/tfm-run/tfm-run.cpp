@@ -154,6 +154,13 @@ llvm::cl::list<std::string> promptIds(
     llvm::cl::desc("Generate from this prompt: token ids separated by commas "
                    "(repeat for several prompts, generated together)"),
     llvm::cl::value_desc("5,17,3"), llvm::cl::cat(category));
+llvm::cl::list<std::string> sourceIds(
+    "source-ids",
+    llvm::cl::desc("Encoder-decoder models: the source of each --prompt-ids, "
+                   "in order (token ids separated by commas); each "
+                   "--prompt-ids is then the decoder's prefix, e.g. its start "
+                   "token"),
+    llvm::cl::value_desc("5,17,3"), llvm::cl::cat(category));
 llvm::cl::opt<int> maxNewTokens(
     "max-new-tokens",
     llvm::cl::desc("Tokens to generate per prompt (fewer when a --stop-id "
@@ -281,6 +288,7 @@ struct Api {
   decltype(&tfm_session_prefill) sessionPrefill;
   decltype(&tfm_session_decode) sessionDecode;
   decltype(&tfm_session_copy_slot) sessionCopySlot;
+  decltype(&tfm_session_encode) sessionEncode;
 };
 
 struct Tokens {
@@ -418,6 +426,7 @@ int openLibrary(Library &lib) {
   lookup(api.sessionPrefill, "tfm_session_prefill");
   lookup(api.sessionDecode, "tfm_session_decode");
   lookup(api.sessionCopySlot, "tfm_session_copy_slot");
+  lookup(api.sessionEncode, "tfm_session_encode");
   if (numThreadsOption().getNumOccurrences() && !api.setNumThreads)
     return error(LoadError, "'" + modelPath +
                                 "' does not export tfm_model_set_num_threads "
@@ -549,9 +558,10 @@ private:
 };
 
 /// --prompt-ids: "5,17,3" per occurrence.
-llvm::Expected<std::vector<std::vector<int32_t>>> parsePrompts() {
+llvm::Expected<std::vector<std::vector<int32_t>>>
+parseIdLists(const llvm::cl::list<std::string> &option, StringRef name) {
   std::vector<std::vector<int32_t>> prompts;
-  for (const std::string &text : promptIds) {
+  for (const std::string &text : option) {
     std::vector<int32_t> &prompt = prompts.emplace_back();
     llvm::SmallVector<StringRef> pieces;
     StringRef(text).split(pieces, ',');
@@ -559,13 +569,80 @@ llvm::Expected<std::vector<std::vector<int32_t>>> parsePrompts() {
       long long id;
       if (piece.trim().getAsInteger(10, id) || id < INT32_MIN || id > INT32_MAX)
         return llvm::createStringError(
-            "--prompt-ids '" + text + "': '" + piece.trim() +
+            "--" + name + " '" + text + "': '" + piece.trim() +
             "' is not a token id (give ids separated by commas, e.g. "
             "5,17,3)");
       prompt.push_back(static_cast<int32_t>(id));
     }
   }
   return prompts;
+}
+
+llvm::Expected<std::vector<std::vector<int32_t>>> parsePrompts() {
+  return parseIdLists(promptIds, "prompt-ids");
+}
+
+/// Encoder-decoder models: the source of each prompt (--source-ids); empty
+/// for decoders.
+std::vector<std::vector<int32_t>> sources;
+
+/// Row i's logits after the last token of `sequences[i]`, by one forward
+/// pass over all of them (--no-cache); `rowSources[i]` is row i's source
+/// for an encoder-decoder model (the sources are empty for decoders).
+tfm_status forwardLast(const Api &api, tfm_model *model, int64_t vocab,
+                       const std::vector<std::vector<int32_t>> &sequences,
+                       llvm::ArrayRef<const std::vector<int32_t> *> rowSources,
+                       std::vector<float> &logits) {
+  int64_t n = sequences.size();
+  size_t seq = 1, srcSeq = 1;
+  for (const std::vector<int32_t> &sequence : sequences)
+    seq = std::max(seq, sequence.size());
+  for (const std::vector<int32_t> *source : rowSources)
+    srcSeq = std::max(srcSeq, source->size());
+  std::vector<int32_t> ids(n * seq, 0), lengths;
+  for (auto [i, sequence] : llvm::enumerate(sequences)) {
+    llvm::copy(sequence, ids.begin() + i * seq);
+    lengths.push_back(static_cast<int32_t>(sequence.size()));
+  }
+  std::vector<float> out(n * seq * vocab);
+  tfm_status status;
+  if (rowSources.empty()) {
+    status = api.forward(model, ids.data(), n, seq, lengths.data(), out.data(),
+                         out.size());
+  } else {
+    std::vector<int32_t> src(n * srcSeq, 0), srcLengths;
+    for (auto [i, source] : llvm::enumerate(rowSources)) {
+      llvm::copy(*source, src.begin() + i * srcSeq);
+      srcLengths.push_back(static_cast<int32_t>(source->size()));
+    }
+    status = api.forwardSeq2seq(model, src.data(), n, srcSeq,
+                                srcLengths.data(), ids.data(), seq,
+                                lengths.data(), out.data(), out.size());
+  }
+  if (status != TFM_OK)
+    return status;
+  logits.resize(n * vocab);
+  for (int64_t i = 0; i < n; ++i)
+    std::copy_n(&out[(i * seq + lengths[i] - 1) * vocab], vocab,
+                &logits[i * vocab]);
+  return TFM_OK;
+}
+
+/// Encodes row i's source into slot `slots[i]` (encoder-decoder sessions).
+tfm_status encodeSlots(const Api &api, tfm_session *session,
+                       llvm::ArrayRef<int64_t> slots,
+                       llvm::ArrayRef<const std::vector<int32_t> *> rowSources) {
+  int64_t n = slots.size();
+  size_t srcSeq = 1;
+  for (const std::vector<int32_t> *source : rowSources)
+    srcSeq = std::max(srcSeq, source->size());
+  std::vector<int32_t> src(n * srcSeq, 0), srcLengths;
+  for (auto [i, source] : llvm::enumerate(rowSources)) {
+    llvm::copy(*source, src.begin() + i * srcSeq);
+    srcLengths.push_back(static_cast<int32_t>(source->size()));
+  }
+  return api.sessionEncode(session, slots.data(), n, src.data(), srcSeq,
+                           srcLengths.data());
 }
 
 /// A double as printf's %g writes it.
@@ -731,23 +808,29 @@ public:
       return api.sessionDecode(session, active.data(), n, ids.data(),
                                logits.data(), logits.size()) == TFM_OK;
     }
+    std::vector<const std::vector<int32_t> *> rowSources;
+    if (!sources.empty())
+      for (int64_t i : active)
+        rowSources.push_back(&sources[i]);
+    if (!session) {
+      std::vector<std::vector<int32_t>> rows;
+      for (int64_t i : active)
+        rows.push_back(sequences[i]);
+      return forwardLast(api, model, vocab, rows, rowSources, logits) ==
+             TFM_OK;
+    }
+    // An encoder-decoder's slots get their sources first.
+    if (!rowSources.empty() &&
+        encodeSlots(api, session, active, rowSources) != TFM_OK)
+      return false;
     std::vector<int32_t> ids(n * seq, 0), lengths;
     for (auto [j, i] : llvm::enumerate(active)) {
       llvm::copy(sequences[i], ids.begin() + j * seq);
       lengths.push_back(static_cast<int32_t>(sequences[i].size()));
     }
-    if (session)
-      return api.sessionPrefill(session, active.data(), n, ids.data(), seq,
-                                lengths.data(), logits.data(),
-                                logits.size()) == TFM_OK;
-    std::vector<float> out(n * seq * vocab);
-    if (api.forward(model, ids.data(), n, seq, lengths.data(), out.data(),
-                    out.size()) != TFM_OK)
-      return false;
-    for (int64_t j = 0; j < n; ++j)
-      std::copy_n(&out[(j * seq + lengths[j] - 1) * vocab], vocab,
-                  &logits[j * vocab]);
-    return true;
+    return api.sessionPrefill(session, active.data(), n, ids.data(), seq,
+                              lengths.data(), logits.data(),
+                              logits.size()) == TFM_OK;
   }
 
 private:
@@ -960,11 +1043,14 @@ int runBeamSearch(const Api &api, const Manifest &m, tfm_model *model,
       // Whole sequences: the prompts (prefill), or with --no-cache every
       // beam's prompt and new tokens.
       std::vector<std::vector<int32_t>> sequences;
+      std::vector<const std::vector<int32_t> *> rowSources;
       size_t seq = 1;
       for (auto [g, j] : rows) {
         std::vector<int32_t> &sequence = sequences.emplace_back(prompts[g]);
         llvm::append_range(sequence, groups[g].running()[j].tokens);
         seq = std::max(seq, sequence.size());
+        if (!sources.empty())
+          rowSources.push_back(&sources[g]);
       }
       std::vector<int32_t> ids(n * seq, 0), lengths;
       for (auto [i, sequence] : llvm::enumerate(sequences)) {
@@ -972,16 +1058,17 @@ int runBeamSearch(const Api &api, const Manifest &m, tfm_model *model,
         lengths.push_back(static_cast<int32_t>(sequence.size()));
       }
       if (session) {
-        status =
-            api.sessionPrefill(session, rowSlots.data(), n, ids.data(), seq,
-                               lengths.data(), logits.data(), logits.size());
+        // An encoder-decoder's first beams get their sources; the beams
+        // that branch off later copy them with the slot.
+        status = rowSources.empty()
+                     ? TFM_OK
+                     : encodeSlots(api, session, rowSlots, rowSources);
+        if (status == TFM_OK)
+          status = api.sessionPrefill(session, rowSlots.data(), n, ids.data(),
+                                      seq, lengths.data(), logits.data(),
+                                      logits.size());
       } else {
-        std::vector<float> out(n * seq * vocab);
-        status = api.forward(model, ids.data(), n, seq, lengths.data(),
-                             out.data(), out.size());
-        for (int64_t i = 0; status == TFM_OK && i < n; ++i)
-          std::copy_n(&out[(i * seq + lengths[i] - 1) * vocab], vocab,
-                      &logits[i * vocab]);
+        status = forwardLast(api, model, vocab, sequences, rowSources, logits);
       }
     }
     if (status != TFM_OK)
@@ -1070,12 +1157,52 @@ int runGenerate() {
     return code ? code : error(LoadError, "cannot read the manifest");
   }
   // Checked from the manifest, before any weight is read.
-  if (m.architecture != Architecture::Decoder || m.output != OutputKind::Logits)
+  if (m.architecture == Architecture::Encoder ||
+      m.output != OutputKind::Logits)
     return error(InputError,
                  "'" + modelPath + "' is not a language model (" +
                      architectureName(m.architecture) + " with " +
                      outputKindName(m.output) +
                      " output): --prompt-ids needs a decoder with logits");
+  bool seq2seq = m.architecture == Architecture::EncoderDecoder;
+  if (seq2seq != !sourceIds.empty())
+    return error(InputError,
+                 seq2seq ? "'" + modelPath + "' (model '" + m.modelName +
+                               "') is an encoder-decoder: give the source of "
+                               "each --prompt-ids with --source-ids (the "
+                               "prompt is the decoder's prefix, e.g. its start "
+                               "token)"
+                         : "--source-ids is for encoder-decoder models; '" +
+                               modelPath + "' (model '" + m.modelName +
+                               "') is a decoder");
+  if (seq2seq) {
+    llvm::Expected<std::vector<std::vector<int32_t>>> parsed =
+        parseIdLists(sourceIds, "source-ids");
+    if (!parsed)
+      return error(InputError, llvm::toString(parsed.takeError()));
+    sources = std::move(*parsed);
+    if (sources.size() != sequences.size())
+      return error(InputError,
+                   "--source-ids is given " + llvm::Twine(sources.size()) +
+                       " times and --prompt-ids " +
+                       llvm::Twine(sequences.size()) +
+                       ": one source per prompt");
+    for (auto [i, source] : llvm::enumerate(sources)) {
+      if (source.empty() ||
+          static_cast<int64_t>(source.size()) > m.maxSeqLen)
+        return error(InputError, "--source-ids '" + sourceIds[i] + "' has " +
+                                     llvm::Twine(source.size()) +
+                                     " tokens; a source has 1 to max_seq_len " +
+                                     llvm::Twine(m.maxSeqLen));
+      for (auto [t, id] : llvm::enumerate(source))
+        if (id < 0 || id >= m.vocabSize)
+          return error(InputError,
+                       "--source-ids '" + sourceIds[i] + "': token id " +
+                           llvm::Twine(id) + " at position " + llvm::Twine(t) +
+                           " is outside [0, " + llvm::Twine(m.vocabSize) +
+                           ") (vocab_size of model '" + m.modelName + "')");
+    }
+  }
   if (!m.kvCache && !noCache)
     return error(InputError,
                  "'" + modelPath + "' (model '" + m.modelName +
@@ -1085,7 +1212,8 @@ int runGenerate() {
   if (int code = checkPrompts(m, sequences))
     return code;
   if (!noCache && !(lib.api.sessionCreate && lib.api.sessionDestroy &&
-                    lib.api.sessionPrefill && lib.api.sessionDecode))
+                    lib.api.sessionPrefill && lib.api.sessionDecode &&
+                    (!seq2seq || lib.api.sessionEncode)))
     return error(LoadError, "'" + modelPath +
                                 "' does not export tfm_session_create "
                                 "(built by an older tfm): add --no-cache");

@@ -307,6 +307,21 @@ TFM_API tfm_status tfm_session_reset(tfm_session *session, int64_t slot);
 TFM_API tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
                                          int64_t dst);
 
+/* Encoder-decoder models (manifest "kv_cache" with "cross": true): runs
+ * the encoder on the sources of `n` distinct slots, src [n x src_seq]
+ * row-major with src_lengths[n] (1..src_seq, src_seq <= max_seq_len)
+ * tokens each, and caches every decoder layer's cross-attention keys and
+ * values in the session (memory: max_slots x max_seq_len x the kv_cache's
+ * floats per token, allocated by tfm_session_create). The listed slots
+ * start over: no decoder tokens (as after tfm_session_reset), the new
+ * source; prefill the decoder's first tokens (its start token) next.
+ * Prefill and decode on a slot with no source are errors. Decoders:
+ * TFM_ERROR_UNSUPPORTED. Errors as for tfm_session_prefill. */
+TFM_API tfm_status tfm_session_encode(tfm_session *session,
+                                      const int64_t *slots, int64_t n,
+                                      const int32_t *src, int64_t src_seq,
+                                      const int32_t *src_lengths);
+
 /* The number of tokens `slot` holds, in *length. */
 TFM_API tfm_status tfm_session_length(const tfm_session *session, int64_t slot,
                                       int64_t *length);
