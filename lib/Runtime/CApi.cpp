@@ -569,6 +569,44 @@ tfm_status checkSlot(const tfm_session *s, int64_t slot, const char *name) {
   return TFM_OK;
 }
 
+/// The slots of one call, checked and marked in the session's rowOf (1 +
+/// the listing row), with their range [lo, hi]; the marks are cleared when
+/// the call returns, so that a failed call leaves the session as it was.
+class SlotMarks {
+public:
+  SlotMarks(tfm_session *s, const int64_t *slots) : s(s), slots(slots) {}
+  ~SlotMarks() {
+    for (int64_t i = 0; i < marked; ++i)
+      s->rowOf[slots[i]] = 0;
+  }
+  SlotMarks(const SlotMarks &) = delete;
+  SlotMarks &operator=(const SlotMarks &) = delete;
+
+  /// Checks and marks slots[i] (named `name` in messages).
+  tfm_status mark(int64_t i, const std::string &name) {
+    int64_t slot = slots[i];
+    if (tfm_status st = checkSlot(s, slot, name.c_str()))
+      return st;
+    if (int64_t other = s->rowOf[slot])
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  name + " is " + llvm::Twine(slot) +
+                      ", the same slot as slots[" + llvm::Twine(other - 1) +
+                      "] (a call appends to each slot once)");
+    s->rowOf[slot] = i + 1;
+    marked = i + 1;
+    lo = std::min(lo, slot);
+    hi = std::max(hi, slot);
+    return TFM_OK;
+  }
+
+  int64_t lo = INT64_MAX, hi = -1;
+
+private:
+  tfm_session *s;
+  const int64_t *slots;
+  int64_t marked = 0;
+};
+
 /// tfm_session_prefill, and tfm_session_decode with `decode` set (one
 /// token per row: ids [n], seq 1, no lengths). Validates everything, then
 /// runs one step over the slots [lo, hi] and writes the logits in the
@@ -602,29 +640,14 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
   if (__builtin_mul_overflow(n, seq, &idsElements))
     return fail(TFM_ERROR_INVALID_ARGUMENT, "n x seq overflows");
 
-  // Every row, marking its slot in rowOf; the marks are cleared on every
-  // return, so that a failed call leaves the session as it was.
-  int64_t marked = 0;
-  llvm::scope_exit clearMarks([&] {
-    for (int64_t i = 0; i < marked; ++i)
-      s->rowOf[slots[i]] = 0;
-  });
-  int64_t lo = s->maxSlots, hi = -1, longest = 0;
+  // Every row, marking its slot.
+  SlotMarks marks(s, slots);
+  int64_t longest = 0;
   for (int64_t i = 0; i < n; ++i) {
     std::string name = ("slots[" + llvm::Twine(i) + "]").str();
-    int64_t slot = slots[i];
-    if (tfm_status st = checkSlot(s, slot, name.c_str()))
+    if (tfm_status st = marks.mark(i, name))
       return st;
-    if (int64_t other = s->rowOf[slot])
-      return fail(TFM_ERROR_INVALID_ARGUMENT,
-                  name + " is " + llvm::Twine(slot) +
-                      ", the same slot as slots[" + llvm::Twine(other - 1) +
-                      "] (a call appends to each slot once)");
-    s->rowOf[slot] = i + 1;
-    marked = i + 1;
-    lo = std::min(lo, slot);
-    hi = std::max(hi, slot);
-
+    int64_t slot = slots[i];
     int64_t held = s->lengths[slot];
     if (s->kv.cross && s->sourceLengths[slot] == 0)
       return fail(TFM_ERROR_INVALID_ARGUMENT,
@@ -675,6 +698,7 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
   // The step's inputs over the slots [lo, hi]: the rows at slot - lo, the
   // unlisted slots as filler rows (id 0, length 0: untouched). T is the
   // longest row, not seq: padding costs the step work.
+  int64_t lo = marks.lo, hi = marks.hi;
   int64_t batch = hi - lo + 1, steps = longest;
   std::memset(s->stepIds.get(), 0, sizeof(int32_t) * batch * steps);
   for (int64_t b = 0; b < batch; ++b) {
@@ -1146,26 +1170,13 @@ tfm_status tfm_session_encode(tfm_session *s, const int64_t *slots,
     return fail(TFM_ERROR_INVALID_ARGUMENT,
                 "src_seq is " + llvm::Twine(src_seq) + ", must lie in [1, " +
                     llvm::Twine(s->maxSource) + "] (max_seq_len)");
-  int64_t marked = 0;
-  llvm::scope_exit clearMarks([&] {
-    for (int64_t i = 0; i < marked; ++i)
-      s->rowOf[slots[i]] = 0;
-  });
-  int64_t lo = s->maxSlots, hi = -1, longest = 0;
+  SlotMarks marks(s, slots);
+  int64_t longest = 0;
   for (int64_t i = 0; i < n; ++i) {
     std::string name = ("slots[" + llvm::Twine(i) + "]").str();
-    int64_t slot = slots[i];
-    if (tfm_status st = checkSlot(s, slot, name.c_str()))
+    if (tfm_status st = marks.mark(i, name))
       return st;
-    if (int64_t other = s->rowOf[slot])
-      return fail(TFM_ERROR_INVALID_ARGUMENT,
-                  name + " is " + llvm::Twine(slot) +
-                      ", the same slot as slots[" + llvm::Twine(other - 1) +
-                      "]");
-    s->rowOf[slot] = i + 1;
-    marked = i + 1;
-    lo = std::min(lo, slot);
-    hi = std::max(hi, slot);
+    int64_t slot = slots[i];
     int64_t count = src_lengths[i];
     if (count < 1 || count > src_seq)
       return fail(TFM_ERROR_INVALID_ARGUMENT,
@@ -1187,6 +1198,7 @@ tfm_status tfm_session_encode(tfm_session *s, const int64_t *slots,
   for (int64_t i = 0; i < n; ++i)
     if (tfm_status st = tfm_session_reset(s, slots[i]))
       return st;
+  int64_t lo = marks.lo, hi = marks.hi;
   int64_t batch = hi - lo + 1;
   std::memset(s->encodeIds.get(), 0, sizeof(int32_t) * batch * longest);
   for (int64_t b = 0; b < batch; ++b) {

@@ -237,6 +237,26 @@ FailureOr<Value> linearF32(OpBuilder &b, Location loc, Operation *op, Value x,
   unsigned rank = xType.getRank();
   SmallVector<OpFoldResult> accSizes = sizesOf(b, loc, x);
   accSizes.back() = b.getIndexAttr(out);
+
+  // One token per sequence ([B, 1, D], a decode step): the sequences are
+  // the rows of one rank-2 GEMM, which reads the weight once for all of
+  // them, not once per sequence as the batch loop of the rank-3 form would.
+  if (rank > 2 && llvm::all_of(xType.getShape().slice(1, rank - 2),
+                               [](int64_t d) { return d == 1; })) {
+    SmallVector<ReassociationIndices> rows(2);
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      rows[0].push_back(d);
+    rows[1].push_back(rank - 1);
+    Value flat = tensor::CollapseShapeOp::create(b, loc, x, rows);
+    FailureOr<Value> y = linearF32(b, loc, op, flat, weight, bias, layout);
+    if (failed(y))
+      return failure();
+    SmallVector<int64_t> shape(xType.getShape());
+    shape.back() = out;
+    return Value(tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, b.getF32Type()), *y, rows,
+        accSizes));
+  }
   Value acc;
   if (bias) {
     AffineMap cols =
