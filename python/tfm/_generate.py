@@ -57,7 +57,14 @@ class Session:
             s.reset(1)                                     # slot 1 is empty again
 
     The model must have a generation step (``tfm.compile(...,
-    generation=True)``, ``tfmc --generation``) and run on the CPU.
+    generation=True)``, ``tfmc --generation``) and run on the CPU. An
+    encoder-decoder's slot first gets its source (:meth:`encode`: the
+    encoder runs once, its cross-attention keys and values are cached in
+    the slot), then the decoder's prefix (its start token) is prefilled::
+
+        with s2s.session(max_slots=2) as s:
+            s.encode([0, 1], [[5, 6, 7, 8], [40, 41]])     # one source per slot
+            logits = s.prefill([0, 1], [[1], [1]])         # the start token
 
     Threads: the calls of one session run one after the other (a lock of
     the session; each call releases the GIL), since every call but
@@ -95,7 +102,7 @@ class Session:
             if status != 0:
                 message = lib.tfm_last_error().decode("utf-8", "replace")
                 if status == UnsupportedError.status and "kv_cache" not in info \
-                        and info.get("architecture") == "decoder":
+                        and info.get("architecture") in ("decoder", "encoder_decoder"):
                     message += "; compile it with tfm.compile(..., generation=True)"
                 raise error_for_status(status, message)
         except BaseException:
@@ -211,6 +218,81 @@ class Session:
                 h, _ptr(slot_array, _I64), n, _ptr(tokens, _I32),
                 _ptr(result, _F32), result.size))
         return result
+
+    def encode(self, slots: Any, sources: Any, lengths: Any = None) -> None:
+        """Encoder-decoder models: runs the encoder on one source per slot
+        and caches every decoder layer's cross-attention keys and values in
+        the slot (``tfm_session_encode``). The listed slots start over: no
+        decoder tokens (as after :meth:`reset`), the new source; prefill the
+        decoder's first tokens (its start token) next. :meth:`copy_slot`
+        copies a slot's source with it, :meth:`reset` forgets it.
+
+        Args:
+            slots: ``[n]`` distinct slot indices in ``[0, max_slots)``. An
+                int: one slot, with ``sources`` one sequence.
+            sources: the source token ids (any integer dtype) of each slot:
+                a list of ``n`` sequences, of different lengths, or an
+                ``[n, src_seq]`` array (or nested lists) with ``lengths``.
+                Each source has 1 to ``max_seq_len`` ids in ``[0,
+                vocab_size)``.
+            lengths: ``[n]`` counts in ``[1, src_seq]`` (the library's
+                messages call them ``src_lengths``): row ``i`` of a 2-D
+                ``sources`` is its first ``lengths[i]`` ids. ``None``: each
+                sequence's own length (all of a 2-D array's row).
+
+        Raises:
+            UnsupportedError: the model is a decoder (prefill the prompt
+                instead).
+            InvalidArgumentError: a bad slot, length or token id (the
+                library's message); a failed call changes nothing.
+        """
+        lib = self.model._lib
+        if lib.tfm_session_encode is None:
+            raise UnsupportedError(
+                f"{self.model.library}: the library does not export tfm_session_encode "
+                f"(built by an older tfm): recompile it")
+        if _is_int(slots):
+            row = _int32_array(sources, "sources", "[src_seq] (one slot)", 1)
+            self.encode([slots], row.reshape(1, -1), None if lengths is None else [lengths])
+            return
+        slot_array = _int_array(slots, "slots", "[n]", 1, np.int64)
+        n = slot_array.shape[0]
+        if lengths is None and not isinstance(sources, np.ndarray):
+            # A list of sequences, right-padded into one [n, src_seq] array.
+            if isinstance(sources, (str, bytes)):
+                raise InvalidArgumentError("sources must be token ids, got a string")
+            try:
+                items = list(sources)
+            except TypeError:
+                raise InvalidArgumentError(
+                    f"sources must be a list of token id sequences or an [n, src_seq] "
+                    f"array, got {type(sources).__name__}") from None
+            if len(items) != n:
+                raise InvalidArgumentError(
+                    f"sources has {len(items)} sequences, slots lists {n} slots")
+            rows = [_int32_array(item, f"sources[{i}]", "[src_len]", 1)
+                    for i, item in enumerate(items)]
+            src_seq = max([1] + [r.shape[0] for r in rows])
+            src = np.zeros((n, src_seq), dtype=np.int32)
+            for i, r in enumerate(rows):
+                src[i, :r.shape[0]] = r
+            lens = np.array([r.shape[0] for r in rows], dtype=np.int32)
+        else:
+            src = _int32_array(sources, "sources", "[n, src_seq]", 2)
+            if src.shape[0] != n:
+                raise InvalidArgumentError(
+                    f"sources has {src.shape[0]} rows, slots lists {n} slots")
+            src_seq = src.shape[1]
+            if lengths is None:
+                lens = np.full(n, src_seq, dtype=np.int32)
+            else:
+                lens = _int32_array(lengths, "lengths", "[n]", 1)
+                if lens.shape[0] != n:
+                    raise InvalidArgumentError(
+                        f"lengths has {lens.shape[0]} entries, slots lists {n} slots")
+        with self._use() as h:
+            lib.check(lib.tfm_session_encode(
+                h, _ptr(slot_array, _I64), n, _ptr(src, _I32), src_seq, _ptr(lens, _I32)))
 
     def reset(self, slot: int) -> None:
         """Empties one slot (``tfm_session_reset``): it holds no token
@@ -402,26 +484,28 @@ def check_sampling(greedy: bool, top_k: Optional[int], top_p: Optional[float],
     return Sampler(top_k, top_p, t, int(seed))
 
 
-def _prompt_rows(prompts: Any) -> List[Any]:
-    """The prompts as a list of sequences: a list of sequences, a 2-D array
-    (a batch), or one sequence (a list of ints or a 1-D array)."""
+def _prompt_rows(prompts: Any, name: str = "prompts") -> List[Any]:
+    """The prompts (or sources) as a list of sequences: a list of sequences,
+    a 2-D array (a batch), or one sequence (a list of ints or a 1-D
+    array)."""
     if isinstance(prompts, (str, bytes)):
         raise InvalidArgumentError(
-            "prompts must be token ids (a list of sequences, or one sequence), got a "
-            "string: tokenize it first, or use tfm.TextGenerator")
+            f"{name} must be token ids (a list of sequences, or one sequence), got a "
+            f"string: tokenize it first" + (", or use tfm.TextGenerator"
+                                            if name == "prompts" else ""))
     if isinstance(prompts, np.ndarray):
         if prompts.ndim == 1:
             return [prompts]
         if prompts.ndim == 2:
             return list(prompts)
         raise InvalidArgumentError(
-            f"prompts must be a list of token id sequences or one sequence, got an "
+            f"{name} must be a list of token id sequences or one sequence, got an "
             f"array of shape {list(prompts.shape)}")
     try:
         items = list(prompts)
     except TypeError:
         raise InvalidArgumentError(
-            f"prompts must be a list of token id sequences or one sequence, got "
+            f"{name} must be a list of token id sequences or one sequence, got "
             f"{type(prompts).__name__}") from None
     if items and all(_is_int(x) for x in items):
         return [items]
@@ -429,24 +513,27 @@ def _prompt_rows(prompts: Any) -> List[Any]:
 
 
 class Plan:
-    """A checked generation: the prompts, the sampler and the stop ids."""
+    """A checked generation: the prompts, the sampler, the stop ids and, for
+    an encoder-decoder, each prompt's source (``None`` for decoders)."""
 
     def __init__(self, model: Model, prompts: List[List[int]], max_new_tokens: int,
-                 sampler: Sampler, stop_ids: Set[int]) -> None:
+                 sampler: Sampler, stop_ids: Set[int],
+                 sources: Optional[List[List[int]]] = None) -> None:
         self.model, self.prompts, self.max_new_tokens = model, prompts, max_new_tokens
-        self.sampler, self.stop_ids = sampler, stop_ids
+        self.sampler, self.stop_ids, self.sources = sampler, stop_ids, sources
 
 
 def plan(model: Model, prompts: Any, max_new_tokens: int, *, greedy: bool = False,
          top_k: Optional[int] = None, top_p: Optional[float] = None,
          temperature: float = 1.0, seed: Optional[int] = None, stop_ids: Any = (),
-         beam: Optional[int] = None, length_penalty: Optional[float] = None) -> Plan:
+         beam: Optional[int] = None, length_penalty: Optional[float] = None,
+         sources: Any = None) -> Plan:
     """Checks generate()'s arguments in tfm-run's order: the options, the
-    model, then the prompts and stop ids against its limits."""
+    model, the sources, then the prompts and stop ids against its limits."""
     n_new = _check_max_new_tokens(max_new_tokens)
     sampler = check_sampling(greedy, top_k, top_p, temperature, seed, beam, length_penalty)
-    rows, stops = _check_inputs(model, prompts, n_new, stop_ids)
-    return Plan(model, rows, n_new, sampler, set(stops))
+    rows, stops, source_rows = _check_inputs(model, prompts, n_new, stop_ids, sources)
+    return Plan(model, rows, n_new, sampler, set(stops), source_rows)
 
 
 def _check_max_new_tokens(max_new_tokens: Any) -> int:
@@ -458,17 +545,52 @@ def _check_max_new_tokens(max_new_tokens: Any) -> int:
     return int(max_new_tokens)
 
 
-def _check_inputs(model: Model, prompts: Any, n_new: int,
-                  stop_ids: Any) -> Tuple[List[List[int]], List[int]]:
-    """The model, then the prompts and stop ids against its limits: the
-    prompts as lists, the stop ids in the order given."""
+def _check_inputs(model: Model, prompts: Any, n_new: int, stop_ids: Any,
+                  sources: Any = None
+                  ) -> Tuple[List[List[int]], List[int], Optional[List[List[int]]]]:
+    """The model, its sources (encoder-decoders), then the prompts and stop
+    ids against its limits, in tfm-run's order: the prompts as lists, the
+    stop ids in the order given, the sources as lists (``None`` for a
+    decoder)."""
     info = model._info
     name = f"model '{info.get('model_name')}'"
     arch, output = info.get("architecture"), info.get("output")
-    if arch != "decoder" or output != "logits":
+    if arch not in ("decoder", "encoder_decoder") or output != "logits":
         raise UnsupportedError(
             f"{model.library} ({name}) is not a language model ({arch} with {output} "
-            f"output): generation needs a decoder with logits")
+            f"output): generation needs a decoder or an encoder-decoder with logits")
+    seq2seq = arch == "encoder_decoder"
+    if seq2seq and sources is None:
+        raise InvalidArgumentError(
+            f"{model.library} ({name}) is an encoder-decoder: pass the source of each "
+            f"prompt with sources=[...] (the prompt is the decoder's prefix, e.g. its "
+            f"start token)")
+    if not seq2seq and sources is not None:
+        raise InvalidArgumentError(
+            f"sources is for encoder-decoder models; {model.library} ({name}) is a decoder")
+    source_rows: Optional[List[List[int]]] = None
+    if seq2seq:
+        vocab, max_len = int(info["vocab_size"]), int(info["max_seq_len"])
+        given = _prompt_rows(sources, "sources")
+        count = len(_prompt_rows(prompts))
+        if len(given) != count:
+            raise InvalidArgumentError(
+                f"sources has {len(given)} sequences and prompts {count}: one source per "
+                f"prompt")
+        source_rows = []
+        for i, source in enumerate(given):
+            ids = _int_array(source, f"sources[{i}]", "[length]", 1, np.int64)
+            if ids.shape[0] == 0 or ids.shape[0] > max_len:
+                raise InvalidArgumentError(
+                    f"sources[{i}] has {ids.shape[0]} tokens; a source has 1 to "
+                    f"max_seq_len {max_len} (of {name})")
+            bad = np.flatnonzero((ids < 0) | (ids >= vocab))
+            if bad.size:
+                t = int(bad[0])
+                raise InvalidArgumentError(
+                    f"sources[{i}][{t}] is token id {ids[t]}, outside [0, {vocab}) "
+                    f"(vocab_size of {name})")
+            source_rows.append(ids.tolist())
     if "kv_cache" not in info:
         raise UnsupportedError(
             f"{model.library} ({name}) has no generation step: it was compiled without "
@@ -506,14 +628,15 @@ def _check_inputs(model: Model, prompts: Any, n_new: int,
         if not 0 <= s < vocab:
             raise InvalidArgumentError(
                 f"stop id {s} is outside [0, {vocab}) (vocab_size of {name})")
-    return rows, [int(s) for s in stops]
+    return rows, [int(s) for s in stops], source_rows
 
 
 def steps(p: Plan) -> Iterator[List[Tuple[int, int]]]:
-    """Runs a plan: one session of one slot per prompt, one prefill of every
-    prompt, then one decode per token over the sequences still running (in
-    prompt order, which is also the order of the draws). Yields the
-    ``(prompt index, token)`` pairs of each step."""
+    """Runs a plan: one session of one slot per prompt, (encoder-decoders)
+    one encode of every source, one prefill of every prompt, then one
+    decode per token over the sequences still running (in prompt order,
+    which is also the order of the draws). Yields the ``(prompt index,
+    token)`` pairs of each step."""
     count, n_new = len(p.prompts), p.max_new_tokens
     if count == 0 or n_new == 0:
         return
@@ -529,6 +652,8 @@ def steps(p: Plan) -> Iterator[List[Tuple[int, int]]]:
                 for i, s in enumerate(sequences):
                     ids[i, :len(s)] = s
                 lengths = np.array([len(s) for s in sequences], dtype=np.int32)
+                if p.sources is not None:  # an encoder-decoder's slots get their sources
+                    session.encode(active, [p.sources[i] for i in active])
                 logits = session.prefill(active, ids, lengths)
                 first = False
             else:
@@ -669,18 +794,19 @@ def beam_search(model: Model, prompts: Any, max_new_tokens: int, *, beam: int,
                 length_penalty: Optional[float] = None, stop_ids: Any = (),
                 greedy: bool = False, top_k: Optional[int] = None,
                 top_p: Optional[float] = None, temperature: float = 1.0,
-                seed: Optional[int] = None) -> List[List[Hypothesis]]:
+                seed: Optional[int] = None, sources: Any = None) -> List[List[Hypothesis]]:
     """Beam search over each prompt, as ``tfm-run --beam B`` (the same
     hypotheses, scores and session calls): one group of ``beam`` session
-    slots per prompt, the prompts prefilled together, one decode per token
-    over the running beams of every group, the caches moved between steps
-    with :meth:`Session.copy_slot`. Returns each prompt's finished
-    hypotheses, best first (at most ``beam``; none for ``max_new_tokens``
-    0). The other arguments are generate()'s (the sampling ones only to be
-    refused)."""
+    slots per prompt, (encoder-decoders) the sources encoded into each
+    group's first slot, the prompts prefilled together, one decode per
+    token over the running beams of every group, the caches (and sources)
+    moved between steps with :meth:`Session.copy_slot`. Returns each
+    prompt's finished hypotheses, best first (at most ``beam``; none for
+    ``max_new_tokens`` 0). The other arguments are generate()'s (the
+    sampling ones only to be refused)."""
     n_new = _check_max_new_tokens(max_new_tokens)
     width, alpha = _check_beam(beam, length_penalty, greedy, top_k, top_p, temperature, seed)
-    rows, stops = _check_inputs(model, prompts, n_new, stop_ids)
+    rows, stops, source_rows = _check_inputs(model, prompts, n_new, stop_ids, sources)
     vocab = int(model._info["vocab_size"])
     groups = [BeamGroup(width, alpha, n_new, stops, vocab) for _ in rows]
     if not rows or n_new == 0:
@@ -698,6 +824,10 @@ def beam_search(model: Model, prompts: Any, max_new_tokens: int, *, beam: int,
                 ids = np.zeros((count, longest), dtype=np.int32)
                 for g, prompt in enumerate(rows):
                     ids[g, :len(prompt)] = prompt
+                if source_rows is not None:
+                    # An encoder-decoder's first beams get their sources; the
+                    # beams that branch off later copy them with the slot.
+                    session.encode(row_slots, source_rows)
                 logits = session.prefill(row_slots, ids, [len(r) for r in rows])
                 first = False
             else:

@@ -60,6 +60,7 @@ _SESSION_SIGNATURES = {
     "tfm_session_reset": (c_int, [c_void_p, c_int64]),
     "tfm_session_length": (c_int, [c_void_p, c_int64, _I64]),
     "tfm_session_copy_slot": (c_int, [c_void_p, c_int64, c_int64]),
+    "tfm_session_encode": (c_int, [c_void_p, _I64, c_int64, _I32, c_int64, _I32]),
 }
 
 
@@ -86,6 +87,7 @@ class _Library:
     tfm_session_reset: Any
     tfm_session_length: Any
     tfm_session_copy_slot: Any  # also None in libraries built before it
+    tfm_session_encode: Any  # also None in libraries built before it
 
     def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
         self.path = path
@@ -433,7 +435,8 @@ class Model:
         the KV cache of ``max_slots`` sequences of up to ``max_context``
         tokens each (default: ``max_seq_len``). See :class:`tfm.Session`.
         The model needs a generation step (``tfm.compile(...,
-        generation=True)``)."""
+        generation=True)``); an encoder-decoder's slots get their source
+        with :meth:`Session.encode` before their first prefill."""
         from ._generate import Session
         return Session(self, max_slots, max_context)
 
@@ -441,7 +444,8 @@ class Model:
                  top_k: Optional[int] = None, top_p: Optional[float] = None,
                  temperature: float = 1.0, seed: Optional[int] = None,
                  stop_ids: Any = (), beam: Optional[int] = None,
-                 length_penalty: Optional[float] = None) -> "List[List[int]]":
+                 length_penalty: Optional[float] = None,
+                 sources: Any = None) -> "List[List[int]]":
         """Generates tokens after each prompt with a session (KV cache),
         picking them as ``tfm-run --prompt-ids`` does (same seed, same
         arguments: same tokens), or by beam search as ``tfm-run --beam``
@@ -451,7 +455,8 @@ class Model:
             prompts: a list of token id sequences (lists or 1-D arrays of
                 any integer dtype; a 2-D array is a batch of equal-length
                 prompts), or one sequence. Every prompt holds at least one
-                token.
+                token. For an encoder-decoder, each prompt is the decoder's
+                prefix (at least its start token).
             max_new_tokens: tokens to generate per prompt, ``>= 0``; each
                 prompt needs ``len(prompt) + max_new_tokens - 1 <=
                 max_seq_len`` (the last new token is never fed back).
@@ -477,6 +482,13 @@ class Model:
             length_penalty: the exponent ``A`` of that score, a finite
                 number (default 1.0; 0 ranks by log-probability alone, a
                 larger ``A`` favours longer hypotheses); only with ``beam``.
+            sources: encoder-decoder models only, and required there: the
+                source token ids of each prompt, in the same forms as
+                ``prompts`` (one per prompt, in order; each 1 to
+                ``max_seq_len`` ids in ``[0, vocab_size)``). The encoder
+                reads each once, into the prompt's session slot
+                (:meth:`Session.encode`), before the prompts are prefilled;
+                the tokens are those of ``tfm-run --source-ids``.
 
         Returns:
             The new tokens of each prompt (not the prompt), one list per
@@ -486,14 +498,18 @@ class Model:
 
         Raises:
             InvalidArgumentError: a bad argument, a token id outside
-                ``[0, vocab_size)``, a prompt too long for the model.
-            UnsupportedError: the model is not a decoder with logits, or has
-                no generation step (compile with ``generation=True``).
+                ``[0, vocab_size)``, a prompt too long for the model;
+                ``sources`` missing for an encoder-decoder, given for a
+                decoder, or not one per prompt.
+            UnsupportedError: the model is not a decoder or encoder-decoder
+                with logits, or has no generation step (compile with
+                ``generation=True``).
         """
         from ._generate import generate
         return generate(self, prompts, max_new_tokens, greedy=greedy, top_k=top_k,
                         top_p=top_p, temperature=temperature, seed=seed,
-                        stop_ids=stop_ids, beam=beam, length_penalty=length_penalty)
+                        stop_ids=stop_ids, beam=beam, length_penalty=length_penalty,
+                        sources=sources)
 
     def __repr__(self) -> str:
         i = self._info if hasattr(self, "_info") else {}
