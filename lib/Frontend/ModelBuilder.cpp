@@ -577,12 +577,12 @@ void ModelBuilder::buildStep(ModuleOp module, StringRef name,
   b.setInsertionPointToStart(body);
 
   beginFunction(tokens);
-  auto restore = llvm::make_scope_exit(
-      [&] { this->tokens = ShapedType::kDynamic; });
+  llvm::scope_exit restore([&] { this->tokens = ShapedType::kDynamic; });
   ModelParams params = getModelParams(config);
-  StepState step{body->getArgument(1), body->getArgument(2),
-                 body->getArgument(3)};
-  step.root = body->getArgument(3);
+  StepState step;
+  step.offsets = body->getArgument(1);
+  step.lengths = body->getArgument(2);
+  step.cache = step.root = body->getArgument(3);
   if (encDec) {
     step.cross = body->getArgument(4);
     step.sourceLengths = body->getArgument(5);
