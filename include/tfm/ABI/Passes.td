@@ -17,7 +17,8 @@ def OutlinePreparePass : Pass<"tfm-outline-prepare", "ModuleOp"> {
     `%p = op(weights) {tfm.prepare = "name"} in @forward => %p = tfm.weight "name" prepared`
     `+ func @tfm_prepare() -> (tensor..) { %p = op(weights) ; return %p }`
 
-    In the function marked `tfm.entry`, every op carrying the string
+    In the functions marked `tfm.entry` (`@forward` and, with
+    `tfmc --generation`, the generation steps), every op carrying the string
     attribute `tfm.prepare` (made by `-tfm-pack-weights`) is computed once,
     when a model instance is created, instead of on every call: the op and
     the ops it reads (which may only be `tfm.weight`, constants,
@@ -31,6 +32,10 @@ def OutlinePreparePass : Pass<"tfm-outline-prepare", "ModuleOp"> {
     `prepared` field, and turns `@tfm_prepare` into
     `void _mlir_ciface_tfm_prepare(void *const *weights)`, which writes the
     prepared slots from the file weights.
+
+    One name is one tensor: an op of a second entry function marked with a
+    name already outlined is replaced by the same prepared weight (what it
+    read goes too), so the steps and `@forward` share the prepared slots.
 
     Errors: a marked op with more than one result, inside a loop, reading
     a value that is not computed from weights alone, or two ops with one
@@ -86,6 +91,22 @@ def MaterializeEntryPass : Pass<"tfm-materialize-entry", "ModuleOp"> {
     - with `embed-weights=<file>`, the bytes of that file become
       `tfm_embedded_weights` (64-byte aligned) and their count
       `tfm_embedded_weights_size` (i64).
+
+    **Generation entries.** Beside the main entry, functions named `@step`,
+    `@decode` and `@encode` marked `tfm.entry` (docs/architecture.md,
+    "Generation") get the same table argument and the same treatment; an
+    argument carrying `tfm.inout = r` (an i64) becomes a memref that the
+    function reads through `bufferization.to_tensor restrict writable` and
+    writes its result `r` back into (`materialize_in_destination`), in
+    place: the KV cache. Each has exactly one other result (the output
+    out-parameter), `@encode` none. The manifest gets
+    `"kv_cache": {"layers", "kv_heads", "head_dim"}` from `@step`'s
+    `tensor<?xLx2xHkvx?xDhxf32>` in-out argument, with `"cross": true` when
+    `@encode` exists. Errors: an in-out index that is not a result, is taken
+    twice or has another type; a wrong result count; another entry name; a
+    step without the main entry, `@decode` without `@step` or with other
+    arguments, `@encode` without `@step`; a cache that is not such a
+    tensor.
 
     **Kernel entries.** With the module attribute
     `tfm.architecture = "kernel"` the entry is a single op or fragment (what

@@ -52,6 +52,13 @@ def ConvertTfmToLinalgPass : Pass<"convert-tfm-to-linalg", "ModuleOp"> {
     `window`, a gated activation on `tfm.activation`) is reported with
     `emitOpError` and the pass fails.
 
+    `tfm.cache_append` becomes an `scf.for` over the sequences that
+    inserts each one's new rows into the loop-carried cache; afterwards a
+    `tensor.dim` of such a loop's result is folded to the dim of its init,
+    so that a generation step's chain of appends has the dims of the
+    function's cache argument (bufferization's subset analysis would
+    otherwise prove them equal through every loop, minutes for GPT-2).
+
     ```mlir
     // before
     %y = tfm.scale %x {factor = 0.5 : f64} : tensor<?x64xf32>
