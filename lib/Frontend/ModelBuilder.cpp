@@ -267,11 +267,13 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
   // cached; everything else projects its own.
   bool cachedCross = !selfAttention && step && step->cross;
   Value qp = linear(xq, q, hq * dh, loc(base + ".q"));
-  Value qh = SplitHeadsOp::create(b, l, headsType(hq, dh), qp, uint64_t(hq));
-  Value kh, vh;
+  Value kp, vp, kh, vh;
   if (!cachedCross) {
-    Value kp = linear(xkv, k, hkv * dh, loc(base + ".k"));
-    Value vp = linear(xkv, v, hkv * dh, loc(base + ".v"));
+    kp = linear(xkv, k, hkv * dh, loc(base + ".k"));
+    vp = linear(xkv, v, hkv * dh, loc(base + ".v"));
+  }
+  Value qh = SplitHeadsOp::create(b, l, headsType(hq, dh), qp, uint64_t(hq));
+  if (!cachedCross) {
     kh = SplitHeadsOp::create(b, l, headsType(hkv, dh), kp, uint64_t(hkv));
     vh = SplitHeadsOp::create(b, l, headsType(hkv, dh), vp, uint64_t(hkv));
   }
