@@ -43,6 +43,23 @@ def _int_arg(value: Any, name: str) -> int:
 # ----- sessions ----------------------------------------------------------------
 
 
+def _rows_and_lengths(value: Any, name: str, shape_doc: str, lengths: Any,
+                      n: int) -> Tuple[np.ndarray, np.ndarray]:
+    """`value` as int32 rows, one per listed slot, and their lengths (the
+    whole row when `lengths` is None)."""
+    rows = _int32_array(value, name, shape_doc, 2)
+    if rows.shape[0] != n:
+        raise InvalidArgumentError(
+            f"{name} has {rows.shape[0]} rows, slots lists {n} slots")
+    if lengths is None:
+        return rows, np.full(n, rows.shape[1], dtype=np.int32)
+    lens = _int32_array(lengths, "lengths", "[n]", 1)
+    if lens.shape[0] != n:
+        raise InvalidArgumentError(
+            f"lengths has {lens.shape[0]} entries, slots lists {n} slots")
+    return rows, lens
+
+
 class Session:
     """A generation session: the KV cache of up to ``max_slots`` sequences
     (*slots*) of a model, each up to ``max_context`` tokens, so that a new
@@ -175,18 +192,8 @@ class Session:
             return result[0]
         slot_array = _int_array(slots, "slots", "[n]", 1, np.int64)
         n = slot_array.shape[0]
-        rows = _int32_array(ids, "ids", "[n, seq]", 2)
-        if rows.shape[0] != n:
-            raise InvalidArgumentError(
-                f"ids has {rows.shape[0]} rows, slots lists {n} slots")
+        rows, lens = _rows_and_lengths(ids, "ids", "[n, seq]", lengths, n)
         seq = rows.shape[1]
-        if lengths is None:
-            lens = np.full(n, seq, dtype=np.int32)
-        else:
-            lens = _int32_array(lengths, "lengths", "[n]", 1)
-            if lens.shape[0] != n:
-                raise InvalidArgumentError(
-                    f"lengths has {lens.shape[0]} entries, slots lists {n} slots")
         result = self.model._output(out, (n, self.vocab_size))
         with self._use() as h:
             self.model._lib.check(self.model._lib.tfm_session_prefill(
@@ -278,18 +285,9 @@ class Session:
                 src[i, :r.shape[0]] = r
             lens = np.array([r.shape[0] for r in rows], dtype=np.int32)
         else:
-            src = _int32_array(sources, "sources", "[n, src_seq]", 2)
-            if src.shape[0] != n:
-                raise InvalidArgumentError(
-                    f"sources has {src.shape[0]} rows, slots lists {n} slots")
+            src, lens = _rows_and_lengths(sources, "sources", "[n, src_seq]",
+                                          lengths, n)
             src_seq = src.shape[1]
-            if lengths is None:
-                lens = np.full(n, src_seq, dtype=np.int32)
-            else:
-                lens = _int32_array(lengths, "lengths", "[n]", 1)
-                if lens.shape[0] != n:
-                    raise InvalidArgumentError(
-                        f"lengths has {lens.shape[0]} entries, slots lists {n} slots")
         with self._use() as h:
             lib.check(lib.tfm_session_encode(
                 h, _ptr(slot_array, _I64), n, _ptr(src, _I32), src_seq, _ptr(lens, _I32)))
