@@ -574,7 +574,10 @@ tfm_status checkSlot(const tfm_session *s, int64_t slot, const char *name) {
 /// the call returns, so that a failed call leaves the session as it was.
 class SlotMarks {
 public:
-  SlotMarks(tfm_session *s, const int64_t *slots) : s(s), slots(slots) {}
+  /// `once` ends the message for a slot listed twice: what a call does
+  /// to each slot only once.
+  SlotMarks(tfm_session *s, const int64_t *slots, const char *once)
+      : s(s), slots(slots), once(once) {}
   ~SlotMarks() {
     for (int64_t i = 0; i < marked; ++i)
       s->rowOf[slots[i]] = 0;
@@ -582,8 +585,9 @@ public:
   SlotMarks(const SlotMarks &) = delete;
   SlotMarks &operator=(const SlotMarks &) = delete;
 
-  /// Checks and marks slots[i] (named `name` in messages).
-  tfm_status mark(int64_t i, const std::string &name) {
+  /// Checks and marks slots[i].
+  tfm_status mark(int64_t i) {
+    std::string name = ("slots[" + llvm::Twine(i) + "]").str();
     int64_t slot = slots[i];
     if (tfm_status st = checkSlot(s, slot, name.c_str()))
       return st;
@@ -591,7 +595,7 @@ public:
       return fail(TFM_ERROR_INVALID_ARGUMENT,
                   name + " is " + llvm::Twine(slot) +
                       ", the same slot as slots[" + llvm::Twine(other - 1) +
-                      "] (a call appends to each slot once)");
+                      "] (" + once + ")");
     s->rowOf[slot] = i + 1;
     marked = i + 1;
     lo = std::min(lo, slot);
@@ -604,6 +608,7 @@ public:
 private:
   tfm_session *s;
   const int64_t *slots;
+  const char *once;
   int64_t marked = 0;
 };
 
@@ -641,13 +646,13 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
     return fail(TFM_ERROR_INVALID_ARGUMENT, "n x seq overflows");
 
   // Every row, marking its slot.
-  SlotMarks marks(s, slots);
+  SlotMarks marks(s, slots, "a call appends to each slot once");
   int64_t longest = 0;
   for (int64_t i = 0; i < n; ++i) {
-    std::string name = ("slots[" + llvm::Twine(i) + "]").str();
-    if (tfm_status st = marks.mark(i, name))
+    if (tfm_status st = marks.mark(i))
       return st;
     int64_t slot = slots[i];
+    std::string name = ("slots[" + llvm::Twine(i) + "]").str();
     int64_t held = s->lengths[slot];
     if (s->kv.cross && s->sourceLengths[slot] == 0)
       return fail(TFM_ERROR_INVALID_ARGUMENT,
@@ -1170,11 +1175,10 @@ tfm_status tfm_session_encode(tfm_session *s, const int64_t *slots,
     return fail(TFM_ERROR_INVALID_ARGUMENT,
                 "src_seq is " + llvm::Twine(src_seq) + ", must lie in [1, " +
                     llvm::Twine(s->maxSource) + "] (max_seq_len)");
-  SlotMarks marks(s, slots);
+  SlotMarks marks(s, slots, "a call encodes each slot once");
   int64_t longest = 0;
   for (int64_t i = 0; i < n; ++i) {
-    std::string name = ("slots[" + llvm::Twine(i) + "]").str();
-    if (tfm_status st = marks.mark(i, name))
+    if (tfm_status st = marks.mark(i))
       return st;
     int64_t slot = slots[i];
     int64_t count = src_lengths[i];

@@ -43,6 +43,17 @@ def _int_arg(value: Any, name: str) -> int:
 # ----- sessions ----------------------------------------------------------------
 
 
+def _check_ids(ids: np.ndarray, what: str, vocab: int, name: str) -> None:
+    """Raises for the first id of `ids` (called `what`) outside the
+    vocabulary of the model `name`."""
+    bad = np.flatnonzero((ids < 0) | (ids >= vocab))
+    if bad.size:
+        t = int(bad[0])
+        raise InvalidArgumentError(
+            f"{what}[{t}] is token id {ids[t]}, outside [0, {vocab}) "
+            f"(vocab_size of {name})")
+
+
 def _rows_and_lengths(value: Any, name: str, shape_doc: str, lengths: Any,
                       n: int) -> Tuple[np.ndarray, np.ndarray]:
     """`value` as int32 rows, one per listed slot, and their lengths (the
@@ -582,12 +593,7 @@ def _check_inputs(model: Model, prompts: Any, n_new: int, stop_ids: Any,
                 raise InvalidArgumentError(
                     f"sources[{i}] has {ids.shape[0]} tokens; a source has 1 to "
                     f"max_seq_len {max_len} (of {name})")
-            bad = np.flatnonzero((ids < 0) | (ids >= vocab))
-            if bad.size:
-                t = int(bad[0])
-                raise InvalidArgumentError(
-                    f"sources[{i}][{t}] is token id {ids[t]}, outside [0, {vocab}) "
-                    f"(vocab_size of {name})")
+            _check_ids(ids, f"sources[{i}]", vocab, name)
             source_rows.append(ids.tolist())
     if "kv_cache" not in info:
         raise UnsupportedError(
@@ -601,12 +607,7 @@ def _check_inputs(model: Model, prompts: Any, n_new: int, stop_ids: Any,
         ids = _int_array(prompt, f"prompts[{i}]", "[length]", 1, np.int64)
         if ids.shape[0] == 0:
             raise InvalidArgumentError(f"prompts[{i}] is empty: a prompt needs at least one token")
-        bad = np.flatnonzero((ids < 0) | (ids >= vocab))
-        if bad.size:
-            t = int(bad[0])
-            raise InvalidArgumentError(
-                f"prompts[{i}][{t}] is token id {ids[t]}, outside [0, {vocab}) "
-                f"(vocab_size of {name})")
+        _check_ids(ids, f"prompts[{i}]", vocab, name)
         length = ids.shape[0]
         if length > max_len:
             raise InvalidArgumentError(
