@@ -9,18 +9,27 @@
 #      the reference itself;
 #   2. the compiled model (tfmc MODEL_DIR --emit=so -o model.so, then tfm-run) against
 #      the PyTorch forward in float32, when the tools exist (skipped with a
-#      message otherwise).
+#      message otherwise, or with --ref-only).
 #
-# Token batches include padded, ragged batches with odd lengths. Errors are
-# measured as in tfm_ref.py's `check`: per output row (one position's logits,
-# hidden state or class scores), |actual - expected| / max|expected row|.
-# Only positions < length are compared.
+# Token batches include padded, ragged batches with odd lengths; T5 rows get
+# decoder tokens too, ViT rows random pixels. Errors are measured as in
+# tfm_ref.py's `check`: per output row (one position's logits, hidden state
+# or class scores), |actual - expected| / max|expected row|. Only positions
+# < length are compared.
+#
+# --check-configs runs the other direction for the integration-test configs
+# test/Integration/reference/Inputs/hf-*.json: weights from `tfm_ref.py init`
+# must load into the transformers class with no missing, unexpected or
+# mismatched tensor, and the two forwards must agree.
 #
 # Needs: pip install -r scripts/requirements-oracle.txt
 #
 # ===----------------------------------------------------------------------=== #
 
 import argparse
+import glob
+import json
+import math
 import os
 import shutil
 import subprocess
@@ -49,12 +58,39 @@ def _common(**kw):
     return kw
 
 
+# Odd sizes for the newer families: nothing a power of two where the family
+# allows it.
+ODD = dict(vocab_size=67, hidden_size=48, intermediate_size=56, num_hidden_layers=LAYERS,
+           num_attention_heads=3, num_key_value_heads=1, head_dim=12,
+           max_position_embeddings=40, pad_token_id=PAD)
+LONGROPE = {"rope_type": "longrope", "rope_theta": 10000.0,
+            "short_factor": [1.0, 1.05, 1.2, 1.5, 2.1, 3.0],
+            "long_factor": [1.1, 1.6, 2.5, 4.0, 7.5, 13.0]}
+
+
 def variants():
-    """(label, config class, model class, config kwargs)."""
+    """(label, config class, model class, config kwargs[, options]).
+    Options: seq (token batch width), padded (PyTorch runs the padded batch
+    in one call, as longrope's switch depends on the padded width), legacy_rope
+    (config.json rewritten in the transformers 4.x spelling: rope_theta and
+    rope_scaling with "type"), untie (T5: an lm_head of its own), reject
+    (tfm_ref must refuse the config with an error containing this)."""
     T = transformers
     llama_kw = dict(hidden_size=D, intermediate_size=FFN, num_hidden_layers=LAYERS,
                     num_attention_heads=HEADS, num_key_value_heads=2,
                     max_position_embeddings=MAXPOS, rms_norm_eps=1e-6)
+    odd_llama = dict(ODD, head_dim=16)
+    phi3_kw = dict(ODD, original_max_position_embeddings=16)
+    del phi3_kw["head_dim"]
+    bert_odd = dict(vocab_size=61, hidden_size=40, intermediate_size=56,
+                    num_hidden_layers=LAYERS, num_attention_heads=5,
+                    max_position_embeddings=40, type_vocab_size=1, pad_token_id=1,
+                    layer_norm_eps=1e-5)
+    t5_kw = dict(vocab_size=83, d_model=40, d_kv=12, d_ff=56, num_layers=LAYERS,
+                 num_heads=3, relative_attention_num_buckets=10,
+                 relative_attention_max_distance=20, pad_token_id=PAD)
+    vit_kw = dict(hidden_size=40, intermediate_size=56, num_hidden_layers=LAYERS,
+                  num_attention_heads=5, image_size=20, patch_size=4, num_channels=3)
     return [
         ("gpt2", T.GPT2Config, T.GPT2LMHeadModel,
          _common(n_embd=D, n_layer=LAYERS, n_head=HEADS, n_positions=MAXPOS)),
@@ -88,98 +124,333 @@ def variants():
         ("qwen2-tied-window", T.Qwen2Config, T.Qwen2ForCausalLM,
          _common(**llama_kw, tie_word_embeddings=True, use_sliding_window=True,
                  sliding_window=5, max_window_layers=1)),
+        # RoPE scaling types (llama): transformers 5 and 4.x spellings.
+        ("llama-llama3-rope", T.LlamaConfig, T.LlamaForCausalLM,
+         dict(odd_llama, rope_parameters={
+             "rope_type": "llama3", "rope_theta": 10000.0, "factor": 5.0,
+             "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+             "original_max_position_embeddings": 32})),
+        ("llama-yarn-4x", T.LlamaConfig, T.LlamaForCausalLM,
+         dict(odd_llama, max_position_embeddings=39, num_key_value_heads=3,
+              rope_scaling={"type": "yarn", "factor": 3.0,
+                            "original_max_position_embeddings": 13},
+              rope_theta=100.0), {"legacy_rope": True}),
+        ("llama-yarn-mscale-4x", T.LlamaConfig, T.LlamaForCausalLM,
+         dict(odd_llama, rope_scaling={
+             "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 10,
+             "mscale": 0.7, "mscale_all_dim": 0.3, "beta_fast": 16, "beta_slow": 2,
+             "truncate": False}, rope_theta=50.0), {"legacy_rope": True}),
+        ("llama-longrope-long", T.LlamaConfig, T.LlamaForCausalLM,
+         dict(odd_llama, rope_parameters=dict(
+             LONGROPE, short_factor=[1.0, 1.1, 1.3, 1.6, 2.0, 2.6, 3.3, 4.1],
+             long_factor=[1.2, 1.7, 2.5, 3.6, 5.0, 7.0, 9.5, 12.5],
+             original_max_position_embeddings=16)), {"seq": 20, "padded": True}),
+        # Qwen3: per-head q/k RMSNorm, head_dim independent of hidden_size.
+        ("qwen3-gqa", T.Qwen3Config, T.Qwen3ForCausalLM, dict(ODD)),
+        ("qwen3-bias-tied-window", T.Qwen3Config, T.Qwen3ForCausalLM,
+         dict(ODD, num_key_value_heads=3, attention_bias=True, tie_word_embeddings=True,
+              use_sliding_window=True, sliding_window=5, max_window_layers=1)),
+        ("qwen3-yarn", T.Qwen3Config, T.Qwen3ForCausalLM,
+         dict(ODD, rope_parameters={"rope_type": "yarn", "rope_theta": 200.0,
+                                    "factor": 2.5, "original_max_position_embeddings": 16})),
+        ("qwen3-classifier", T.Qwen3Config, T.Qwen3ForSequenceClassification,
+         dict(ODD, num_labels=3)),
+        # Gemma: (1 + w) RMSNorm, sqrt(hidden) embedding scale, tanh GeGLU.
+        ("gemma-mqa", T.GemmaConfig, T.GemmaForCausalLM,
+         dict(ODD, hidden_size=40, num_attention_heads=5, intermediate_size=72)),
+        ("gemma-bias-untied-linear", T.GemmaConfig, T.GemmaForCausalLM,
+         dict(ODD, num_key_value_heads=3, attention_bias=True, tie_word_embeddings=False,
+              rope_parameters={"rope_type": "linear", "factor": 1.5, "rope_theta": 3000.0})),
+        ("gemma-model", T.GemmaConfig, T.GemmaModel, dict(ODD)),
+        ("gemma2-rejected", T.Gemma2Config, T.Gemma2ForCausalLM,
+         dict(ODD, attn_logit_softcapping=50.0, final_logit_softcapping=30.0),
+         {"reject": "soft-capping"}),
+        # Phi-3: fused projections, partial rotary, longrope, sliding window.
+        ("phi3-window", T.Phi3Config, T.Phi3ForCausalLM, dict(phi3_kw, sliding_window=5)),
+        ("phi3-longrope-short", T.Phi3Config, T.Phi3ForCausalLM,
+         dict(phi3_kw, num_key_value_heads=3, partial_rotary_factor=0.75,
+              rope_parameters=dict(LONGROPE, partial_rotary_factor=0.75)),
+         {"seq": 12, "padded": True}),
+        ("phi3-longrope-long", T.Phi3Config, T.Phi3ForCausalLM,
+         dict(phi3_kw, partial_rotary_factor=0.75, sliding_window=11,
+              rope_parameters=dict(LONGROPE, partial_rotary_factor=0.75)),
+         {"seq": 20, "padded": True}),
+        # RoBERTa: positions from padding_idx + 1.
+        ("roberta-classifier", T.RobertaConfig, T.RobertaForSequenceClassification,
+         dict(bert_odd, num_labels=3)),
+        ("roberta-mlm", T.RobertaConfig, T.RobertaForMaskedLM, dict(bert_odd, hidden_act="relu")),
+        ("roberta-model", T.RobertaConfig, T.RobertaModel,
+         dict(bert_odd, type_vocab_size=2, pad_token_id=0)),
+        # T5: relative buckets, unscaled scores, tied head rescaled.
+        ("t5-gated-gelu-tied", T.T5Config, T.T5ForConditionalGeneration,
+         dict(t5_kw, feed_forward_proj="gated-gelu"), {"seq": 13}),
+        ("t5-relu-untied-dec1", T.T5Config, T.T5ForConditionalGeneration,
+         dict(t5_kw, num_decoder_layers=1, relative_attention_num_buckets=12,
+              relative_attention_max_distance=14, tie_word_embeddings=False),
+         {"untie": True}),
+        ("t5-model", T.T5Config, T.T5Model, dict(t5_kw, feed_forward_proj="gated-silu")),
+        ("t5-encoder", T.T5Config, T.T5EncoderModel,
+         dict(t5_kw, feed_forward_proj="gated-gelu"), {"seq": 15}),
+        # ViT: pixels in, CLS classifier or last hidden state out.
+        ("vit-classifier", T.ViTConfig, T.ViTForImageClassification,
+         dict(vit_kw, num_labels=5)),
+        ("vit-model-noqkvbias", T.ViTConfig, T.ViTModel,
+         dict(vit_kw, image_size=[15, 10], patch_size=5, qkv_bias=False,
+              hidden_act="gelu_new")),
     ]
+
+
+def kind_of(cfg):
+    """tokens | seq2seq (T5 with a decoder; T5EncoderModel takes tokens) |
+    pixels (ViT)."""
+    if cfg.model_type == "vit":
+        return "pixels"
+    if cfg.model_type == "t5" and "T5EncoderModel" not in (cfg.architectures or []):
+        return "seq2seq"
+    return "tokens"
 
 
 def randomize(model, gen):
     """Replaces HF's init (std 0.02, gammas 1, biases 0) by values that make
-    every tensor matter: gammas 1 +- 0.1, biases +- 0.1, matrices std 0.2,
-    embeddings std 1."""
+    every tensor matter: gammas 1 +- 0.1 (Gemma's stored gamma - 1: +- 0.1),
+    biases +- 0.1, matrices std 0.2, embeddings std 1."""
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.dim() == 1:
-                u = torch.rand(p.shape, generator=gen, dtype=torch.float64) * 2 - 1
-                base = 1.0 if name.endswith("weight") else 0.0
-                p.copy_(base + 0.1 * u)
+        for mname, module in model.named_modules():
+            cls = type(module).__name__
+            for pname, p in module.named_parameters(recurse=False):
+                name = (mname + "." if mname else "") + pname
+                if p.dim() == 1:
+                    u = torch.rand(p.shape, generator=gen, dtype=torch.float64) * 2 - 1
+                    base = 1.0 if name.endswith("weight") else 0.0
+                    if cls.startswith("Gemma") and cls.endswith("RMSNorm"):
+                        base = 0.0
+                    p.copy_(base + 0.1 * u)
+                else:
+                    emb = ("embed" in name or name.split(".")[-2] in ("wte", "wpe")) \
+                        and "projection" not in name
+                    std = 1.0 if emb else 0.2
+                    p.copy_(torch.randn(p.shape, generator=gen, dtype=torch.float64) * std)
+
+
+def rope64(cfg, seq_len=None):
+    """(inverse frequencies, attention factor) of cfg's RoPE in float64,
+    written from the RoPE scaling papers (an oracle independent of
+    tfm_ref.py); make_float64 checks them against HF's float32 ones."""
+    p = cfg.rope_parameters
+    kind = p.get("rope_type", "default")
+    theta = float(p["rope_theta"])
+    prf = p.get("partial_rotary_factor") or 1.0
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+    dim = int(head_dim * prf)
+    powers = theta ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    inv = 1.0 / powers
+    af = 1.0
+    if kind == "default":
+        pass
+    elif kind == "linear":
+        inv = inv / p["factor"]
+    elif kind == "llama3":
+        factor, orig = p["factor"], p["original_max_position_embeddings"]
+        lo, hi = p["low_freq_factor"], p["high_freq_factor"]
+        wavelen = 2 * math.pi / inv
+        smooth = (orig / wavelen - lo) / (hi - lo)
+        blended = (1 - smooth) * inv / factor + smooth * inv
+        inv = torch.where(wavelen > orig / lo, inv / factor,
+                          torch.where(wavelen < orig / hi, inv, blended))
+    elif kind == "yarn":
+        orig = p["original_max_position_embeddings"]
+        factor = p.get("factor") or cfg.max_position_embeddings / orig
+
+        def mscale(s, m=1.0):
+            return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+        af = p.get("attention_factor")
+        if af is None:
+            if p.get("mscale") and p.get("mscale_all_dim"):
+                af = mscale(factor, p["mscale"]) / mscale(factor, p["mscale_all_dim"])
             else:
-                std = 1.0 if ("embed" in name or name.split(".")[-2] in ("wte", "wpe")) \
-                    else 0.2
-                p.copy_(torch.randn(p.shape, generator=gen, dtype=torch.float64) * std)
+                af = mscale(factor)
+        fast, slow = p.get("beta_fast") or 32, p.get("beta_slow") or 1
+
+        def cdim(rot):
+            return dim * math.log(orig / (rot * 2 * math.pi)) / (2 * math.log(theta))
+        lo, hi = cdim(fast), cdim(slow)
+        if p.get("truncate", True):
+            lo, hi = math.floor(lo), math.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, dim - 1)
+        if lo == hi:
+            hi += 0.001
+        ramp = ((torch.arange(dim // 2, dtype=torch.float64) - lo) / (hi - lo)).clamp(0, 1)
+        inv = inv / factor * ramp + inv * (1 - ramp)
+    elif kind == "longrope":
+        orig = p["original_max_position_embeddings"]
+        factor = p.get("factor") or cfg.max_position_embeddings / orig
+        af = p.get("attention_factor")
+        if af is None:
+            af = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(orig))
+        ext = p["long_factor"] if seq_len is not None and seq_len > orig else p["short_factor"]
+        inv = 1.0 / (torch.tensor(ext, dtype=torch.float64) * powers)
+    else:
+        raise SystemExit("hf_compare.py: rope type %r not handled" % kind)
+    return inv, float(af)
 
 
 def make_float64(model):
-    """HF computes RMSNorm and the RoPE tables in float32 even in a float64
-    model (they upcast half precision that way). Swap those two pieces for
-    float64 versions of the same formulas, so that the PyTorch side is a
-    float64 oracle too. The float64 inverse frequencies are checked against
-    HF's own float32 ones before use."""
+    """HF computes RMSNorm (T5LayerNorm too) and the RoPE tables in float32
+    even in a float64 model (they upcast half precision that way), and Gemma
+    keeps sqrt(hidden_size) in a buffer that a float32 round trip rounds.
+    Swap those pieces for float64 versions of the same formulas, so that the
+    PyTorch side is a float64 oracle too. The float64 inverse frequencies
+    and attention factors are checked against HF's own before use."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
     for module in model.modules():
         cls = type(module).__name__
-        if cls.endswith("RMSNorm"):
+        if cls.endswith("RMSNorm") or cls == "T5LayerNorm":
             eps = getattr(module, "variance_epsilon", getattr(module, "eps", None))
+            offset = 1.0 if cls.startswith("Gemma") else 0.0
 
-            def rms(h, module=module, eps=eps):
+            def rms(h, module=module, eps=eps, offset=offset):
                 h = h.double()
                 r = torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
-                return module.weight.double() * (h * r)
+                return (offset + module.weight.double()) * (h * r)
             module.forward = rms
+        elif hasattr(module, "scalar_embed_scale") and hasattr(module, "embed_scale"):
+            with torch.no_grad():
+                module.embed_scale.fill_(float(module.scalar_embed_scale))
         elif cls.endswith("RotaryEmbedding"):
             cfg = module.config
-            params = getattr(cfg, "rope_parameters", None) or {}
-            theta = params.get("rope_theta", getattr(cfg, "rope_theta", 10000.0))
-            rope_type = params.get("rope_type", "default")
-            factor = params.get("factor", 1.0) if rope_type == "linear" else 1.0
-            if rope_type not in ("default", "linear"):
-                raise SystemExit("hf_compare.py: rope type %r not handled" % rope_type)
-            dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-            inv = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
-            inv = inv / factor
+            inv, scaling = rope64(cfg)
             if not torch.allclose(inv.float(), module.inv_freq.float(), rtol=1e-6, atol=0):
                 raise SystemExit("hf_compare.py: float64 RoPE frequencies of %s differ "
-                                 "from HF's" % cls)
-            scaling = float(module.attention_scaling)
+                                 "from HF's:\n%s\n%s" % (cls, inv, module.inv_freq))
+            if abs(scaling - float(module.attention_scaling)) > 1e-12 * abs(scaling):
+                raise SystemExit("hf_compare.py: RoPE attention factor %r of %s differs from "
+                                 "HF's %r" % (scaling, cls, module.attention_scaling))
+            p = cfg.rope_parameters
+            if p.get("rope_type") == "longrope":
+                orig = p["original_max_position_embeddings"]
+                hf_long, _ = ROPE_INIT_FUNCTIONS["longrope"](cfg, None, seq_len=orig + 1)
+                mine, _ = rope64(cfg, seq_len=orig + 1)
+                if not torch.allclose(mine.float(), hf_long.float(), rtol=1e-6, atol=0):
+                    raise SystemExit("hf_compare.py: long RoPE frequencies of %s differ" % cls)
 
-            def rot(x, position_ids, inv=inv, scaling=scaling):
+            def rot(x, position_ids, module=module):
+                # longrope: the long factors when max(position_ids) + 1 exceeds
+                # original_max_position_embeddings, as HF's dynamic update.
+                inv, af = rope64(module.config, seq_len=int(position_ids.max()) + 1)
                 freqs = position_ids[..., None].double() * inv
                 emb = torch.cat((freqs, freqs), dim=-1)
-                return emb.cos() * scaling, emb.sin() * scaling
+                return emb.cos() * af, emb.sin() * af
             module.forward = rot
+        elif cls == "T5Attention" and module.has_relative_attention_bias:
+            # HF buckets with a float32 log: the same buckets as tfm_ref's?
+            for bidir in (True, False):
+                rel = torch.arange(-64, 65)
+                hf = module._relative_position_bucket(
+                    rel, bidirectional=bidir, num_buckets=module.relative_attention_num_buckets,
+                    max_distance=module.relative_attention_max_distance).tolist()
+                mine = [tfm_ref.t5_bucket(r, bidir, module.relative_attention_num_buckets,
+                                          module.relative_attention_max_distance)
+                        for r in rel.tolist()]
+                if hf != mine:
+                    raise SystemExit("hf_compare.py: T5 buckets differ from HF's")
 
 
-def batches(rng, seq):
-    """(label, ids [B, T] int32, lengths [B] int32): one full batch and one
-    padded, ragged batch with odd lengths."""
+class Batch:
+    """One input batch: ids [B, T] int32 and lengths [B] (None: full), plus
+    decoder ids and lengths (T5) or pixels [B, C, H, W] float32 (ViT)."""
+
+    def __init__(self, label, ids=None, lengths=None, dec_ids=None, dec_lengths=None,
+                 pixels=None):
+        self.label, self.ids, self.lengths = label, ids, lengths
+        self.dec_ids, self.dec_lengths, self.pixels = dec_ids, dec_lengths, pixels
+
+    def row_lengths(self):
+        return self.dec_lengths if self.dec_ids is not None else self.lengths
+
+
+def _ids(rng, vocab, lengths, seq, pad=PAD):
+    """Token ids that avoid the pad id (RoBERTa's positions count non-pad
+    tokens), padded with it."""
+    ids = rng.integers(0, vocab - 1, size=(len(lengths), seq))
+    ids = (ids + (ids >= pad)).astype(np.int32)
+    for i, n in enumerate(lengths):
+        ids[i, n:] = pad
+    return ids
+
+
+def batches(rng, seq, cfg):
+    """One full batch and one padded, ragged batch with odd lengths (ViT:
+    one batch of three random images)."""
+    kind = kind_of(cfg)
+    if kind == "pixels":
+        c = cfg.num_channels
+        h, w = (cfg.image_size, cfg.image_size) if isinstance(cfg.image_size, int) \
+            else cfg.image_size
+        px = rng.uniform(-1, 1, size=(3, c, h, w)).astype(np.float32)
+        return [Batch("images", pixels=px)]
     out = []
+    pad = cfg.pad_token_id if cfg.pad_token_id is not None else PAD
     for label, lengths in (("full", [seq, seq]), ("ragged", [seq, 1, seq - 4, 7])):
-        b = len(lengths)
-        ids = rng.integers(1, VOCAB, size=(b, seq)).astype(np.int32)
-        for i, n in enumerate(lengths):
-            ids[i, n:] = PAD
-        out.append((label, ids, np.array(lengths, dtype=np.int32)))
+        b = Batch(label, _ids(rng, cfg.vocab_size, lengths, seq, pad),
+                  np.array(lengths, dtype=np.int32))
+        if kind == "seq2seq":
+            dseq = 7
+            dl = [dseq] * len(lengths) if label == "full" else [dseq, 3, 1, 6]
+            b.dec_ids = _ids(rng, cfg.vocab_size, dl, dseq, pad)
+            b.dec_lengths = np.array(dl, dtype=np.int32)
+        out.append(b)
     return out
 
 
-def _torch_call(model, ids, mask):
+def _torch_call(model, ids, mask, dec_ids=None, dec_mask=None):
+    kw = {"input_ids": torch.from_numpy(ids.astype(np.int64)),
+          "attention_mask": torch.from_numpy(mask.astype(np.int64))}
+    if dec_ids is not None:
+        kw["decoder_input_ids"] = torch.from_numpy(dec_ids.astype(np.int64))
+        kw["decoder_attention_mask"] = torch.from_numpy(dec_mask.astype(np.int64))
     with torch.no_grad():
-        res = model(input_ids=torch.from_numpy(ids.astype(np.int64)),
-                    attention_mask=torch.from_numpy(mask.astype(np.int64)))
+        res = model(**kw)
     out = res.logits if hasattr(res, "logits") else res.last_hidden_state
     return out.double().numpy()
 
 
-def torch_forward(model, ids, lengths):
+def torch_forward(model, batch, padded=False):
     """The PyTorch output. A full batch runs batched; a padded batch runs one
     unpadded sequence at a time, which is what padding must reproduce (and
-    avoids HF's NaN or arbitrary values in rows whose keys are all masked)."""
+    avoids HF's NaN or arbitrary values in rows whose keys are all masked),
+    or, with padded=True, as one padded call (longrope decides long or
+    short on the padded width)."""
+    if batch.pixels is not None:
+        with torch.no_grad():
+            res = model(pixel_values=torch.from_numpy(batch.pixels).double())
+        out = res.logits if hasattr(res, "logits") else res.last_hidden_state
+        return out.double().numpy()
+    ids, lengths = batch.ids, batch.lengths
     b, t = ids.shape
-    if (lengths == t).all():
-        return _torch_call(model, ids, np.ones_like(ids))
-    parts = [_torch_call(model, ids[i:i + 1, :n], np.ones((1, n)))
-             for i, n in enumerate(lengths)]
+    seq2seq = batch.dec_ids is not None
+    full = (lengths == t).all() and (not seq2seq or
+                                     (batch.dec_lengths == batch.dec_ids.shape[1]).all())
+    if full or padded:
+        mask = (np.arange(t)[None, :] < lengths[:, None]).astype(np.int64)
+        dmask = None
+        if seq2seq:
+            td = batch.dec_ids.shape[1]
+            dmask = (np.arange(td)[None, :] < batch.dec_lengths[:, None]).astype(np.int64)
+        return _torch_call(model, ids, mask, batch.dec_ids, dmask)
+    parts = []
+    for i, n in enumerate(lengths):
+        if seq2seq:
+            m = batch.dec_lengths[i]
+            parts.append(_torch_call(model, ids[i:i + 1, :n], np.ones((1, n)),
+                                     batch.dec_ids[i:i + 1, :m], np.ones((1, m))))
+        else:
+            parts.append(_torch_call(model, ids[i:i + 1, :n], np.ones((1, n))))
     if parts[0].ndim == 2:  # classes [1, C]
         return np.concatenate(parts, axis=0)
-    out = np.zeros((b, t, parts[0].shape[-1]))
-    for i, (n, p) in enumerate(zip(lengths, parts)):
+    rows = batch.row_lengths()
+    width = batch.dec_ids.shape[1] if seq2seq else t
+    out = np.zeros((b, width, parts[0].shape[-1]))
+    for i, (n, p) in enumerate(zip(rows, parts)):
         out[i, :n] = p[0]
     return out
 
@@ -192,35 +463,73 @@ def row_errors(actual, expected, lengths):
     err = np.abs(actual.astype(np.float64) - expected)
     rowmax = np.abs(expected).max(axis=-1, keepdims=True)
     rel = err / np.maximum(rowmax, 1e-300)
-    if expected.ndim == 3:
+    if expected.ndim == 3 and lengths is not None:
         keep = np.arange(expected.shape[1])[None, :] < lengths[:, None]
         err, rel = err[keep], rel[keep]
     return float(err.max()), float(rel.max())
 
 
-def reference_forward(folder, ids, lengths):
+def reference_forward(folder, batch, weights=None):
     m = tfm_ref.load_model(folder)
-    st = tfm_ref.read_safetensors(os.path.join(folder, "model.safetensors"))
+    st = tfm_ref.read_safetensors(weights or os.path.join(folder, "model.safetensors"))
     P = tfm_ref.Params(tfm_ref.logical_weights(m, st, folder))
-    out = tfm_ref.forward(m, P, ids.tolist(), lengths.tolist())
+    if batch.pixels is not None:
+        out = tfm_ref.forward(m, P, batch.pixels.astype(np.float64).tolist())
+    else:
+        dec = batch.dec_ids.tolist() if batch.dec_ids is not None else None
+        dlen = batch.dec_lengths.tolist() if batch.dec_lengths is not None else None
+        out = tfm_ref.forward(m, P, batch.ids.tolist(), batch.lengths.tolist(), dec, dlen)
     return np.array(out, dtype=np.float64)
 
 
-def compiled_forward(tools, folder, work, ids, lengths):
-    """Runs tfmc + tfm-run; returns the float32 output or raises."""
+def compiled_forward(tools, folder, work, batch):
+    """Runs tfmc + tfm-run; returns the float32 output or raises. Pixels go
+    where token ids go (as tfm_ref.py's run takes them)."""
     so = os.path.join(work, "model.so")
     if not os.path.exists(so):
         subprocess.run([tools["tfmc"], folder, "--emit=so", "-o", so], check=True,
                        capture_output=True, text=True)
-    ids_path, len_path, out_path = (os.path.join(work, n) for n in
-                                    ("ids.npy", "lengths.npy", "out.npy"))
-    np.save(ids_path, ids)
-    np.save(len_path, lengths)
-    subprocess.run([tools["tfm-run"], so, "--weights",
-                    os.path.join(folder, "model.safetensors"), "--tokens", ids_path,
-                    "--lengths", len_path, "--out", out_path],
-                   check=True, capture_output=True, text=True)
-    return np.load(out_path)
+    path = lambda n: os.path.join(work, n)
+    cmd = [tools["tfm-run"], so, "--weights", os.path.join(folder, "model.safetensors"),
+           "--out", path("out.npy")]
+    if batch.pixels is not None:
+        np.save(path("pixels.npy"), batch.pixels)
+        cmd += ["--tokens", path("pixels.npy")]
+    else:
+        np.save(path("ids.npy"), batch.ids)
+        np.save(path("lengths.npy"), batch.lengths)
+        cmd += ["--tokens", path("ids.npy"), "--lengths", path("lengths.npy")]
+        if batch.dec_ids is not None:
+            np.save(path("dec.npy"), batch.dec_ids)
+            np.save(path("dec-lengths.npy"), batch.dec_lengths)
+            cmd += ["--decoder-tokens", path("dec.npy"),
+                    "--decoder-lengths", path("dec-lengths.npy")]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return np.load(path("out.npy"))
+
+
+def _legacy_rope(folder):
+    """Rewrites config.json's rope_parameters in the transformers 4.x
+    spelling: a top-level rope_theta and rope_scaling with "type"."""
+    path = os.path.join(folder, "config.json")
+    with open(path) as f:
+        c = json.load(f)
+    rp = dict(c.pop("rope_parameters"))
+    c["rope_theta"] = rp.pop("rope_theta")
+    rp["type"] = rp.pop("rope_type")
+    c["rope_scaling"] = rp
+    with open(path, "w") as f:
+        json.dump(c, f, indent=2, sort_keys=True)
+
+
+def _untie_t5(model, gen):
+    """A T5ForConditionalGeneration with an lm_head of its own and no
+    rescale: what 4.x checkpoints with tie_word_embeddings false hold."""
+    with torch.no_grad():
+        w = torch.randn(model.lm_head.weight.shape, generator=gen, dtype=torch.float64) * 0.2
+    model.lm_head.weight = torch.nn.Parameter(w)
+    model.config.tie_word_embeddings = False
+    model.config.scale_decoder_outputs = False
 
 
 REF_DIR = os.path.join(ROOT, "test", "Integration", "reference")
@@ -252,21 +561,85 @@ def write_golden():
             model = cls.from_pretrained(folder, attn_implementation="sdpa")
             model = model.double().eval()
             make_float64(model)
-            ids, lengths = np.load(ids_p), np.load(len_p)
-            out = torch_forward(model, ids, lengths)
-            ref_out = reference_forward(folder, ids, lengths)
-            a, r = row_errors(ref_out, out, lengths)
+            batch = Batch("golden", np.load(ids_p), np.load(len_p))
+            out = torch_forward(model, batch)
+            ref_out = reference_forward(folder, batch)
+            a, r = row_errors(ref_out, out, batch.lengths)
             dest = os.path.join(REF_DIR, "Inputs", "golden-%s.npy" % fam)
             np.save(dest, out.astype(np.float64))
             print("%s: wrote %s %s (lengths %s); tfm_ref.py differs by abs %.2e rel %.2e"
-                  % (fam, os.path.relpath(dest, ROOT), list(out.shape), lengths.tolist(),
-                     a, r))
+                  % (fam, os.path.relpath(dest, ROOT), list(out.shape),
+                     batch.lengths.tolist(), a, r))
     return 0
+
+
+def check_configs(only=None):
+    """For each Inputs/hf-*.json: tfm_ref.py init's weights must load into the
+    transformers class exactly (no missing, unexpected or mismatched
+    tensors), and tfm_ref.py's forward must agree with PyTorch float64 on
+    tfm_ref.py's own inputs (a ragged batch; longrope configs also at
+    widths on both sides of original_max_position_embeddings)."""
+    ref = os.path.join(ROOT, "scripts", "tfm_ref.py")
+    failures = 0
+    for cfg_path in sorted(glob.glob(os.path.join(REF_DIR, "Inputs", "hf-*.json"))):
+        name = os.path.basename(cfg_path)[3:-5]
+        if only and only not in name:
+            continue
+        with tempfile.TemporaryDirectory(prefix="tfm-cfg-") as folder:
+            shutil.copy(cfg_path, os.path.join(folder, "config.json"))
+            p = lambda n: os.path.join(folder, n)
+            run = lambda *a: subprocess.run([sys.executable, ref] + [str(x) for x in a],
+                                            check=True)
+            run("init", cfg_path, p("model.safetensors"), "--seed", 7)
+            m = tfm_ref.load_model(cfg_path)
+            cfg = transformers.AutoConfig.from_pretrained(folder)
+            cls = getattr(transformers, cfg.architectures[0])
+            model, info = cls.from_pretrained(folder, attn_implementation="sdpa",
+                                              output_loading_info=True)
+            bad = {k: sorted(v) for k, v in info.items()
+                   if k in ("missing_keys", "unexpected_keys", "mismatched_keys") and v}
+            model = model.double().eval()
+            make_float64(model)
+            widths = [9]
+            longrope = (m.rope_tables or {}).get("long") is not None
+            if longrope:
+                sw = m.rope_tables["switch"]
+                widths = [sw - 4, sw + 4]
+            for w in widths:
+                if m.input == "pixels":
+                    run("pixels", cfg_path, p("px.npy"), "--batch", 3, "--seed", 12)
+                    batch = Batch("pixels", pixels=np.load(p("px.npy")))
+                else:
+                    run("tokens", cfg_path, p("ids.npy"), "--batch", 3, "--seq", w, "--seed",
+                        12, "--lengths-out", p("len.npy"), "--ragged")
+                    batch = Batch("ragged", np.load(p("ids.npy")), np.load(p("len.npy")))
+                    if m.architecture == "encoder_decoder":
+                        run("tokens", cfg_path, p("dec.npy"), "--batch", 3, "--seq", 7,
+                            "--seed", 13, "--lengths-out", p("dlen.npy"), "--ragged")
+                        batch.dec_ids, batch.dec_lengths = np.load(p("dec.npy")), \
+                            np.load(p("dlen.npy"))
+                expected = torch_forward(model, batch, padded=longrope)
+                got = reference_forward(folder, batch)
+                a, r = row_errors(got, expected, batch.row_lengths())
+                note = ""
+                if bad:
+                    note = "LOADING: %s" % bad
+                elif r > 1e-9:
+                    note = "REFERENCE MISMATCH"
+                failures += bool(note)
+                print("%-28s width %-3s %-32s ref-vs-torch abs %.2e rel %.2e %s"
+                      % ("hf-%s.json" % name, w if m.input != "pixels" else "-",
+                         cls.__name__, a, r, note), flush=True)
+    print("transformers %s, torch %s: %d failures" % (transformers.__version__,
+                                                      torch.__version__, failures))
+    return 1 if failures else 0
 
 
 def main():
     ap = argparse.ArgumentParser(description="Compare tfm_ref.py and compiled tfm models with Hugging Face PyTorch models.")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--ref-only", action="store_true",
+                    help="compare only tfm_ref.py with PyTorch (skip tfmc/tfm-run)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--seq", type=int, default=11)
     ap.add_argument("--only", help="run only variants whose label contains this")
@@ -274,54 +647,80 @@ def main():
     ap.add_argument("--write-golden", action="store_true",
                     help="regenerate test/Integration/reference/Inputs/golden-*.npy "
                          "and exit")
+    ap.add_argument("--check-configs", action="store_true",
+                    help="check tfm_ref.py's weights and forward for "
+                         "test/Integration/reference/Inputs/hf-*.json against "
+                         "transformers, and exit")
     args = ap.parse_args()
     if args.write_golden:
         return write_golden()
+    if args.check_configs:
+        return check_configs(args.only)
 
     tools = {t: os.path.join(args.build_dir, "bin", t) for t in ("tfmc", "tfm-run")}
-    have_tools = all(os.access(p, os.X_OK) for p in tools.values())
+    have_tools = not args.ref_only and all(os.access(p, os.X_OK) for p in tools.values())
     if not have_tools:
-        print("note: %s or %s not found: skipping the compiled-model comparison "
-              "(build tfm first); comparing the reference with PyTorch only"
-              % (tools["tfmc"], tools["tfm-run"]))
+        print("note: %s: skipping the compiled-model comparison; comparing the "
+              "reference with PyTorch only"
+              % ("--ref-only" if args.ref_only else "%s or %s not found (build tfm first)"
+                 % (tools["tfmc"], tools["tfm-run"])))
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     failures = 0
     rows = []
+    fmt = lambda v: "-" if v is None else "%.2e" % v
     root = args.keep or tempfile.mkdtemp(prefix="tfm-hf-compare-")
     try:
-        for label, cfg_cls, model_cls, kw in variants():
+        for entry in variants():
+            label, cfg_cls, model_cls, kw = entry[:4]
+            opts = entry[4] if len(entry) > 4 else {}
             if args.only and args.only not in label:
                 continue
             cfg = cfg_cls(**kw)
             # Eager attention of the LLaMA family runs softmax in float32; SDPA on
             # CPU stays in float64.
-            cfg._attn_implementation = "sdpa"
+            cfg._attn_implementation = "eager" if opts.get("reject") else "sdpa"
             gen = torch.Generator().manual_seed(args.seed)
             model = model_cls(cfg).double().eval()
             randomize(model, gen)
+            if opts.get("untie"):
+                _untie_t5(model, gen)
             # Weights are stored as float32 (what tfm loads); the float64
             # oracles then run on exactly those values.
             model = model.float()
             folder = os.path.join(root, label)
             model.save_pretrained(folder, safe_serialization=True)
+            if opts.get("legacy_rope"):
+                _legacy_rope(folder)
+            if opts.get("reject"):
+                try:
+                    tfm_ref.load_model(folder)
+                    note, ok = "NOT REJECTED", False
+                except tfm_ref.RefError as e:
+                    ok = opts["reject"] in str(e)
+                    note = ("rejected as expected: " if ok else "WRONG ERROR: ") + \
+                        str(e).split(": ", 1)[-1][:90]
+                failures += not ok
+                rows.append({"variant": label, "batch": "-", "note": note})
+                print("%-30s %-7s %s" % (label, "-", note), flush=True)
+                continue
             model = model.double()
             make_float64(model)
             work = os.path.join(folder, "run")
             os.makedirs(work, exist_ok=True)
-            for blabel, ids, lengths in batches(rng, args.seq):
-                expected = torch_forward(model, ids, lengths)
-                ref = reference_forward(folder, ids, lengths)
-                ra, rr = row_errors(ref, expected, lengths)
-                line = {"variant": label, "batch": blabel, "ref_abs": ra, "ref_rel": rr,
-                        "tfm_abs": None, "tfm_rel": None, "note": ""}
+            for batch in batches(rng, opts.get("seq", args.seq), cfg):
+                expected = torch_forward(model, batch, opts.get("padded", False))
+                ref = reference_forward(folder, batch)
+                ra, rr = row_errors(ref, expected, batch.row_lengths())
+                line = {"variant": label, "batch": batch.label, "ref_abs": ra,
+                        "ref_rel": rr, "tfm_abs": None, "tfm_rel": None, "note": ""}
                 if rr > 1e-9:
                     failures += 1
                     line["note"] = "REFERENCE MISMATCH"
                 if have_tools:
                     try:
-                        got = compiled_forward(tools, folder, work, ids, lengths)
-                        ta, tr = row_errors(got, expected, lengths)
+                        got = compiled_forward(tools, folder, work, batch)
+                        ta, tr = row_errors(got, expected, batch.row_lengths())
                         line["tfm_abs"], line["tfm_rel"] = ta, tr
                         if tr > 1e-4:
                             failures += 1
@@ -329,11 +728,11 @@ def main():
                     except (subprocess.CalledProcessError, ValueError, OSError) as e:
                         failures += 1
                         msg = getattr(e, "stderr", None) or str(e)
-                        line["note"] = "tfm failed: " + msg.strip().splitlines()[-1][:120]
+                        line["note"] = "tfm failed: " + \
+                            (msg.strip().splitlines() or ["?"])[-1][:120]
                 rows.append(line)
-                fmt = lambda v: "-" if v is None else "%.2e" % v
                 print("%-30s %-7s ref-vs-torch abs %s rel %s | tfm-vs-torch abs %s rel %s %s"
-                      % (label, blabel, fmt(ra), fmt(rr), fmt(line["tfm_abs"]),
+                      % (label, batch.label, fmt(ra), fmt(rr), fmt(line["tfm_abs"]),
                          fmt(line["tfm_rel"]), line["note"]), flush=True)
     finally:
         if not args.keep:

@@ -12,13 +12,17 @@
 #   init   MODEL OUT.safetensors --seed N [--dtype f32|f16|bf16] [--scale S]
 #   tokens MODEL OUT.npy --batch B --seq T --seed N [--lengths-out L.npy]
 #          [--ragged]
+#   pixels MODEL OUT.npy --batch B --seed N   (image models: float32 [B,C,H,W])
 #   run    MODEL WEIGHTS TOKENS.npy [--lengths L.npy] [--decoder-tokens D.npy]
 #          [--decoder-lengths DL.npy] --out REF.npy
 #   check  MODEL WEIGHTS TOKENS.npy ACTUAL.npy [--lengths ...]
 #          [--decoder-tokens ...] [--decoder-lengths ...] [--rtol R] [--atol A]
 #
 # MODEL is a tfm spec (JSON with "architecture") or a Hugging Face config.json
-# (JSON with "model_type"), or a folder holding config.json.
+# (JSON with "model_type"), or a folder holding config.json. Hugging Face
+# families: gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, phi3,
+# t5, vit (RoPE scaling default, linear, llama3, yarn, longrope). For a vit,
+# run and check take the pixels .npy in the place of TOKENS.npy.
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -300,9 +304,12 @@ def layer_norm(x, gamma, beta, eps):
     return [v * r * g + c for v, g, c in zip(d, gamma, beta)]
 
 
-def rms_norm(x, gamma, eps):
-    """x / sqrt(mean(x^2) + eps) * gamma."""
+def rms_norm(x, gamma, eps, offset=0.0):
+    """x / sqrt(mean(x^2) + eps) * (offset + gamma); Gemma stores gamma - 1
+    (offset 1)."""
     r = 1.0 / math.sqrt(sum(v * v for v in x) / len(x) + eps)
+    if offset:
+        return [v * r * (offset + g) for v, g in zip(x, gamma)]
     return [v * r * g for v, g in zip(x, gamma)]
 
 
@@ -332,6 +339,19 @@ ACTIVATIONS = {
     "silu": _silu,
     "tanh": math.tanh,
 }
+
+
+def gated_base(act):
+    """The activation applied to the gate of a gated FFN activation
+    (act(gate) * up), or None for a plain one: swiglu = silu, geglu = gelu
+    (erf), and gated_<name> for any name of ACTIVATIONS."""
+    if act == "swiglu":
+        return "silu"
+    if act == "geglu":
+        return "gelu"
+    if act.startswith("gated_"):
+        return act[len("gated_"):]
+    return None
 
 
 def softmax_masked(scores, visible):
@@ -433,19 +453,31 @@ def attention(q, k, v, scale, mask="none", window=None, key_length=None, slopes=
     return out
 
 
-def rope(x, positions, theta, scaling=1.0, style="rotate_half", rotary_dim=None):
-    """x: [T][D] one head; rotates feature pairs by t/scaling * theta^(-2i/R)."""
+def rope(x, positions, theta, scaling=1.0, style="rotate_half", rotary_dim=None,
+         inv_freq=None, attn_factor=1.0):
+    """x: [T][D] one head; rotates feature pairs i < R/2 by the angle
+    t/scaling * theta^(-2i/R), or t * inv_freq[i] when inv_freq is given
+    (rope_frequencies). attn_factor multiplies cos and sin (so the rotated
+    features, not the features past R)."""
     d = len(x[0]) if x else 0
     r = d if rotary_dim is None else rotary_dim
     half = r // 2
-    inv = [theta ** (-2.0 * i / r) for i in range(half)]
+    if inv_freq is None:
+        inv = [theta ** (-2.0 * i / r) for i in range(half)]
+    else:
+        if len(inv_freq) != half:
+            raise RefError("internal: %d inverse frequencies for rotary dim %d"
+                           % (len(inv_freq), r))
+        inv = inv_freq
     out = []
     for row, t in zip(x, positions):
         y = list(row)
-        p = t / scaling
+        p = t / scaling if inv_freq is None else t
         for i in range(half):
             a = p * inv[i]
             c, s = math.cos(a), math.sin(a)
+            if attn_factor != 1.0:
+                c, s = c * attn_factor, s * attn_factor
             if style == "rotate_half":
                 i1, i2 = i, i + half
             else:
@@ -455,6 +487,119 @@ def rope(x, positions, theta, scaling=1.0, style="rotate_half", rotary_dim=None)
             y[i2] = x2 * c + x1 * s
         out.append(y)
     return out
+
+
+ROPE_TYPES = ("default", "linear", "llama3", "yarn", "longrope")
+
+
+def rope_frequencies(kind, dim, theta, p):
+    """The inverse frequencies of RoPE scaling type `kind` over rotary dim
+    `dim` (even): a dict with "short" (the list used by default), "long" and
+    "switch" (longrope: "long" is used by a sequence whose position offset +
+    token count exceeds "switch"), and "attn_factor", the factor that
+    multiplies cos and sin. p holds the type's parameters, already resolved
+    (see _hf_rope): factor, original_max_position_embeddings, ... The
+    formulas are those of the RoPE scaling papers as Hugging Face
+    transformers implements them (modeling_rope_utils.py)."""
+    half = dim // 2
+    base = [theta ** (-2.0 * i / dim) for i in range(half)]   # 1 / theta^(2i/R)
+    out = {"short": base, "long": None, "switch": None, "attn_factor": 1.0}
+    if kind == "default":
+        return out
+    if kind == "linear":
+        # Position interpolation: every frequency divided by the factor.
+        out["short"] = [f / p["factor"] for f in base]
+        return out
+    if kind == "llama3":
+        # Llama 3.1: wavelengths 2 pi / f above orig / low_freq_factor are
+        # divided by the factor, those below orig / high_freq_factor kept,
+        # and those between blended with s = (orig / wavelength - low) /
+        # (high - low): (1 - s) f / factor + s f.
+        factor, orig = p["factor"], p["original_max_position_embeddings"]
+        low, high = p["low_freq_factor"], p["high_freq_factor"]
+        low_wl, high_wl = orig / low, orig / high
+        freqs = []
+        for f in base:
+            wl = 2.0 * math.pi / f
+            if wl > low_wl:
+                freqs.append(f / factor)
+            elif wl < high_wl:
+                freqs.append(f)
+            else:
+                s = (orig / wl - low) / (high - low)
+                freqs.append((1.0 - s) * f / factor + s * f)
+        out["short"] = freqs
+        return out
+    if kind == "yarn":
+        # YaRN (Peng et al. 2023): interpolated frequencies f / factor and
+        # extrapolated ones f, blended by a linear ramp over the dimension
+        # index between the correction dims of beta_fast and beta_slow
+        # rotations; cos and sin scaled by 0.1 ln(factor) + 1 (or the mscale
+        # ratio, or the given attention_factor).
+        factor, orig = p["factor"], p["original_max_position_embeddings"]
+
+        def mscale(scale, m=1.0):
+            return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+        af = p.get("attention_factor")
+        if af is None:
+            ms, msa = p.get("mscale"), p.get("mscale_all_dim")
+            af = mscale(factor, ms) / mscale(factor, msa) if ms and msa else mscale(factor)
+        beta_fast = p.get("beta_fast") or 32
+        beta_slow = p.get("beta_slow") or 1
+
+        def correction_dim(rotations):
+            return dim * math.log(orig / (rotations * 2.0 * math.pi)) / (2.0 * math.log(theta))
+
+        lo, hi = correction_dim(beta_fast), correction_dim(beta_slow)
+        if p.get("truncate", True):
+            lo, hi = math.floor(lo), math.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, dim - 1)
+        if lo == hi:
+            hi += 0.001
+        freqs = []
+        for i, f in enumerate(base):
+            ramp = min(max((i - lo) / (hi - lo), 0.0), 1.0)
+            extra = 1.0 - ramp     # weight of the extrapolated frequency
+            freqs.append(f / factor * (1.0 - extra) + f * extra)
+        out["short"], out["attn_factor"] = freqs, float(af)
+        return out
+    if kind == "longrope":
+        # LongRoPE (Phi-3): per-frequency rescale factors, short_factor for
+        # sequences within original_max_position_embeddings, long_factor
+        # past it; cos and sin scaled by sqrt(1 + ln(factor) / ln(orig)).
+        factor, orig = p["factor"], p["original_max_position_embeddings"]
+        af = p.get("attention_factor")
+        if af is None:
+            af = 1.0 if factor <= 1.0 else math.sqrt(1.0 + math.log(factor) / math.log(orig))
+        out["short"] = [f / e for f, e in zip(base, p["short_factor"])]
+        out["long"] = [f / e for f, e in zip(base, p["long_factor"])]
+        out["switch"], out["attn_factor"] = orig, float(af)
+        return out
+    raise RefError("internal: unknown rope type %r" % kind)
+
+
+def t5_bucket(rel, bidirectional, num_buckets, max_distance):
+    """The T5 relative position bucket of rel = key position - query
+    position (Raffel et al. 2020, mesh-tensorflow): bidirectional, half the
+    buckets are for rel > 0; unidirectional, rel > 0 counts as 0. Of the n
+    buckets left, distances below n/2 get one bucket each, larger ones
+    n/2 + floor(ln(d / (n/2)) / ln(max_distance / (n/2)) * (n - n/2)),
+    capped at n - 1."""
+    bucket = 0
+    n = num_buckets
+    if bidirectional:
+        n //= 2
+        if rel > 0:
+            bucket += n
+        d = abs(rel)
+    else:
+        d = -min(rel, 0)
+    exact = n // 2
+    if d < exact:
+        return bucket + d
+    large = exact + int(math.log(d / exact) / math.log(max_distance / exact) * (n - exact))
+    return bucket + min(large, n - 1)
 
 
 def sinusoidal(t, d):
@@ -511,6 +656,7 @@ class Model:
         self.head_dim = 0
         self.d_ff = 0
         self.norm = "layernorm"        # layernorm | rmsnorm
+        self.norm_offset = 0.0         # rmsnorm scale offset + gamma (Gemma: 1)
         self.norm_eps = 1e-5
         self.norm_bias = True
         self.norm_placement = "pre"    # pre | post
@@ -519,10 +665,22 @@ class Model:
         self.embed_scale = 1.0
         self.token_types = 0           # rows of embed.token_types (0 = none)
         self.positions = "learned"     # learned | sinusoidal | rope | alibi | none
+        self.position_offset = 0       # learned: row of position t is t + offset
+        self.position_rows = 0         # rows of the position table (0: max_seq_len)
+        self.pad_token_id = None       # RoBERTa: its padding_idx
         self.rope_theta = 10000.0
         self.rope_scaling = 1.0
         self.rope_style = "rotate_half"
         self.rotary_dim = None
+        self.rope_type = "default"
+        self.rope_tables = None        # HF: rope_frequencies() of the config
+        self.qk_norm = False           # RMSNorm of each q and k head (Qwen3)
+        self.rel_buckets = 0           # T5 relative position buckets (0: none)
+        self.rel_max_distance = 0
+        self.input = "tokens"          # tokens | pixels (ViT)
+        self.image = None              # ViT: (channels, height, width, patch h, patch w)
+        self.num_patches = 0
+        self.pooler_size = 0
         self.mask = "causal"           # self-attention mask of the (decoder) stack
         self.window = None
         self.layer_windows = None      # per-layer window (None entries: full)
@@ -535,6 +693,8 @@ class Model:
         self.lm_tied = True
         self.lm_bias = False
         self.lm_transform = False      # BERT MLM: dense, act, layernorm
+        self.lm_transform_act = None   # its activation (default: activation)
+        self.lm_scale = 1.0            # T5: hidden states * d_model^-0.5 before the head
         self.num_classes = 0
         self.pooling = "first"
         self.pooler = False
@@ -606,8 +766,31 @@ def _check_model(m, where):
 
 
 # ----- Hugging Face configs ------------------------------------------------- #
+#
+# Each family is read from the fields its transformers configuration class
+# has, with that class's defaults for fields a config.json leaves out, and
+# the tensors are named as save_pretrained writes them. A field whose
+# feature the reference does not implement is an error naming the field,
+# never silently ignored.
 
-HF_FAMILIES = ("gpt2", "bert", "llama", "mistral", "qwen2")
+HF_FAMILIES = ("gpt2", "bert", "roberta", "llama", "mistral", "qwen2", "qwen3", "gemma",
+               "phi3", "t5", "vit")
+
+# Families that are recognised only to say why they are not supported.
+_HF_REJECTED = {
+    "gemma2": "its soft-capping (attn_logit_softcapping, final_logit_softcapping), "
+              "query_pre_attn_scalar, alternating sliding-window layers and "
+              "pre/post feed-forward norms are not implemented",
+}
+
+# Fields whose features no supported family implements here: a config that
+# sets one (to anything but null or false) is rejected by name.
+_HF_UNIMPLEMENTED = (
+    ("attn_logit_softcapping", "soft-capping of the attention scores"),
+    ("final_logit_softcapping", "soft-capping of the logits"),
+    ("query_pre_attn_scalar", "a query scale other than head_dim^-0.5"),
+    ("use_bidirectional_attention", "bidirectional attention in a decoder"),
+)
 
 _HF_ACT = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
            "gelu_fast": None, "relu": "relu", "silu": "silu", "swish": "silu",
@@ -622,137 +805,420 @@ def _hf_act(name, where, key):
     return act
 
 
-def _hf_rope(cfg, where):
-    """(theta, linear scaling factor) from rope_theta/rope_scaling or the
-    newer rope_parameters."""
-    params = cfg.get("rope_parameters") or {}
-    scaling = cfg.get("rope_scaling") or {}
-    theta = cfg.get("rope_theta", params.get("rope_theta", 10000.0))
-    rope_type = scaling.get("rope_type", scaling.get("type", params.get("rope_type", "default")))
-    factor = 1.0
-    if rope_type == "linear":
-        factor = float(scaling.get("factor", params.get("factor", 1.0)))
-    elif rope_type != "default":
-        raise RefError("%s: rope scaling type %r is not supported (default, linear)"
-                       % (where, rope_type))
-    if cfg.get("partial_rotary_factor", params.get("partial_rotary_factor", 1.0)) != 1.0:
-        raise RefError("%s: partial_rotary_factor is not supported" % where)
-    return float(theta), factor
+def _hf_field(cfg, key, defaults, fallback=None):
+    """cfg[key]; the family's default when the config leaves the key out."""
+    if key in cfg:
+        return cfg[key]
+    return defaults.get(key, fallback)
+
+
+def _number(v, where, key):
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        raise RefError("%s: field '%s' must be a number, got %r" % (where, key, v))
+    return float(v)
+
+
+def _hf_rope(cfg, m, where):
+    """Sets m.rope_theta, m.rotary_dim and m.rope_tables from the RoPE
+    fields, in either spelling: transformers 5's rope_parameters (holding
+    rope_theta, rope_type and the type's parameters) or 4.x's top-level
+    rope_theta with rope_scaling (whose type is 'rope_type' or 'type').
+    As in transformers, a non-empty rope_scaling wins over rope_parameters,
+    the dict's rope_theta over the top-level one, and a top-level
+    original_max_position_embeddings over the dict's (then
+    max_position_embeddings; Phi-3's class default is 4096)."""
+    fam = m.family
+    scaling, params = cfg.get("rope_scaling"), cfg.get("rope_parameters")
+    for key, v in (("rope_scaling", scaling), ("rope_parameters", params)):
+        if v is not None and not isinstance(v, dict):
+            raise RefError("%s: field '%s' must be an object, got %r" % (where, key, v))
+    key, p = ("rope_scaling", scaling) if scaling else ("rope_parameters", params or {})
+    if any(isinstance(v, dict) for v in p.values()):
+        raise RefError("%s: field '%s' holds parameters per layer type, which is not "
+                       "supported" % (where, key))
+    theta = p.get("rope_theta")
+    if theta is None:
+        theta = cfg.get("rope_theta", 10000.0)
+    theta = _number(theta, where, "rope_theta")
+    tkey = "rope_type" if p.get("rope_type") is not None else "type"
+    kind = p.get(tkey) or "default"
+    if fam == "phi3" and kind in ("su", "yarn"):
+        kind = "longrope"  # transformers' Phi3Config renames these
+    allowed = ("default", "longrope") if fam == "phi3" else ROPE_TYPES
+    if kind not in allowed:
+        raise RefError("%s: field '%s.%s' is %r, which is not supported (supported: %s)"
+                       % (where, key, tkey, kind, ", ".join(allowed)))
+    prf = p.get("partial_rotary_factor")
+    if prf is None:
+        prf = cfg.get("partial_rotary_factor")
+    prf = 1.0 if prf is None else _number(prf, where, "partial_rotary_factor")
+    if prf != 1.0 and fam != "phi3":
+        raise RefError("%s: field 'partial_rotary_factor' is %r: only phi3 rotates part "
+                       "of a head" % (where, prf))
+    dim = int(m.head_dim * prf)
+    if dim <= 0 or dim % 2:
+        raise RefError("%s: partial_rotary_factor %r of head_dim %d gives rotary dim %d, "
+                       "which must be even and positive" % (where, prf, m.head_dim, dim))
+
+    def param(name, required=True):
+        v = p.get(name)
+        if v is None:
+            if required:
+                raise RefError("%s: rope type %r needs field '%s.%s'" % (where, kind, key, name))
+            return None
+        return _number(v, where, "%s.%s" % (key, name))
+
+    r = {}
+    if kind in ("llama3", "yarn", "longrope"):
+        orig = cfg.get("original_max_position_embeddings")
+        if orig is None:
+            orig = 4096 if fam == "phi3" else p.get("original_max_position_embeddings")
+        if orig is None:
+            orig = m.max_seq_len
+        if not isinstance(orig, int) or isinstance(orig, bool) or orig <= 0:
+            raise RefError("%s: original_max_position_embeddings must be a positive "
+                           "integer, got %r" % (where, orig))
+        r["original_max_position_embeddings"] = orig
+    if kind in ("linear", "llama3"):
+        r["factor"] = param("factor")
+    if kind == "llama3":
+        r["low_freq_factor"] = param("low_freq_factor")
+        r["high_freq_factor"] = param("high_freq_factor")
+        if r["high_freq_factor"] == r["low_freq_factor"]:
+            raise RefError("%s: llama3 rope needs high_freq_factor != low_freq_factor" % where)
+    if kind in ("yarn", "longrope"):
+        f = param("factor", required=False)
+        r["factor"] = f if f is not None else m.max_seq_len / r["original_max_position_embeddings"]
+        r["attention_factor"] = param("attention_factor", required=False)
+    if kind == "yarn":
+        for name in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim"):
+            r[name] = param(name, required=False)
+        r["truncate"] = p.get("truncate", True)
+    if kind == "longrope":
+        for name in ("short_factor", "long_factor"):
+            v = p.get(name)
+            if not isinstance(v, list) or len(v) != dim // 2:
+                raise RefError("%s: field '%s.%s' must be a list of %d numbers (rotary dim / 2)"
+                               % (where, key, name, dim // 2))
+            r[name] = [_number(e, where, "%s.%s" % (key, name)) for e in v]
+    m.rope_theta, m.rope_type = theta, kind
+    m.rotary_dim = None if dim == m.head_dim else dim
+    m.rope_tables = rope_frequencies(kind, dim, theta, r)
+
+
+def _hf_gpt2(m, cfg, where):
+    m.architecture = "decoder"
+    m.vocab_size = _need(cfg, "vocab_size", where, int)
+    m.max_seq_len = _need(cfg, "n_positions", where, int)
+    m.d_model = _need(cfg, "n_embd", where, int)
+    m.num_layers = _need(cfg, "n_layer", where, int)
+    m.num_heads = m.num_kv_heads = _need(cfg, "n_head", where, int)
+    m.d_ff = cfg.get("n_inner") or 4 * m.d_model
+    m.activation = _hf_act(cfg.get("activation_function", "gelu_new"), where,
+                           "activation_function")
+    m.norm_eps = float(cfg.get("layer_norm_epsilon", 1e-5))
+    m.positions = "learned"
+    m.mask = "causal"
+    if not cfg.get("scale_attn_weights", True):
+        m.attn_scale = 1.0
+    m.layer_scale_div = bool(cfg.get("scale_attn_by_inverse_layer_idx", False))
+    m.lm_tied = cfg.get("tie_word_embeddings", True)
+    if m.hf_class == "GPT2ForSequenceClassification":
+        m.output, m.pooling, m.classifier_bias = "classes", "last", False
+    elif m.hf_class == "GPT2Model":
+        m.output = "hidden"
+    elif m.hf_class in (None, "GPT2LMHeadModel"):
+        m.output = "logits"
+    else:
+        raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
+
+
+def _hf_bert(m, cfg, where):
+    """BERT and RoBERTa: post-norm encoders with learned positions."""
+    mt = m.family
+    m.architecture = "encoder"
+    m.vocab_size = _need(cfg, "vocab_size", where, int)
+    m.max_seq_len = _need(cfg, "max_position_embeddings", where, int)
+    m.d_model = _need(cfg, "hidden_size", where, int)
+    m.num_layers = _need(cfg, "num_hidden_layers", where, int)
+    m.num_heads = m.num_kv_heads = _need(cfg, "num_attention_heads", where, int)
+    m.d_ff = _need(cfg, "intermediate_size", where, int)
+    m.activation = _hf_act(cfg.get("hidden_act", "gelu"), where, "hidden_act")
+    m.norm_eps = float(cfg.get("layer_norm_eps", 1e-12))
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise RefError("%s: position_embedding_type %r is not supported (absolute)"
+                       % (where, cfg.get("position_embedding_type")))
+    m.positions = "learned"
+    m.norm_placement = "post"
+    m.final_norm = False
+    m.embed_norm = True
+    m.token_types = int(cfg.get("type_vocab_size", 2))
+    m.mask = "none"
+    m.lm_tied = cfg.get("tie_word_embeddings", True)
+    if mt == "roberta":
+        for key, what in (("is_decoder", "a causal (decoder) RoBERTa"),
+                          ("add_cross_attention", "cross-attention")):
+            if cfg.get(key):
+                raise RefError("%s: field '%s' is set: %s is not supported" % (where, key, what))
+        # Position ids count from padding_idx + 1 (fairseq); the table has
+        # max_position_embeddings rows, so padding_idx + 1 fewer tokens fit.
+        pad = cfg.get("pad_token_id", 1)
+        if not isinstance(pad, int) or isinstance(pad, bool) or pad < 0:
+            raise RefError("%s: field 'pad_token_id' must be a non-negative integer (the "
+                           "padding_idx of the positions), got %r" % (where, pad))
+        m.pad_token_id = pad
+        m.position_rows = m.max_seq_len
+        m.position_offset = pad + 1
+        m.max_seq_len -= pad + 1
+        if m.max_seq_len < 1:
+            raise RefError("%s: max_position_embeddings %d leaves no position after "
+                           "padding_idx %d" % (where, m.position_rows, pad))
+        if m.hf_class == "RobertaForSequenceClassification":
+            # classifier.dense -> tanh -> classifier.out_proj on the first
+            # token: the math of a pooler and a classifier.
+            m.output, m.pooling, m.pooler = "classes", "first", True
+        elif m.hf_class == "RobertaForMaskedLM":
+            m.output, m.lm_transform, m.lm_bias = "logits", True, True
+            m.lm_transform_act = "gelu"   # RobertaLMHead: always erf gelu
+        elif m.hf_class in (None, "RobertaModel"):
+            m.output = "hidden"
+        else:
+            raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
+        return
+    if m.hf_class == "BertForSequenceClassification":
+        m.output, m.pooling, m.pooler = "classes", "first", True
+    elif m.hf_class == "BertForMaskedLM":
+        m.output, m.lm_transform, m.lm_bias = "logits", True, True
+    elif m.hf_class in (None, "BertModel"):
+        m.output = "hidden"
+    else:
+        raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
+
+
+# Llama-like decoders: model_type -> (class name prefix, the class defaults
+# of fields that a config may leave out, where they are not derived).
+_HF_DECODERS = {
+    "llama": ("Llama", {}),
+    "mistral": ("Mistral", {}),
+    "qwen2": ("Qwen2", {}),
+    "qwen3": ("Qwen3", {"head_dim": 128, "num_key_value_heads": 32}),
+    "gemma": ("Gemma", {"head_dim": 256, "num_key_value_heads": 16,
+                        "hidden_act": "gelu_pytorch_tanh", "tie_word_embeddings": True}),
+    "phi3": ("Phi3", {"rms_norm_eps": 1e-5}),
+}
+
+
+def _hf_decoder(m, cfg, where):
+    mt = m.family
+    base, defaults = _HF_DECODERS[mt]
+    m.architecture = "decoder"
+    m.vocab_size = _need(cfg, "vocab_size", where, int)
+    m.max_seq_len = _need(cfg, "max_position_embeddings", where, int)
+    m.d_model = _need(cfg, "hidden_size", where, int)
+    m.num_layers = _need(cfg, "num_hidden_layers", where, int)
+    m.num_heads = _need(cfg, "num_attention_heads", where, int)
+    m.num_kv_heads = _hf_field(cfg, "num_key_value_heads", defaults) or m.num_heads
+    m.head_dim = _hf_field(cfg, "head_dim", defaults) or m.d_model // m.num_heads
+    for key, v in (("num_key_value_heads", m.num_kv_heads), ("head_dim", m.head_dim)):
+        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            raise RefError("%s: field '%s' must be a positive integer, got %r" % (where, key, v))
+    m.d_ff = _need(cfg, "intermediate_size", where, int)
+    act_name = _hf_field(cfg, "hidden_act", defaults, "silu")
+    if mt == "gemma":
+        # transformers 4.x read hidden_activation (default tanh gelu); 5.x
+        # reads hidden_act, where Gemma's "gelu" means the tanh gelu too.
+        if act_name == "gelu":
+            act_name = "gelu_pytorch_tanh"
+        hact = cfg.get("hidden_activation")
+        if hact is not None:
+            if "hidden_act" in cfg and _hf_act(hact, where, "hidden_activation") != \
+                    _hf_act(act_name, where, "hidden_act"):
+                raise RefError("%s: fields 'hidden_activation' (%r) and 'hidden_act' (%r) "
+                               "disagree" % (where, hact, cfg["hidden_act"]))
+            act_name = hact
+    act = _hf_act(act_name, where, "hidden_act")
+    m.activation = {"silu": "swiglu", "gelu": "geglu"}.get(act, "gated_" + act)
+    m.norm = "rmsnorm"
+    m.norm_bias = False
+    m.norm_eps = float(_hf_field(cfg, "rms_norm_eps", defaults, 1e-6))
+    m.positions = "rope"
+    m.mask = "causal"
+    m.lm_tied = bool(_hf_field(cfg, "tie_word_embeddings", defaults, False))
+    attention_bias = bool(cfg.get("attention_bias", False))
+    if mt == "llama":
+        m.qkv_bias = m.o_bias = attention_bias
+        m.ffn_bias = bool(cfg.get("mlp_bias", False))
+    elif mt == "qwen2":
+        m.qkv_bias, m.o_bias, m.ffn_bias = True, False, False
+    elif mt in ("qwen3", "gemma"):
+        m.qkv_bias = m.o_bias = attention_bias
+        m.ffn_bias = False
+    else:  # mistral, phi3
+        m.qkv_bias = m.o_bias = m.ffn_bias = False
+    if mt == "qwen3":
+        m.qk_norm = True          # RMSNorm of each q and k head, before RoPE
+    if mt == "gemma":
+        m.norm_offset = 1.0       # x / rms * (1 + w)
+        m.embed_scale = math.sqrt(m.d_model)
+    window = cfg.get("sliding_window")
+    if mt in ("mistral", "phi3") and window:
+        m.mask, m.window = "sliding_window", int(window)
+    if mt in ("qwen2", "qwen3") and cfg.get("use_sliding_window", False):
+        window = cfg.get("sliding_window", 4096)
+        types = cfg.get("layer_types")
+        if window and types is None:
+            mwl = cfg.get("max_window_layers", 28)
+            types = ["sliding_attention" if i >= mwl else "full_attention"
+                     for i in range(m.num_layers)]
+        if window:
+            if len(types) != m.num_layers:
+                raise RefError("%s: field 'layer_types' has %d entries for %d layers"
+                               % (where, len(types), m.num_layers))
+            m.layer_windows = [int(window) if t == "sliding_attention" else None
+                               for t in types]
+    _hf_rope(cfg, m, where)
+    if m.hf_class == base + "ForSequenceClassification":
+        m.output, m.pooling, m.classifier_bias = "classes", "last", False
+    elif m.hf_class == base + "Model":
+        m.output = "hidden"
+    elif m.hf_class in (None, base + "ForCausalLM"):
+        m.output = "logits"
+    else:
+        raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
+
+
+def _hf_t5(m, cfg, where):
+    """T5: pre-norm encoder-decoder, RMS norms without mean or bias,
+    relative position buckets, unscaled scores."""
+    m.architecture = "encoder_decoder"
+    m.vocab_size = _need(cfg, "vocab_size", where, int)
+    m.d_model = _need(cfg, "d_model", where, int)
+    m.head_dim = _need(cfg, "d_kv", where, int)
+    m.num_heads = m.num_kv_heads = _need(cfg, "num_heads", where, int)
+    m.d_ff = _need(cfg, "d_ff", where, int)
+    n = _need(cfg, "num_layers", where, int)
+    m.num_encoder_layers = n
+    m.num_decoder_layers = cfg.get("num_decoder_layers") or n
+    ffp = cfg.get("feed_forward_proj", "relu")
+    parts = ffp.split("-") if isinstance(ffp, str) else []
+    if not parts or len(parts) > 2 or (len(parts) == 2 and parts[0] != "gated"):
+        raise RefError("%s: field 'feed_forward_proj' is %r: expected ACT or gated-ACT"
+                       % (where, ffp))
+    # T5Config derives dense_act_fn and is_gated_act from feed_forward_proj
+    # ("gated-gelu" means gelu_new); saved values of those two win.
+    act_name = cfg.get("dense_act_fn") or ("gelu_new" if ffp == "gated-gelu" else parts[-1])
+    gated = cfg.get("is_gated_act")
+    if gated is None:
+        gated = len(parts) == 2
+    act = _hf_act(act_name, where, "dense_act_fn" if "dense_act_fn" in cfg
+                  else "feed_forward_proj")
+    m.activation = "gated_" + act if gated else act
+    m.norm = "rmsnorm"
+    m.norm_bias = False
+    m.norm_eps = float(cfg.get("layer_norm_epsilon", 1e-6))
+    m.positions = "none"
+    m.rel_buckets = int(cfg.get("relative_attention_num_buckets", 32))
+    m.rel_max_distance = int(cfg.get("relative_attention_max_distance", 128))
+    if m.rel_buckets < 4 or m.rel_max_distance <= m.rel_buckets // 2:
+        raise RefError("%s: relative_attention_num_buckets %d must be at least 4 and "
+                       "relative_attention_max_distance %d above half of it"
+                       % (where, m.rel_buckets, m.rel_max_distance))
+    m.attn_scale = 1.0
+    m.qkv_bias = m.o_bias = m.ffn_bias = False
+    m.mask = "causal"
+    # T5 has no position table; n_positions (when given) bounds the length.
+    m.max_seq_len = int(cfg.get("n_positions") or 512)
+    # transformers 5 saves tie_word_embeddings: true and keeps the old flag
+    # as scale_decoder_outputs; 4.x configs have tie_word_embeddings only.
+    tied = cfg.get("tie_word_embeddings", True) is not False
+    scale = cfg.get("scale_decoder_outputs")
+    if scale is None:
+        scale = tied
+    m.lm_tied = tied
+    m.lm_scale = m.d_model ** -0.5 if scale else 1.0
+    if m.hf_class in (None, "T5ForConditionalGeneration"):
+        m.output = "logits"
+    elif m.hf_class == "T5Model":
+        m.output = "hidden"
+    elif m.hf_class == "T5EncoderModel":
+        m.architecture, m.num_layers, m.mask, m.output = "encoder", n, "none", "hidden"
+        m.num_encoder_layers = m.num_decoder_layers = 0
+    else:
+        raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
+
+
+def _pair(v, where, key):
+    if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        return v, v
+    if isinstance(v, list) and len(v) == 2 and all(
+            isinstance(e, int) and not isinstance(e, bool) and e > 0 for e in v):
+        return v[0], v[1]
+    raise RefError("%s: field '%s' must be a positive integer or a pair, got %r"
+                   % (where, key, v))
+
+
+def _hf_vit(m, cfg, where):
+    """ViT: patch embedding (a conv with kernel = stride = patch), a CLS
+    token, learned positions, a pre-norm encoder, a final LayerNorm."""
+    m.architecture = "encoder"
+    m.input = "pixels"
+    m.d_model = _need(cfg, "hidden_size", where, int)
+    m.num_layers = _need(cfg, "num_hidden_layers", where, int)
+    m.num_heads = m.num_kv_heads = _need(cfg, "num_attention_heads", where, int)
+    m.head_dim = cfg.get("head_dim") or 0   # 0: hidden_size / heads, checked
+    m.d_ff = _need(cfg, "intermediate_size", where, int)
+    ih, iw = _pair(cfg.get("image_size", 224), where, "image_size")
+    ph, pw = _pair(cfg.get("patch_size", 16), where, "patch_size")
+    channels = cfg.get("num_channels", 3)
+    if not isinstance(channels, int) or isinstance(channels, bool) or channels <= 0:
+        raise RefError("%s: field 'num_channels' must be a positive integer" % where)
+    if ih < ph or iw < pw:
+        raise RefError("%s: image %dx%d is smaller than a patch %dx%d" % (where, ih, iw, ph, pw))
+    m.image = (channels, ih, iw, ph, pw)
+    m.num_patches = (ih // ph) * (iw // pw)
+    m.max_seq_len = m.num_patches + 1
+    m.activation = _hf_act(cfg.get("hidden_act", "gelu"), where, "hidden_act")
+    m.norm_eps = float(cfg.get("layer_norm_eps", 1e-12))
+    m.positions = "learned"
+    m.mask = "none"
+    m.qkv_bias = bool(cfg.get("qkv_bias", True))
+    m.o_bias = m.ffn_bias = True
+    m.pooler_size = cfg.get("pooler_output_size") or m.d_model
+    if m.hf_class == "ViTForImageClassification":
+        m.output, m.pooling, m.pooler = "classes", "first", False
+    elif m.hf_class in (None, "ViTModel"):
+        m.output = "hidden"   # last_hidden_state, [B, 1 + patches, D]
+    else:
+        raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
 
 
 def model_from_hf(cfg, where):
     mt = cfg.get("model_type")
+    if mt in _HF_REJECTED:
+        raise RefError("%s: model_type %r is not supported: %s (supported: %s)"
+                       % (where, mt, _HF_REJECTED[mt], ", ".join(HF_FAMILIES)))
     if mt not in HF_FAMILIES:
         raise RefError("%s: model_type %r is not supported (supported: %s)"
                        % (where, mt, ", ".join(HF_FAMILIES)))
+    for key, what in _HF_UNIMPLEMENTED:
+        if cfg.get(key) not in (None, False):
+            raise RefError("%s: field '%s' is set (%r): %s is not supported"
+                           % (where, key, cfg[key], what))
     m = Model()
     m.source, m.family, m.name = "hf", mt, mt
     archs = cfg.get("architectures") or []
     m.hf_class = archs[0] if archs else None
     m.lm_bias = False
     if mt == "gpt2":
-        m.architecture = "decoder"
-        m.vocab_size = _need(cfg, "vocab_size", where, int)
-        m.max_seq_len = _need(cfg, "n_positions", where, int)
-        m.d_model = _need(cfg, "n_embd", where, int)
-        m.num_layers = _need(cfg, "n_layer", where, int)
-        m.num_heads = m.num_kv_heads = _need(cfg, "n_head", where, int)
-        m.d_ff = cfg.get("n_inner") or 4 * m.d_model
-        m.activation = _hf_act(cfg.get("activation_function", "gelu_new"), where,
-                               "activation_function")
-        m.norm_eps = float(cfg.get("layer_norm_epsilon", 1e-5))
-        m.positions = "learned"
-        m.mask = "causal"
-        if not cfg.get("scale_attn_weights", True):
-            m.attn_scale = 1.0
-        m.layer_scale_div = bool(cfg.get("scale_attn_by_inverse_layer_idx", False))
-        m.lm_tied = cfg.get("tie_word_embeddings", True)
-        if m.hf_class == "GPT2ForSequenceClassification":
-            m.output, m.pooling, m.classifier_bias = "classes", "last", False
-        elif m.hf_class == "GPT2Model":
-            m.output = "hidden"
-        elif m.hf_class in (None, "GPT2LMHeadModel"):
-            m.output = "logits"
-        else:
-            raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
-    elif mt == "bert":
-        m.architecture = "encoder"
-        m.vocab_size = _need(cfg, "vocab_size", where, int)
-        m.max_seq_len = _need(cfg, "max_position_embeddings", where, int)
-        m.d_model = _need(cfg, "hidden_size", where, int)
-        m.num_layers = _need(cfg, "num_hidden_layers", where, int)
-        m.num_heads = m.num_kv_heads = _need(cfg, "num_attention_heads", where, int)
-        m.d_ff = _need(cfg, "intermediate_size", where, int)
-        m.activation = _hf_act(cfg.get("hidden_act", "gelu"), where, "hidden_act")
-        m.norm_eps = float(cfg.get("layer_norm_eps", 1e-12))
-        if cfg.get("position_embedding_type", "absolute") != "absolute":
-            raise RefError("%s: position_embedding_type %r is not supported (absolute)"
-                           % (where, cfg.get("position_embedding_type")))
-        m.positions = "learned"
-        m.norm_placement = "post"
-        m.final_norm = False
-        m.embed_norm = True
-        m.token_types = int(cfg.get("type_vocab_size", 2))
-        m.mask = "none"
-        m.lm_tied = cfg.get("tie_word_embeddings", True)
-        if m.hf_class == "BertForSequenceClassification":
-            m.output, m.pooling, m.pooler = "classes", "first", True
-            m.num_classes = len(cfg.get("id2label") or {}) or int(cfg.get("num_labels", 2))
-        elif m.hf_class == "BertForMaskedLM":
-            m.output, m.lm_transform, m.lm_bias = "logits", True, True
-        elif m.hf_class in (None, "BertModel"):
-            m.output = "hidden"
-        else:
-            raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
-    else:  # llama, mistral, qwen2
-        m.architecture = "decoder"
-        m.vocab_size = _need(cfg, "vocab_size", where, int)
-        m.max_seq_len = _need(cfg, "max_position_embeddings", where, int)
-        m.d_model = _need(cfg, "hidden_size", where, int)
-        m.num_layers = _need(cfg, "num_hidden_layers", where, int)
-        m.num_heads = _need(cfg, "num_attention_heads", where, int)
-        m.num_kv_heads = cfg.get("num_key_value_heads") or m.num_heads
-        m.head_dim = cfg.get("head_dim") or m.d_model // m.num_heads
-        m.d_ff = _need(cfg, "intermediate_size", where, int)
-        act = _hf_act(cfg.get("hidden_act", "silu"), where, "hidden_act")
-        if act not in ("silu", "gelu"):
-            raise RefError("%s: gated MLP with hidden_act %r is not supported"
-                           % (where, cfg.get("hidden_act")))
-        m.activation = "swiglu" if act == "silu" else "geglu"
-        m.norm = "rmsnorm"
-        m.norm_bias = False
-        m.norm_eps = float(cfg.get("rms_norm_eps", 1e-6))
-        m.positions = "rope"
-        m.rope_theta, m.rope_scaling = _hf_rope(cfg, where)
-        m.mask = "causal"
-        if mt == "llama":
-            m.qkv_bias = m.o_bias = bool(cfg.get("attention_bias", False))
-            m.ffn_bias = bool(cfg.get("mlp_bias", False))
-        elif mt == "qwen2":
-            m.qkv_bias, m.o_bias, m.ffn_bias = True, False, False
-        else:
-            m.qkv_bias = m.o_bias = m.ffn_bias = False
-        window = cfg.get("sliding_window")
-        if mt == "mistral" and window:
-            m.mask, m.window = "sliding_window", int(window)
-        if mt == "qwen2" and window and cfg.get("use_sliding_window", False):
-            types = cfg.get("layer_types")
-            if types is None:
-                mwl = cfg.get("max_window_layers", m.num_layers)
-                types = ["sliding_attention" if i >= mwl else "full_attention"
-                         for i in range(m.num_layers)]
-            m.layer_windows = [int(window) if t == "sliding_attention" else None
-                               for t in types]
-        m.lm_tied = cfg.get("tie_word_embeddings", False)
-        base = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2"}[mt]
-        if m.hf_class == base + "ForSequenceClassification":
-            m.output, m.pooling, m.classifier_bias = "classes", "last", False
-        elif m.hf_class == base + "Model":
-            m.output = "hidden"
-        elif m.hf_class in (None, base + "ForCausalLM"):
-            m.output = "logits"
-        else:
-            raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
+        _hf_gpt2(m, cfg, where)
+    elif mt in ("bert", "roberta"):
+        _hf_bert(m, cfg, where)
+    elif mt == "t5":
+        _hf_t5(m, cfg, where)
+    elif mt == "vit":
+        _hf_vit(m, cfg, where)
+    else:
+        _hf_decoder(m, cfg, where)
     if m.output == "classes" and not m.num_classes:
         m.num_classes = len(cfg.get("id2label") or {}) or int(cfg.get("num_labels", 2))
     if not m.head_dim:
@@ -764,7 +1230,9 @@ def model_from_hf(cfg, where):
 
 
 def hf_tensors(m):
-    """[(name, shape, init kind, fan_in)] as the HF class stores them."""
+    """[(name, shape, init kind, fan_in)] as the HF class stores them
+    (save_pretrained: tied tensors only once, under the name they are tied
+    to)."""
     D, F, V, dh = m.d_model, m.d_ff, m.vocab_size, m.head_dim
     hq, hkv = m.num_heads * dh, m.num_kv_heads * dh
     t = []
@@ -801,11 +1269,14 @@ def hf_tensors(m):
             mat("lm_head.weight", [V, D], D)
         if m.output == "classes":
             mat("score.weight", [m.num_classes, D], D)
-    elif m.family == "bert":
-        p = "" if m.hf_class in (None, "BertModel") else "bert."
+    elif m.family in ("bert", "roberta"):
+        rob = m.family == "roberta"
+        bare = m.hf_class in (None, "RobertaModel" if rob else "BertModel")
+        p = "" if bare else m.family + "."
         e = p + "embeddings."
         t.append((e + "word_embeddings.weight", [V, D], "embedding", 0))
-        t.append((e + "position_embeddings.weight", [m.max_seq_len, D], "embedding", 0))
+        t.append((e + "position_embeddings.weight", [m.position_rows or m.max_seq_len, D],
+                  "embedding", 0))
         t.append((e + "token_type_embeddings.weight", [m.token_types, D], "embedding", 0))
         ln(e + "LayerNorm")
         for i in range(m.num_layers):
@@ -821,41 +1292,119 @@ def hf_tensors(m):
             mat(h + "output.dense.weight", [D, F], F)
             vec(h + "output.dense.bias", D)
             ln(h + "output.LayerNorm")
-        if m.hf_class != "BertForMaskedLM":
+        if (bare if rob else m.hf_class != "BertForMaskedLM"):
             mat(p + "pooler.dense.weight", [D, D], D)
             vec(p + "pooler.dense.bias", D)
-        if m.output == "classes":
+        if m.output == "classes" and rob:
+            mat("classifier.dense.weight", [D, D], D)
+            vec("classifier.dense.bias", D)
+            mat("classifier.out_proj.weight", [m.num_classes, D], D)
+            vec("classifier.out_proj.bias", m.num_classes)
+        elif m.output == "classes":
             mat("classifier.weight", [m.num_classes, D], D)
             vec("classifier.bias", m.num_classes)
-        if m.lm_transform:
+        if m.lm_transform and rob:
+            mat("lm_head.dense.weight", [D, D], D)
+            vec("lm_head.dense.bias", D)
+            ln("lm_head.layer_norm")
+            vec("lm_head.bias", V)
+            if not m.lm_tied:
+                mat("lm_head.decoder.weight", [V, D], D)
+        elif m.lm_transform:
             mat("cls.predictions.transform.dense.weight", [D, D], D)
             vec("cls.predictions.transform.dense.bias", D)
             ln("cls.predictions.transform.LayerNorm")
             vec("cls.predictions.bias", V)
             if not m.lm_tied:
                 mat("cls.predictions.decoder.weight", [V, D], D)
+    elif m.family == "t5":
+        inner = hq
+        t.append(("shared.weight", [V, D], "embedding", 0))
+        gated = gated_base(m.activation) is not None
+        for pre, n, dec in (_t5_stacks(m)):
+            for i in range(n):
+                b = "%sblock.%d.layer." % (pre, i)
+                parts = [("0.SelfAttention.", "0.layer_norm")]
+                if dec:
+                    parts.append(("1.EncDecAttention.", "1.layer_norm"))
+                for a, norm in parts:
+                    for nm in "qkv":
+                        mat(b + a + nm + ".weight", [inner, D], D)
+                    mat(b + a + "o.weight", [D, inner], inner)
+                    if i == 0 and a.startswith("0."):
+                        t.append((b + a + "relative_attention_bias.weight",
+                                  [m.rel_buckets, m.num_heads], "embedding", 0))
+                    vec(b + norm + ".weight", D, "gamma")
+                f = "%d." % len(parts)
+                for nm in (("wi_0", "wi_1") if gated else ("wi",)):
+                    mat(b + f + "DenseReluDense.%s.weight" % nm, [F, D], D)
+                mat(b + f + "DenseReluDense.wo.weight", [D, F], F)
+                vec(b + f + "layer_norm.weight", D, "gamma")
+            vec(pre + "final_layer_norm.weight", D, "gamma")
+        if m.output == "logits" and not m.lm_tied:
+            mat("lm_head.weight", [V, D], D)
+    elif m.family == "vit":
+        bare = m.hf_class in (None, "ViTModel")
+        p = "" if bare else "vit."
+        C, _, _, ph, pw = m.image
+        e = p + "embeddings."
+        t.append((e + "cls_token", [1, 1, D], "embedding", 0))
+        t.append((e + "position_embeddings", [1, m.num_patches + 1, D], "embedding", 0))
+        mat(e + "patch_embeddings.projection.weight", [D, C, ph, pw], C * ph * pw)
+        vec(e + "patch_embeddings.projection.bias", D)
+        for i in range(m.num_layers):
+            h = "%sencoder.layer.%d." % (p, i)
+            ln(h + "layernorm_before")
+            for n in ("query", "key", "value"):
+                mat(h + "attention.attention.%s.weight" % n, [hq, D], D)
+                if m.qkv_bias:
+                    vec(h + "attention.attention.%s.bias" % n, hq)
+            mat(h + "attention.output.dense.weight", [D, hq], hq)
+            vec(h + "attention.output.dense.bias", D)
+            ln(h + "layernorm_after")
+            mat(h + "intermediate.dense.weight", [F, D], D)
+            vec(h + "intermediate.dense.bias", F)
+            mat(h + "output.dense.weight", [D, F], F)
+            vec(h + "output.dense.bias", D)
+        ln(p + "layernorm")
+        if bare:
+            mat("pooler.dense.weight", [m.pooler_size, D], D)
+            vec("pooler.dense.bias", m.pooler_size)
+        if m.output == "classes":
+            mat("classifier.weight", [m.num_classes, D], D)
+            vec("classifier.bias", m.num_classes)
     else:
         p = "" if m.hf_class and m.hf_class.endswith("Model") else "model."
+        gamma = "gamma0" if m.norm_offset else "gamma"
         t.append((p + "embed_tokens.weight", [V, D], "embedding", 0))
         for i in range(m.num_layers):
             h = "%slayers.%d." % (p, i)
-            vec(h + "input_layernorm.weight", D, "gamma")
-            for n, rows in (("q", hq), ("k", hkv), ("v", hkv)):
-                mat(h + "self_attn.%s_proj.weight" % n, [rows, D], D)
-                if m.qkv_bias:
-                    vec(h + "self_attn.%s_proj.bias" % n, rows)
+            vec(h + "input_layernorm.weight", D, gamma)
+            if m.family == "phi3":
+                mat(h + "self_attn.qkv_proj.weight", [hq + 2 * hkv, D], D)
+            else:
+                for n, rows in (("q", hq), ("k", hkv), ("v", hkv)):
+                    mat(h + "self_attn.%s_proj.weight" % n, [rows, D], D)
+                    if m.qkv_bias:
+                        vec(h + "self_attn.%s_proj.bias" % n, rows)
+            if m.qk_norm:
+                vec(h + "self_attn.q_norm.weight", dh, gamma)
+                vec(h + "self_attn.k_norm.weight", dh, gamma)
             mat(h + "self_attn.o_proj.weight", [D, hq], hq)
             if m.o_bias:
                 vec(h + "self_attn.o_proj.bias", D)
-            vec(h + "post_attention_layernorm.weight", D, "gamma")
-            for n in ("gate", "up"):
-                mat(h + "mlp.%s_proj.weight" % n, [F, D], D)
-                if m.ffn_bias:
-                    vec(h + "mlp.%s_proj.bias" % n, F)
+            vec(h + "post_attention_layernorm.weight", D, gamma)
+            if m.family == "phi3":
+                mat(h + "mlp.gate_up_proj.weight", [2 * F, D], D)
+            else:
+                for n in ("gate", "up"):
+                    mat(h + "mlp.%s_proj.weight" % n, [F, D], D)
+                    if m.ffn_bias:
+                        vec(h + "mlp.%s_proj.bias" % n, F)
             mat(h + "mlp.down_proj.weight", [D, F], F)
             if m.ffn_bias:
                 vec(h + "mlp.down_proj.bias", D)
-        vec(p + "norm.weight", D, "gamma")
+        vec(p + "norm.weight", D, gamma)
         if m.output == "logits" and not m.lm_tied:
             mat("lm_head.weight", [V, D], D)
         if m.output == "classes":
@@ -863,9 +1412,34 @@ def hf_tensors(m):
     return t
 
 
+def _t5_stacks(m):
+    """(HF prefix, layers, is decoder) of the T5 stacks the class has."""
+    if m.architecture == "encoder":
+        return [("encoder.", m.num_layers, False)]
+    return [("encoder.", m.num_encoder_layers, False),
+            ("decoder.", m.num_decoder_layers, True)]
+
+
 def _transpose(shape, vals):
     r, c = shape
     return [c, r], [vals[i * c + j] for j in range(c) for i in range(r)]
+
+
+def _rows(shape, vals, start, count):
+    """Rows [start, start + count) of a [R, C] tensor."""
+    c = shape[1]
+    return [count, c], vals[start * c:(start + count) * c]
+
+
+# ViT: transformers 5 holds ViT layers as layers.N.attention.q_proj, ...
+# but save_pretrained writes (and the Hub holds) the older names; read both.
+_VIT_NEW_NAMES = (("encoder.layer.", "layers."),
+                  ("attention.attention.query", "attention.q_proj"),
+                  ("attention.attention.key", "attention.k_proj"),
+                  ("attention.attention.value", "attention.v_proj"),
+                  ("attention.output.dense", "attention.o_proj"),
+                  ("intermediate.dense", "mlp.fc1"),
+                  ("output.dense", "mlp.fc2"))
 
 
 def hf_to_logical(m, st, where):
@@ -873,17 +1447,23 @@ def hf_to_logical(m, st, where):
     expected = {name: shape for name, shape, _, _ in hf_tensors(m)}
     # A file may come from another class of the family (GPT2Model instead of
     # GPT2LMHeadModel): accept the names with or without the base prefix.
-    prefixes = {"gpt2": "transformer.", "bert": "bert.", "llama": "model.",
-                "mistral": "model.", "qwen2": "model."}
-    pre = prefixes[m.family]
+    prefixes = {"gpt2": "transformer.", "bert": "bert.", "roberta": "roberta.",
+                "t5": "", "vit": "vit."}
+    pre = prefixes.get(m.family, "model.")
+
+    def candidates(name):
+        cands = [name]
+        if pre:
+            cands.append(name[len(pre):] if name.startswith(pre) else pre + name)
+        if m.family == "vit":
+            for c in list(cands):
+                for old, new in _VIT_NEW_NAMES:
+                    c = c.replace(old, new)
+                cands.append(c)
+        return cands
 
     def get(name, optional=False):
-        cands = [name]
-        if name.startswith(pre):
-            cands.append(name[len(pre):])
-        else:
-            cands.append(pre + name)
-        for c in cands:
+        for c in candidates(name):
             if c in st:
                 shape, vals = st[c]
                 want = expected.get(name)
@@ -932,7 +1512,7 @@ def hf_to_logical(m, st, where):
             L["lm_head.weight"] = get("lm_head.weight")
         if m.output == "classes":
             L["classifier.weight"] = get("score.weight")
-    elif m.family == "bert":
+    elif m.family in ("bert", "roberta"):
         e = find("embeddings.word_embeddings.weight")[:-len("word_embeddings.weight")]
         p = e[:-len("embeddings.")]
         L["embed.tokens"] = get(e + "word_embeddings.weight")
@@ -955,36 +1535,125 @@ def hf_to_logical(m, st, where):
             L[o + "ffn.down.bias"] = get(h + "output.dense.bias")
             L[o + "ffn_norm.weight"] = get(h + "output.LayerNorm.weight")
             L[o + "ffn_norm.bias"] = get(h + "output.LayerNorm.bias")
-        if m.output == "classes":
+        if m.output == "classes" and m.family == "roberta":
+            L["pooler.weight"] = get("classifier.dense.weight")
+            L["pooler.bias"] = get("classifier.dense.bias")
+            L["classifier.weight"] = get("classifier.out_proj.weight")
+            L["classifier.bias"] = get("classifier.out_proj.bias")
+        elif m.output == "classes":
             L["pooler.weight"] = get(p + "pooler.dense.weight")
             L["pooler.bias"] = get(p + "pooler.dense.bias")
             L["classifier.weight"] = get("classifier.weight")
             L["classifier.bias"] = get("classifier.bias")
         if m.lm_transform:
-            c = "cls.predictions."
-            L["lm_transform.dense.weight"] = get(c + "transform.dense.weight")
-            L["lm_transform.dense.bias"] = get(c + "transform.dense.bias")
-            L["lm_transform.norm.weight"] = get(c + "transform.LayerNorm.weight")
-            L["lm_transform.norm.bias"] = get(c + "transform.LayerNorm.bias")
+            if m.family == "roberta":
+                c, tr, norm, dec = "lm_head.", "lm_head.", "layer_norm", "lm_head.decoder."
+            else:
+                c, tr, norm = "cls.predictions.", "cls.predictions.transform.", "LayerNorm"
+                dec = c + "decoder."
+            L["lm_transform.dense.weight"] = get(tr + "dense.weight")
+            L["lm_transform.dense.bias"] = get(tr + "dense.bias")
+            L["lm_transform.norm.weight"] = get(tr + norm + ".weight")
+            L["lm_transform.norm.bias"] = get(tr + norm + ".bias")
             L["lm_head.bias"] = (get(c + "bias", optional=True)
-                                 or get(c + "decoder.bias"))
+                                 or get(dec + "bias"))
             if not m.lm_tied:
-                L["lm_head.weight"] = get(c + "decoder.weight")
+                L["lm_head.weight"] = get(dec + "weight")
+    elif m.family == "t5":
+        L["embed.tokens"] = get("shared.weight")
+        gated = gated_base(m.activation) is not None
+        for pre, n, dec in _t5_stacks(m):
+            lp = pre if m.architecture == "encoder_decoder" else ""
+            for i in range(n):
+                b, o = "%sblock.%d.layer." % (pre, i), "%slayers.%d." % (lp, i)
+                parts = [("0.SelfAttention.", "0.layer_norm", "attn")]
+                if dec:
+                    parts.append(("1.EncDecAttention.", "1.layer_norm", "cross_attn"))
+                for a, norm, to in parts:
+                    L[o + to + "_norm.weight"] = get(b + norm + ".weight")
+                    for nm in "qkvo":
+                        L[o + to + ".%s.weight" % nm] = get(b + a + nm + ".weight")
+                f = b + "%d.DenseReluDense." % len(parts)
+                L[o + "ffn_norm.weight"] = get(b + "%d.layer_norm.weight" % len(parts))
+                if gated:
+                    L[o + "ffn.gate.weight"] = get(f + "wi_0.weight")
+                    L[o + "ffn.up.weight"] = get(f + "wi_1.weight")
+                else:
+                    L[o + "ffn.up.weight"] = get(f + "wi.weight")
+                L[o + "ffn.down.weight"] = get(f + "wo.weight")
+            L[lp + "rel_bias"] = get(pre + "block.0.layer.0.SelfAttention."
+                                     "relative_attention_bias.weight")
+            L[lp + "final_norm.weight"] = get(pre + "final_layer_norm.weight")
+        if m.output == "logits":
+            # transformers 5 ties lm_head to shared unless the file holds a
+            # separate lm_head.weight (then it is used).
+            head = get("lm_head.weight", optional=m.lm_tied)
+            if head is not None:
+                L["lm_head.weight"] = head
+    elif m.family == "vit":
+        e = find("embeddings.cls_token")[:-len("cls_token")]
+        p = e[:-len("embeddings.")]
+        D = m.d_model
+        L["embed.cls"] = ([D], get(e + "cls_token")[1])
+        L["embed.positions"] = ([m.num_patches + 1, D], get(e + "position_embeddings")[1])
+        shape, w = get(e + "patch_embeddings.projection.weight")
+        # [D, C, ph, pw] -> [D, C * ph * pw]: a patch flattened in (c, kh, kw) order.
+        L["embed.patch.weight"] = ([D, _prod(shape[1:])], w)
+        L["embed.patch.bias"] = get(e + "patch_embeddings.projection.bias")
+        for i in range(m.num_layers):
+            h, o = "%sencoder.layer.%d." % (p, i), "layers.%d." % i
+            for nm, to in (("layernorm_before", "attn_norm"), ("layernorm_after", "ffn_norm")):
+                L[o + to + ".weight"] = get(h + nm + ".weight")
+                L[o + to + ".bias"] = get(h + nm + ".bias")
+            for n, s in (("query", "q"), ("key", "k"), ("value", "v")):
+                L[o + "attn.%s.weight" % s] = get(h + "attention.attention.%s.weight" % n)
+                if m.qkv_bias:
+                    L[o + "attn.%s.bias" % s] = get(h + "attention.attention.%s.bias" % n)
+            L[o + "attn.o.weight"] = get(h + "attention.output.dense.weight")
+            L[o + "attn.o.bias"] = get(h + "attention.output.dense.bias")
+            L[o + "ffn.up.weight"] = get(h + "intermediate.dense.weight")
+            L[o + "ffn.up.bias"] = get(h + "intermediate.dense.bias")
+            L[o + "ffn.down.weight"] = get(h + "output.dense.weight")
+            L[o + "ffn.down.bias"] = get(h + "output.dense.bias")
+        L["final_norm.weight"] = get(p + "layernorm.weight")
+        L["final_norm.bias"] = get(p + "layernorm.bias")
+        if m.output == "classes":
+            L["classifier.weight"] = get("classifier.weight")
+            L["classifier.bias"] = get("classifier.bias")
     else:
         p = find("embed_tokens.weight")[:-len("embed_tokens.weight")]
         L["embed.tokens"] = get(p + "embed_tokens.weight")
+        hq, hkv = m.num_heads * m.head_dim, m.num_kv_heads * m.head_dim
         for i in range(m.num_layers):
             h, o = "%slayers.%d." % (p, i), "layers.%d." % i
             L[o + "attn_norm.weight"] = get(h + "input_layernorm.weight")
-            for n in "qkvo":
-                L[o + "attn.%s.weight" % n] = get(h + "self_attn.%s_proj.weight" % n)
-                if (m.o_bias if n == "o" else m.qkv_bias):
-                    L[o + "attn.%s.bias" % n] = get(h + "self_attn.%s_proj.bias" % n)
+            if m.family == "phi3":
+                # qkv_proj rows: the H q heads, then the Hkv k heads, then v.
+                qkv = get(h + "self_attn.qkv_proj.weight")
+                L[o + "attn.q.weight"] = _rows(qkv[0], qkv[1], 0, hq)
+                L[o + "attn.k.weight"] = _rows(qkv[0], qkv[1], hq, hkv)
+                L[o + "attn.v.weight"] = _rows(qkv[0], qkv[1], hq + hkv, hkv)
+                L[o + "attn.o.weight"] = get(h + "self_attn.o_proj.weight")
+            else:
+                for n in "qkvo":
+                    L[o + "attn.%s.weight" % n] = get(h + "self_attn.%s_proj.weight" % n)
+                    if (m.o_bias if n == "o" else m.qkv_bias):
+                        L[o + "attn.%s.bias" % n] = get(h + "self_attn.%s_proj.bias" % n)
+            if m.qk_norm:
+                L[o + "attn.q_norm.weight"] = get(h + "self_attn.q_norm.weight")
+                L[o + "attn.k_norm.weight"] = get(h + "self_attn.k_norm.weight")
             L[o + "ffn_norm.weight"] = get(h + "post_attention_layernorm.weight")
-            for n in ("gate", "up", "down"):
-                L[o + "ffn.%s.weight" % n] = get(h + "mlp.%s_proj.weight" % n)
-                if m.ffn_bias:
-                    L[o + "ffn.%s.bias" % n] = get(h + "mlp.%s_proj.bias" % n)
+            if m.family == "phi3":
+                # gate_up_proj rows: the gate, then the up projection.
+                gu = get(h + "mlp.gate_up_proj.weight")
+                L[o + "ffn.gate.weight"] = _rows(gu[0], gu[1], 0, m.d_ff)
+                L[o + "ffn.up.weight"] = _rows(gu[0], gu[1], m.d_ff, m.d_ff)
+                L[o + "ffn.down.weight"] = get(h + "mlp.down_proj.weight")
+            else:
+                for n in ("gate", "up", "down"):
+                    L[o + "ffn.%s.weight" % n] = get(h + "mlp.%s_proj.weight" % n)
+                    if m.ffn_bias:
+                        L[o + "ffn.%s.bias" % n] = get(h + "mlp.%s_proj.bias" % n)
         L["final_norm.weight"] = get(p + "norm.weight")
         if m.output == "logits" and not m.lm_tied:
             L["lm_head.weight"] = get("lm_head.weight")
@@ -1195,7 +1864,7 @@ def spec_tensors(m):
                 lin(b + "cross_attn.o", D, hq, m.o_bias)
             norm(b + "ffn_norm")
             lin(b + "ffn.up", s["d_ff"], D, s["ffn_bias"])
-            if s["activation"] in ("swiglu", "geglu"):
+            if gated_base(s["activation"]) is not None:
                 lin(b + "ffn.gate", s["d_ff"], D, s["ffn_bias"])
             lin(b + "ffn.down", D, s["d_ff"], s["ffn_bias"])
         if m.final_norm:
@@ -1272,7 +1941,7 @@ class Params:
 def _norm_rows(m, P, name, rows):
     g = P.vec(name + ".weight")
     if m.norm == "rmsnorm":
-        return [rms_norm(r, g, m.norm_eps) for r in rows]
+        return [rms_norm(r, g, m.norm_eps, m.norm_offset) for r in rows]
     b = P.opt_vec(name + ".bias")
     return [layer_norm(r, g, b, m.norm_eps) for r in rows]
 
@@ -1295,8 +1964,10 @@ def _embed(m, P, ids):
         tt = P.mat("embed.token_types")[0]
         x = [vadd(r, tt) for r in x]
     if m.positions == "learned":
+        # RoBERTa counts positions from padding_idx + 1 (offset); padded
+        # rows of a sequence take the same rule (they are not compared).
         pos = P.mat("embed.positions")
-        x = [vadd(r, pos[t]) for t, r in enumerate(x)]
+        x = [vadd(r, pos[t + m.position_offset]) for t, r in enumerate(x)]
     elif m.positions == "sinusoidal":
         x = [vadd(r, sinusoidal(t, m.d_model)) for t, r in enumerate(x)]
     if m.embed_norm:
@@ -1304,32 +1975,54 @@ def _embed(m, P, ids):
     return x
 
 
-def _attention_block(m, P, name, x, kv, key_length, mask, window, self_attn, scale):
-    bias = lambda n: P.opt_vec(n + ".bias")
-    q = linear(x, P.mat(name + ".q.weight"), bias(name + ".q"))
-    k = linear(kv, P.mat(name + ".k.weight"), bias(name + ".k"))
-    v = linear(kv, P.mat(name + ".v.weight"), bias(name + ".v"))
+def rope_table(m, total):
+    """(inverse frequencies, attention factor) of an HF model's RoPE for a
+    call whose position offset + token count is `total`: longrope uses its
+    long factors when total > original_max_position_embeddings (in a plain
+    forward the offset is 0 and the count is the padded width T)."""
+    t = m.rope_tables
+    if t["long"] is not None and total > t["switch"]:
+        return t["long"], t["attn_factor"]
+    return t["short"], t["attn_factor"]
+
+
+def _attention_block(m, P, name, x, kv, key_length, mask, window, self_attn, scale,
+                     bias=None):
+    b_ = lambda n: P.opt_vec(n + ".bias")
+    q = linear(x, P.mat(name + ".q.weight"), b_(name + ".q"))
+    k = linear(kv, P.mat(name + ".k.weight"), b_(name + ".k"))
+    v = linear(kv, P.mat(name + ".v.weight"), b_(name + ".v"))
     qh, kh, vh = split_heads(q, m.num_heads), split_heads(k, m.num_kv_heads), \
         split_heads(v, m.num_kv_heads)
+    if m.qk_norm and self_attn:
+        # Qwen3: each head of q and k RMS-normalised over head_dim.
+        qn, kn = P.vec(name + ".q_norm.weight"), P.vec(name + ".k_norm.weight")
+        qh = [[rms_norm(r, qn, m.norm_eps, m.norm_offset) for r in h] for h in qh]
+        kh = [[rms_norm(r, kn, m.norm_eps, m.norm_offset) for r in h] for h in kh]
     slopes = None
     if self_attn and m.positions == "rope":
         tq, tk = len(x), len(kv)
         qpos, kpos = list(range(tk - tq, tk)), list(range(tk))
-        qh = [rope(h, qpos, m.rope_theta, m.rope_scaling, m.rope_style, m.rotary_dim)
+        kw = {}
+        if m.rope_tables is not None:
+            inv, af = rope_table(m, tk)
+            kw = {"inv_freq": inv, "attn_factor": af}
+        qh = [rope(h, qpos, m.rope_theta, m.rope_scaling, m.rope_style, m.rotary_dim, **kw)
               for h in qh]
-        kh = [rope(h, kpos, m.rope_theta, m.rope_scaling, m.rope_style, m.rotary_dim)
+        kh = [rope(h, kpos, m.rope_theta, m.rope_scaling, m.rope_style, m.rotary_dim, **kw)
               for h in kh]
     if self_attn and m.positions == "alibi":
         slopes = alibi_slopes(m.num_heads)
-    o = attention(qh, kh, vh, scale, mask, window, key_length, slopes)
-    return linear(merge_heads(o), P.mat(name + ".o.weight"), bias(name + ".o"))
+    o = attention(qh, kh, vh, scale, mask, window, key_length, slopes, bias)
+    return linear(merge_heads(o), P.mat(name + ".o.weight"), b_(name + ".o"))
 
 
 def _ffn(P, name, x, act):
     bias = lambda n: P.opt_vec(n + ".bias")
     up = linear(x, P.mat(name + ".up.weight"), bias(name + ".up"))
-    if act in ("swiglu", "geglu"):
-        f = _silu if act == "swiglu" else _gelu
+    base = gated_base(act)
+    if base is not None:
+        f = ACTIVATIONS[base]
         gate = linear(x, P.mat(name + ".gate.weight"), bias(name + ".gate"))
         h = [[f(g) * u for g, u in zip(gr, ur)] for gr, ur in zip(gate, up)]
     else:
@@ -1341,6 +2034,15 @@ def _ffn(P, name, x, act):
 def _stack(m, P, prefix, n, decoder_stack, x, length, memory=None, memory_length=None):
     base_scale = m.attn_scale if m.attn_scale is not None else 1.0 / math.sqrt(m.head_dim)
     pre = m.norm_placement == "pre"
+    rel = None
+    if m.rel_buckets:
+        # T5: one bias table [buckets, heads] per stack (its layer 0's),
+        # added to the self-attention scores of every layer.
+        table = P.mat(prefix + "rel_bias")
+        t = len(x)
+        idx = [[t5_bucket(j - i, not decoder_stack, m.rel_buckets, m.rel_max_distance)
+                for j in range(t)] for i in range(t)]
+        rel = [[[table[bk][h] for bk in row] for row in idx] for h in range(m.num_heads)]
     for i in range(n):
         s = m.layer(decoder_stack, i)
         b = "%slayers.%d." % (prefix, i)
@@ -1348,7 +2050,7 @@ def _stack(m, P, prefix, n, decoder_stack, x, length, memory=None, memory_length
 
         def self_attn(h):
             return _attention_block(m, P, b + "attn", h, h, length, s["mask"],
-                                    s["window"], True, scale)
+                                    s["window"], True, scale, rel)
 
         def cross_attn(h):
             return _attention_block(m, P, b + "cross_attn", h, memory, memory_length,
@@ -1389,18 +2091,56 @@ def _head(m, P, x, length):
                                                P.vec("pooler.bias"))[0]]
         return linear([p], P.mat("classifier.weight"), P.opt_vec("classifier.bias"))[0]
     if m.lm_transform:
-        act = ACTIVATIONS[m.activation]
+        act = ACTIVATIONS[m.lm_transform_act or m.activation]
         x = linear(x, P.mat("lm_transform.dense.weight"), P.vec("lm_transform.dense.bias"))
         x = [[act(v) for v in r] for r in x]
         x = [layer_norm(r, P.vec("lm_transform.norm.weight"),
                         P.vec("lm_transform.norm.bias"), m.norm_eps) for r in x]
-    w = P.mat("embed.tokens") if m.lm_tied else P.mat("lm_head.weight")
+    if m.lm_scale != 1.0:
+        x = [[v * m.lm_scale for v in r] for r in x]
+    w = P.mat("lm_head.weight") if P.has("lm_head.weight") else P.mat("embed.tokens")
     return linear(x, w, P.opt_vec("lm_head.bias"))
 
 
+def _flat(x):
+    while x and isinstance(x[0], list):
+        x = [v for sub in x for v in sub]
+    return x
+
+
+def _vision_embed(m, P, pixels):
+    """ViT: the image [C][H][W] (flat) cut into patches row by row, each
+    patch flattened in (c, kh, kw) order and projected (the conv with
+    kernel = stride = patch), the CLS token first, positions added."""
+    c, hgt, wid, ph, pw = m.image
+    if len(pixels) != c * hgt * wid:
+        raise RefError("an image of %d values for %d x %d x %d pixels"
+                       % (len(pixels), c, hgt, wid))
+    patches = []
+    for py in range(hgt // ph):
+        for px in range(wid // pw):
+            row = []
+            for ch in range(c):
+                for ky in range(ph):
+                    at = (ch * hgt + py * ph + ky) * wid + px * pw
+                    row.extend(pixels[at:at + pw])
+            patches.append(row)
+    x = [list(P.vec("embed.cls"))] + linear(patches, P.mat("embed.patch.weight"),
+                                            P.vec("embed.patch.bias"))
+    pos = P.mat("embed.positions")
+    return [vadd(r, pos[t]) for t, r in enumerate(x)]
+
+
 def forward(m, P, ids, lengths=None, dec_ids=None, dec_lengths=None):
-    """ids: [B][T] ints. Returns nested lists: [B][T][V|D] or [B][C]."""
+    """ids: [B][T] ints (or, for an image model, [B] images of C*H*W floats,
+    flat or nested). Returns nested lists: [B][T][V|D] or [B][C]."""
     out = []
+    if m.input == "pixels":
+        prefix, n, dec = m.stacks()[0]
+        for img in ids:
+            x = _stack(m, P, prefix, n, dec, _vision_embed(m, P, _flat(img)), None)
+            out.append(_head(m, P, x, None))
+        return out
     for b, seq in enumerate(ids):
         length = lengths[b] if lengths is not None else len(seq)
         if not 0 <= length <= len(seq):
@@ -1435,6 +2175,8 @@ def init_values(name, shape, kind, fan_in, seed, scale):
     n = _prod(shape)
     if kind == "gamma":
         return [1.0 + 0.1 * rng.uniform(-1.0, 1.0) for _ in range(n)]
+    if kind == "gamma0":  # a gamma stored minus 1 (Gemma's RMSNorm)
+        return [0.1 * rng.uniform(-1.0, 1.0) for _ in range(n)]
     if kind in ("beta", "bias"):
         return [0.1 * scale * rng.uniform(-1.0, 1.0) for _ in range(n)]
     if kind == "embedding":
@@ -1464,13 +2206,23 @@ def cmd_tensors(args):
 
 def cmd_tokens(args):
     m = load_model(args.model)
+    if m.input == "pixels":
+        raise RefError("%s: an image model takes pixels, not tokens (use the pixels "
+                       "command)" % args.model)
     if args.batch < 1 or args.seq < 1:
         raise RefError("--batch and --seq must be positive")
     if args.seq > m.max_seq_len:
         raise RefError("--seq %d exceeds the model's max_seq_len %d"
                        % (args.seq, m.max_seq_len))
     rng = random.Random("tfm_ref-tokens:%d" % args.seed)
-    ids = [rng.randrange(m.vocab_size) for _ in range(args.batch * args.seq)]
+    if m.pad_token_id is not None and 0 <= m.pad_token_id < m.vocab_size:
+        # RoBERTa: Hugging Face derives positions from the non-pad tokens, so
+        # the real tokens avoid the pad id (then positions are offset + t).
+        pad = m.pad_token_id
+        ids = [v + (v >= pad) for v in
+               (rng.randrange(m.vocab_size - 1) for _ in range(args.batch * args.seq))]
+    else:
+        ids = [rng.randrange(m.vocab_size) for _ in range(args.batch * args.seq)]
     write_npy(args.out, [args.batch, args.seq], ids, "<i4")
     if args.lengths_out:
         if args.ragged:
@@ -1483,6 +2235,32 @@ def cmd_tokens(args):
     elif args.ragged:
         raise RefError("--ragged needs --lengths-out")
     return 0
+
+
+def cmd_pixels(args):
+    m = load_model(args.model)
+    if m.input != "pixels":
+        raise RefError("%s: pixels are for image models (vit); this model takes tokens"
+                       % args.model)
+    if args.batch < 1:
+        raise RefError("--batch must be positive")
+    c, h, w = m.image[:3]
+    rng = random.Random("tfm_ref-pixels:%d" % args.seed)
+    vals = [rng.uniform(-1.0, 1.0) for _ in range(args.batch * c * h * w)]
+    write_npy(args.out, [args.batch, c, h, w], vals, "<f4")
+    return 0
+
+
+def _read_pixels(path, m):
+    shape, vals, descr = read_npy(path)
+    if descr not in ("<f4", "<f8"):
+        raise RefError("%s: pixels must be float32 or float64, got %s" % (path, descr))
+    c, h, w = m.image[:3]
+    if len(shape) != 4 or list(shape[1:]) != [c, h, w]:
+        raise RefError("%s: pixels must be [batch, %d, %d, %d], got shape %s"
+                       % (path, c, h, w, list(shape)))
+    n = c * h * w
+    return [vals[i * n:(i + 1) * n] for i in range(shape[0])]
 
 
 def _read_ids(path, what):
@@ -1512,17 +2290,25 @@ def reference(args):
     m = load_model(args.model)
     st = read_safetensors(args.weights)
     P = Params(logical_weights(m, st, args.weights))
-    ids = _read_ids(args.tokens, "tokens")
-    lengths = _read_lengths(args.lengths, len(ids), "lengths")
     dec_ids = dec_lengths = None
-    if args.decoder_tokens:
-        dec_ids = _read_ids(args.decoder_tokens, "decoder tokens")
-        if len(dec_ids) != len(ids):
-            raise RefError("%s: %d decoder sequences for %d encoder sequences"
-                           % (args.decoder_tokens, len(dec_ids), len(ids)))
-        dec_lengths = _read_lengths(args.decoder_lengths, len(ids), "decoder lengths")
-    elif m.architecture == "encoder_decoder":
-        raise RefError("%s: an encoder_decoder model needs --decoder-tokens" % args.model)
+    if m.input == "pixels":
+        for opt, v in (("--lengths", args.lengths), ("--decoder-tokens", args.decoder_tokens),
+                       ("--decoder-lengths", args.decoder_lengths)):
+            if v:
+                raise RefError("%s: an image model takes no %s" % (args.model, opt))
+        ids, lengths = _read_pixels(args.tokens, m), None
+    else:
+        ids = _read_ids(args.tokens, "tokens")
+        lengths = _read_lengths(args.lengths, len(ids), "lengths")
+        if args.decoder_tokens:
+            dec_ids = _read_ids(args.decoder_tokens, "decoder tokens")
+            if len(dec_ids) != len(ids):
+                raise RefError("%s: %d decoder sequences for %d encoder sequences"
+                               % (args.decoder_tokens, len(dec_ids), len(ids)))
+            dec_lengths = _read_lengths(args.decoder_lengths, len(ids), "decoder lengths")
+        elif m.architecture == "encoder_decoder":
+            raise RefError("%s: an encoder_decoder model needs --decoder-tokens"
+                           % args.model)
     out = forward(m, P, ids, lengths, dec_ids, dec_lengths)
     if _PRECISION:
         # A weight that a GEMM reads is rounded when tfm loads it, for every
@@ -1631,7 +2417,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="tfm_ref.py",
         description="Independent float64 reference forward pass for tfm specs and "
-                    "Hugging Face configs (gpt2, bert, llama, mistral, qwen2).")
+                    "Hugging Face configs (%s)." % ", ".join(HF_FAMILIES))
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     p = sub.add_parser("init", help="write deterministic random weights")
@@ -1660,12 +2446,21 @@ def main(argv=None):
                    help="random lengths in [1, T] (the first sequence is full)")
     p.set_defaults(fn=cmd_tokens)
 
+    p = sub.add_parser("pixels", help="write random float32 pixels [B, C, H, W] in "
+                                      "[-1, 1] for an image model")
+    p.add_argument("model")
+    p.add_argument("out")
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.set_defaults(fn=cmd_pixels)
+
     for name, fn, hlp in (("run", cmd_run, "write the float64 reference output"),
                           ("check", cmd_check, "compare an output with the reference")):
         p = sub.add_parser(name, help=hlp)
         p.add_argument("model")
         p.add_argument("weights")
-        p.add_argument("tokens")
+        p.add_argument("tokens", help="token ids [B, T] (an image model: pixels "
+                                      "[B, C, H, W])")
         if name == "check":
             p.add_argument("actual")
         p.add_argument("--lengths")

@@ -1,7 +1,7 @@
 //===- HFConfig.cpp - Hugging Face config.json to ModelConfig -------------===//
 //
 // Reads the config.json of a Hugging Face checkpoint for the model types
-// gpt2, bert, llama, mistral and qwen2. Every field that changes the math is
+// of supportedHFModelTypes(). Every field that changes the math is
 // either honoured or, when its value is one tfm does not implement, an error
 // naming it; fields without effect on the forward pass (token ids, dropout,
 // initializer ranges, ...) are ignored. Missing fields take the defaults of
@@ -19,6 +19,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace llvm;
@@ -29,7 +30,7 @@ using mlir::tfm::MaskKind;
 namespace tfm {
 
 StringRef supportedHFModelTypes() {
-  return "gpt2, bert, llama, mistral, qwen2";
+  return "gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, phi3, t5";
 }
 
 namespace {
@@ -77,8 +78,15 @@ public:
 
 private:
   void parseGPT2(ObjectReader &root);
-  void parseBert(ObjectReader &root);
+  void parseBert(ObjectReader &root, StringRef modelType);
   void parseLlamaFamily(ObjectReader &root, StringRef modelType);
+  void parseT5(ObjectReader &root);
+  /// RoPE base, partial rotation and scaling (rope_scaling of transformers
+  /// 4.x, rope_parameters of 5.x): default, linear, llama3, yarn, longrope.
+  void readRope(ObjectReader &root, StringRef modelType);
+  /// Errors when `key` holds anything but null: a feature tfm does not
+  /// implement (`what` says which).
+  void rejectIfSet(ObjectReader &root, StringRef key, StringRef what);
 
   /// Picks the head from `architectures` (the first entry), given the
   /// suffixes that mean each head for this model type.
@@ -109,6 +117,11 @@ void HFParser::requireBool(ObjectReader &root, StringRef key, bool expected) {
       root.error(key, formatv("{0} is not supported by tfm (changes the "
                               "attention math)",
                               *value ? "true" : "false"));
+}
+
+void HFParser::rejectIfSet(ObjectReader &root, StringRef key, StringRef what) {
+  if (root.has(key) && !root.isNull(key))
+    root.error(key, what + " is not supported by tfm");
 }
 
 void HFParser::readArchitecture(ObjectReader &root, StringRef modelType,
@@ -158,6 +171,7 @@ std::optional<Activation> HFParser::readActivation(ObjectReader &root,
     act = StringSwitch<std::optional<Activation>>(name)
               .Cases({"silu", "swish"}, Activation::swiglu)
               .Case("gelu", Activation::geglu)
+              .Cases({"gelu_new", "gelu_pytorch_tanh"}, Activation::geglu_tanh)
               .Default(std::nullopt);
   else
     act = StringSwitch<std::optional<Activation>>(name)
@@ -167,9 +181,11 @@ std::optional<Activation> HFParser::readActivation(ObjectReader &root,
               .Cases({"silu", "swish"}, Activation::silu)
               .Default(std::nullopt);
   if (!act)
-    root.error(key, "activation \"" + name + "\" is not supported (supported: " +
-                        (gated ? "silu, swish, gelu" :
-                                 "relu, gelu, gelu_new, gelu_pytorch_tanh, "
+    root.error(key, "activation \"" + name +
+                        "\" is not supported (supported: " +
+                        (gated ? "silu, swish, gelu, gelu_new, "
+                                 "gelu_pytorch_tanh"
+                               : "relu, gelu, gelu_new, gelu_pytorch_tanh, "
                                  "silu, swish") +
                         ")");
   return act;
@@ -269,7 +285,8 @@ void HFParser::parseGPT2(ObjectReader &root) {
   };
 }
 
-void HFParser::parseBert(ObjectReader &root) {
+void HFParser::parseBert(ObjectReader &root, StringRef modelType) {
+  bool isRoberta = modelType == "roberta";
   fieldNames = {{"d_model", "hidden_size"},
                 {"num_heads", "num_attention_heads"},
                 {"num_kv_heads", "num_attention_heads"},
@@ -279,10 +296,10 @@ void HFParser::parseBert(ObjectReader &root) {
                 {"ffn_hidden_size", "intermediate_size"},
                 {"num_classes", "num_labels"},
                 {"token_types", "type_vocab_size"}};
-  config.scheme = WeightScheme::Bert;
+  config.scheme = isRoberta ? WeightScheme::Roberta : WeightScheme::Bert;
   config.arch = Architecture::Encoder;
-  config.vocabSize =
-      root.getInt("vocab_size", false, 1, limits::kMaxVocab).value_or(30522);
+  config.vocabSize = root.getInt("vocab_size", false, 1, limits::kMaxVocab)
+                         .value_or(isRoberta ? 50265 : 30522);
   config.dModel =
       root.getInt("hidden_size", false, 1, limits::kMaxDModel).value_or(768);
   config.numHeads =
@@ -299,6 +316,24 @@ void HFParser::parseBert(ObjectReader &root) {
           .value_or(2);
   if (errors.failed())
     return;
+  if (isRoberta) {
+    // Position ids start after the padding row: token t reads row
+    // pad_token_id + 1 + t (RoBERTa's create_position_ids_from_input_ids
+    // for sequences without pad tokens inside them).
+    int64_t pad =
+        root.getInt("pad_token_id", false, 0, limits::kMaxSeqLen).value_or(1);
+    if (errors.failed())
+      return;
+    if (pad + 1 >= config.maxSeqLen) {
+      root.error("max_position_embeddings",
+                 formatv("{0} leaves no positions after pad_token_id + 1 "
+                         "({1})",
+                         config.maxSeqLen, pad + 1));
+      return;
+    }
+    config.positionOffset = pad + 1;
+    config.maxSeqLen -= pad + 1;
+  }
   if (config.dModel % config.numHeads != 0) {
     root.error("hidden_size",
                formatv("{0} is not divisible by num_attention_heads ({1})",
@@ -330,10 +365,11 @@ void HFParser::parseBert(ObjectReader &root) {
                  "\"" + *kind + "\" is not supported (supported: absolute)");
   requireBool(root, "is_decoder", false);
   requireBool(root, "add_cross_attention", false);
-  readArchitecture(root, "bert",
-                   {{"BertModel", HeadKind::None},
-                    {"BertForSequenceClassification", HeadKind::Classifier},
-                    {"BertForMaskedLM", HeadKind::MaskedLm}},
+  std::string cls = isRoberta ? "Roberta" : "Bert";
+  readArchitecture(root, modelType,
+                   {{cls + "Model", HeadKind::None},
+                    {cls + "ForSequenceClassification", HeadKind::Classifier},
+                    {cls + "ForMaskedLM", HeadKind::MaskedLm}},
                    HeadKind::None);
   if (config.head == HeadKind::Classifier) {
     readNumClasses(root);
@@ -342,20 +378,23 @@ void HFParser::parseBert(ObjectReader &root) {
   }
   if (config.head == HeadKind::MaskedLm) {
     config.tieEmbeddings = true;
-    config.mlmActivation = layer.activation;
+    // BertLMPredictionHead applies hidden_act; RobertaLMHead always gelu.
+    config.mlmActivation = isRoberta ? Activation::gelu : layer.activation;
   }
-  pickPrefix("embeddings.word_embeddings.weight", "bert.",
-             config.head != HeadKind::None);
+  pickPrefix("embeddings.word_embeddings.weight",
+             isRoberta ? "roberta." : "bert.", config.head != HeadKind::None);
   std::string prefix = config.prefix;
   HeadKind head = config.head;
-  config.isIgnorableTensor = [prefix, head](StringRef name) {
-    if (name == "cls.predictions.decoder.weight" ||
-        name == "cls.predictions.decoder.bias")
+  config.isIgnorableTensor = [prefix, head, isRoberta](StringRef name) {
+    StringRef decoder =
+        isRoberta ? "lm_head.decoder." : "cls.predictions.decoder.";
+    if (name == (decoder + "weight").str() || name == (decoder + "bias").str())
       return head == HeadKind::MaskedLm; // tied to the embedding / bias
     if (!name.consume_front(prefix))
       return false;
     // A buffer, and the pooler that BertModel has but does not output.
     return name == "embeddings.position_ids" ||
+           name == "embeddings.token_type_ids" ||
            (head != HeadKind::Classifier && name.starts_with("pooler.dense."));
   };
 }
@@ -370,29 +409,45 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
                 {"num_classes", "num_labels"},
                 {"window", "sliding_window"},
                 {"rotary_dim", "partial_rotary_factor"}};
-  bool isMistral = modelType == "mistral", isQwen2 = modelType == "qwen2";
-  config.scheme = WeightScheme::Llama;
+  bool isLlama = modelType == "llama", isMistral = modelType == "mistral",
+       isQwen2 = modelType == "qwen2", isQwen3 = modelType == "qwen3",
+       isGemma = modelType == "gemma", isPhi3 = modelType == "phi3";
+  bool isQwen = isQwen2 || isQwen3;
+  // The defaults of each transformers configuration class.
+  config.scheme = isPhi3 ? WeightScheme::Phi3 : WeightScheme::Llama;
   config.arch = Architecture::Decoder;
   config.vocabSize = root.getInt("vocab_size", false, 1, limits::kMaxVocab)
-                         .value_or(isQwen2 ? 151936 : 32000);
-  config.dModel =
-      root.getInt("hidden_size", false, 1, limits::kMaxDModel).value_or(4096);
+                         .value_or(isQwen    ? 151936
+                                   : isGemma ? 256000
+                                   : isPhi3  ? 32064
+                                             : 32000);
+  config.dModel = root.getInt("hidden_size", false, 1, limits::kMaxDModel)
+                      .value_or(isGemma || isPhi3 ? 3072 : 4096);
   config.numHeads =
       root.getInt("num_attention_heads", false, 1, limits::kMaxHeads)
-          .value_or(32);
+          .value_or(isGemma ? 16 : 32);
   config.numKvHeads =
       root.getInt("num_key_value_heads", false, 1, limits::kMaxHeads)
           .value_or(isMistral ? 8 : config.numHeads);
   int64_t layers =
       root.getInt("num_hidden_layers", false, 1, limits::kMaxLayers)
-          .value_or(32);
+          .value_or(isGemma ? 28 : 32);
   config.maxSeqLen =
       root.getInt("max_position_embeddings", false, 1, limits::kMaxSeqLen)
-          .value_or(isMistral ? 4096 * 32 : isQwen2 ? 32768 : 2048);
+          .value_or(isMistral ? 4096 * 32
+                    : isQwen  ? 32768
+                    : isGemma ? 8192
+                    : isPhi3  ? 4096
+                              : 2048);
   if (errors.failed())
     return;
   if (auto headDim = root.getInt("head_dim", false, 1, limits::kMaxHeadDim)) {
     config.headDim = *headDim;
+  } else if (errors.failed()) {
+    return;
+  } else if (isQwen3 || isGemma) {
+    // Fields of their configuration classes, independent of hidden_size.
+    config.headDim = isQwen3 ? 128 : 256;
   } else if (config.dModel % config.numHeads != 0) {
     root.error("hidden_size",
                formatv("{0} is not divisible by num_attention_heads ({1})",
@@ -412,34 +467,76 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
   layer.mask = MaskKind::causal;
   layer.ffnHidden =
       root.getInt("intermediate_size", false, 1, limits::kMaxFfnHidden)
-          .value_or(isMistral ? 14336 : isQwen2 ? 22016 : 11008);
-  if (auto act = readActivation(root, "hidden_act", "silu", /*gated=*/true))
+          .value_or(isMistral ? 14336
+                    : isQwen  ? 22016
+                    : isGemma ? 24576
+                    : isPhi3  ? 8192
+                              : 11008);
+  if (isGemma) {
+    // Gemma's MLP is GeGLU with the tanh GELU whatever the spelling:
+    // transformers turns its released configs' "gelu" into
+    // gelu_pytorch_tanh; 4.x configs may say so in hidden_activation.
+    StringRef key =
+        root.has("hidden_activation") && !root.isNull("hidden_activation")
+            ? "hidden_activation"
+            : "hidden_act";
+    std::string name = root.getString(key, false).value_or("gelu_pytorch_tanh");
+    if (name == "gelu" || name == "gelu_pytorch_tanh" || name == "gelu_new")
+      layer.activation = Activation::geglu_tanh;
+    else
+      root.error(key, "activation \"" + name +
+                          "\" is not supported for gemma (supported: gelu, "
+                          "gelu_new, gelu_pytorch_tanh)");
+  } else if (auto act = readActivation(root, "hidden_act", "silu",
+                                       /*gated=*/true)) {
     layer.activation = *act;
-  if (modelType == "llama") {
+  }
+  if (isLlama) {
     config.qkvBias = config.outBias =
         root.getBool("attention_bias", false).value_or(false);
     layer.ffnBias = root.getBool("mlp_bias", false).value_or(false);
+  } else if (isQwen3 || isGemma) {
+    config.qkvBias = config.outBias =
+        root.getBool("attention_bias", false).value_or(false);
+    requireBool(root, "mlp_bias", false);
   } else {
+    // Mistral and Phi-3 have no biases; Qwen2 has them on q, k and v.
     config.qkvBias = isQwen2;
     config.outBias = false;
     requireBool(root, "attention_bias", config.qkvBias);
     requireBool(root, "mlp_bias", false);
   }
+  config.qkNorm = isQwen3;
+  if (isGemma) {
+    requireBool(root, "use_bidirectional_attention", false);
+    // Gemma 2's additions, should a config carry them.
+    rejectIfSet(root, "attn_logit_softcapping",
+                "soft-capping of attention scores (Gemma 2)");
+    rejectIfSet(root, "final_logit_softcapping",
+                "soft-capping of the logits (Gemma 2)");
+    rejectIfSet(root, "query_pre_attn_scalar",
+                "a query scale other than head_dim^-0.5 (Gemma 2)");
+  }
 
-  // Sliding windows: Mistral applies `sliding_window` (default 4096, null
-  // for none) to every layer; Qwen2 only with use_sliding_window, to layers
-  // at and beyond max_window_layers; `layer_types` overrides both.
+  // Sliding windows: Mistral and Phi-3 apply `sliding_window` (Mistral's
+  // default 4096, Phi-3's none; null for none) to every layer; Qwen2/3
+  // only with use_sliding_window, to layers at and beyond
+  // max_window_layers; `layer_types` overrides these.
   std::optional<int64_t> window;
-  if (isMistral || isQwen2) {
-    if (!root.isNull("sliding_window"))
-      window = root.getInt("sliding_window", false, 1, limits::kMaxWindow)
-                   .value_or(4096);
+  if (isMistral || isQwen || isPhi3) {
+    if (!root.isNull("sliding_window")) {
+      std::optional<int64_t> value =
+          root.getInt("sliding_window", false, 1, limits::kMaxWindow);
+      if (value || !isPhi3)
+        window = value.value_or(4096);
+    }
   } else if (root.has("sliding_window")) {
     root.error("sliding_window",
                "is not supported for model_type \"" + modelType + "\"");
   }
-  std::vector<bool> sliding(layers, isMistral && window.has_value());
-  if (isQwen2) {
+  std::vector<bool> sliding(layers,
+                            (isMistral || isPhi3) && window.has_value());
+  if (isQwen) {
     bool use = root.getBool("use_sliding_window", false).value_or(false);
     int64_t first =
         root.getInt("max_window_layers", false, 0, limits::kMaxLayers)
@@ -483,46 +580,24 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
   config.norm.kind = NormKind::RmsNorm;
   config.norm.bias = false;
   config.norm.eps =
-      root.getEpsilon("rms_norm_eps", false).value_or(1e-6);
+      root.getEpsilon("rms_norm_eps", false).value_or(isPhi3 ? 1e-5 : 1e-6);
+  // Gemma's RMSNorm multiplies by (1 + w); its embeddings by sqrt(d).
+  config.norm.gammaOffset = isGemma ? 1.0 : 0.0;
+  config.embedScale = isGemma;
   config.preNorm = true;
   config.finalNorm = true;
   config.positions = PositionKind::Rope;
   config.ropeStyle = mlir::tfm::RopeStyle::rotate_half;
-  config.ropeTheta = root.getNumber("rope_theta", false, 1.0, 1e12, true)
-                         .value_or(isQwen2 ? 10000.0 : 10000.0);
-
-  // rope_scaling (transformers 4.x) and rope_parameters (5.x): only the
-  // default and linear kinds.
-  for (StringRef key : {"rope_scaling", "rope_parameters"}) {
-    const json::Object *object = root.getObject(key, false);
-    if (!object)
-      continue;
-    ObjectReader rope(errors, object, root.fieldPath(key), /*strict=*/false,
-                      /*nullIsAbsent=*/true);
-    StringRef typeKey = rope.has("rope_type") ? "rope_type" : "type";
-    std::string type = rope.getString(typeKey, false).value_or("default");
-    if (type == "linear") {
-      config.ropeScaling =
-          rope.getNumber("factor", true, 0.0, 1e6, true).value_or(1.0);
-    } else if (type != "default") {
-      rope.error(typeKey, "\"" + type + "\" is not supported (supported: "
-                                        "default, linear)");
-    }
-    if (auto theta = rope.getNumber("rope_theta", false, 1.0, 1e12, true))
-      config.ropeTheta = *theta;
-    if (auto factor = rope.getNumber("partial_rotary_factor", false, 0.0, 1.0,
-                                     true))
-      config.rotaryDim = int64_t(std::lround(config.headDim * *factor));
-  }
-  if (auto factor =
-          root.getNumber("partial_rotary_factor", false, 0.0, 1.0, true))
-    config.rotaryDim = int64_t(std::lround(config.headDim * *factor));
+  readRope(root, modelType);
 
   config.tieEmbeddings =
-      root.getBool("tie_word_embeddings", false).value_or(false);
-  std::string cls = modelType == "llama"     ? "Llama"
-                    : modelType == "mistral" ? "Mistral"
-                                             : "Qwen2";
+      root.getBool("tie_word_embeddings", false).value_or(isGemma);
+  std::string cls = isLlama     ? "Llama"
+                    : isMistral ? "Mistral"
+                    : isQwen2   ? "Qwen2"
+                    : isQwen3   ? "Qwen3"
+                    : isGemma   ? "Gemma"
+                                : "Phi3";
   std::string causal = cls + "ForCausalLM", model = cls + "Model",
               classifier = cls + "ForSequenceClassification";
   readArchitecture(root, modelType,
@@ -547,6 +622,330 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
   };
 }
 
+void HFParser::parseT5(ObjectReader &root) {
+  fieldNames = {{"d_model", "d_model"},
+                {"num_heads", "num_heads"},
+                {"num_kv_heads", "num_heads"},
+                {"head_dim", "d_kv"},
+                {"max_seq_len", "n_positions"},
+                {"num_layers", "num_layers"},
+                {"ffn_hidden_size", "d_ff"},
+                {"relative_buckets", "relative_attention_num_buckets"},
+                {"relative_max_distance", "relative_attention_max_distance"}};
+  config.scheme = WeightScheme::T5;
+  config.vocabSize =
+      root.getInt("vocab_size", false, 1, limits::kMaxVocab).value_or(32128);
+  config.dModel =
+      root.getInt("d_model", false, 1, limits::kMaxDModel).value_or(512);
+  config.headDim =
+      root.getInt("d_kv", false, 1, limits::kMaxHeadDim).value_or(64);
+  config.numHeads =
+      root.getInt("num_heads", false, 1, limits::kMaxHeads).value_or(8);
+  config.numKvHeads = config.numHeads;
+  int64_t encoderLayers =
+      root.getInt("num_layers", false, 1, limits::kMaxLayers).value_or(6);
+  int64_t decoderLayers =
+      root.getInt("num_decoder_layers", false, 1, limits::kMaxLayers)
+          .value_or(encoderLayers);
+  // Relative positions have no table limit; n_positions (old configs)
+  // bounds the compiled length, else T5's 512.
+  config.maxSeqLen =
+      root.getInt("n_positions", false, 1, limits::kMaxSeqLen).value_or(512);
+  config.relativeBuckets =
+      root.getInt("relative_attention_num_buckets", false, 1, 1 << 16)
+          .value_or(32);
+  config.relativeMaxDistance = root.getInt("relative_attention_max_distance",
+                                           false, 1, limits::kMaxSeqLen)
+                                   .value_or(128);
+  if (errors.failed())
+    return;
+
+  // feed_forward_proj: "ACT" or "gated-ACT"; "gated-gelu" means the tanh
+  // GELU (T5 v1.1, Flan-T5). Configs saved by transformers also hold the
+  // derived dense_act_fn and is_gated_act, which win.
+  std::string proj =
+      root.getString("feed_forward_proj", false).value_or("relu");
+  StringRef projRef = proj;
+  bool gated = projRef.consume_front("gated-");
+  std::string act = proj == "gated-gelu" ? "gelu_new" : projRef.str();
+  if (auto saved = root.getString("dense_act_fn", false))
+    act = *saved;
+  if (auto saved = root.getBool("is_gated_act", false))
+    gated = *saved;
+  if (errors.failed())
+    return;
+  std::optional<Activation> activation;
+  if (gated)
+    activation =
+        StringSwitch<std::optional<Activation>>(act)
+            .Case("gelu", Activation::geglu)
+            .Cases({"gelu_new", "gelu_pytorch_tanh"}, Activation::geglu_tanh)
+            .Cases({"silu", "swish"}, Activation::swiglu)
+            .Default(std::nullopt);
+  else
+    activation =
+        StringSwitch<std::optional<Activation>>(act)
+            .Case("relu", Activation::relu)
+            .Case("gelu", Activation::gelu)
+            .Cases({"gelu_new", "gelu_pytorch_tanh"}, Activation::gelu_tanh)
+            .Cases({"silu", "swish"}, Activation::silu)
+            .Default(std::nullopt);
+  if (!activation) {
+    root.error("feed_forward_proj",
+               "\"" + proj +
+                   "\" is not supported (supported: relu, gelu, gelu_new, "
+                   "silu, gated-gelu, gated-silu)");
+    return;
+  }
+  LayerConfig encoderLayer;
+  encoderLayer.mask = MaskKind::none;
+  encoderLayer.ffnHidden =
+      root.getInt("d_ff", false, 1, limits::kMaxFfnHidden).value_or(2048);
+  encoderLayer.activation = *activation;
+  encoderLayer.ffnBias = false;
+  LayerConfig decoderLayer = encoderLayer;
+  decoderLayer.mask = MaskKind::causal;
+
+  config.norm.kind = NormKind::RmsNorm;
+  config.norm.bias = false;
+  config.norm.eps = root.getEpsilon("layer_norm_epsilon", false).value_or(1e-6);
+  config.preNorm = true;
+  config.finalNorm = true;
+  config.positions = PositionKind::RelativeBias;
+  // T5 folds 1 / sqrt(d_kv) into its initialization: scores are unscaled.
+  config.attentionScale = 1.0;
+  requireBool(root, "is_decoder", false);
+
+  readArchitecture(root, "t5",
+                   {{"T5ForConditionalGeneration", HeadKind::Lm},
+                    {"T5Model", HeadKind::None},
+                    {"T5EncoderModel", HeadKind::None}},
+                   HeadKind::Lm);
+  bool encoderOnly = false;
+  if (const json::Array *archs = root.getArray("architectures", false))
+    encoderOnly = !archs->empty() &&
+                  (*archs)[0].getAsString() == StringRef("T5EncoderModel");
+  config.arch =
+      encoderOnly ? Architecture::Encoder : Architecture::EncoderDecoder;
+  config.encoderLayers = uniformLayers(encoderLayers, encoderLayer);
+  if (!encoderOnly)
+    config.decoderLayers = uniformLayers(decoderLayers, decoderLayer);
+  // The head: a checkpoint that stores lm_head.weight (T5 1.1, Flan-T5)
+  // uses it, else the shared embedding (T5 1.0); without weights to look
+  // at, tie_word_embeddings says which. The decoder output is scaled by
+  // d_model^-0.5 where scale_decoder_outputs (transformers 5) or
+  // tie_word_embeddings (4.x) says so.
+  bool tieFlag = root.getBool("tie_word_embeddings", false).value_or(true);
+  bool scale = root.getBool("scale_decoder_outputs", false).value_or(tieFlag);
+  bool tied = tieFlag;
+  if (weightNames)
+    tied = !llvm::is_contained(*weightNames, StringRef("lm_head.weight"));
+  config.tieEmbeddings = tied && config.head == HeadKind::Lm;
+  if (scale && config.head == HeadKind::Lm)
+    config.headInputScale = 1.0 / std::sqrt(double(config.dModel));
+  config.prefix = "";
+  HeadKind head = config.head;
+  config.isIgnorableTensor = [head, encoderOnly](StringRef name) {
+    // Copies of shared.weight, and what a checkpoint holds beyond the
+    // model class that reads it. A tied head never ignores an
+    // lm_head.weight: compiled from config.json alone, a checkpoint with
+    // its own head is an error, not a silently different model.
+    return name == "encoder.embed_tokens.weight" ||
+           name == "decoder.embed_tokens.weight" ||
+           (name == "lm_head.weight" && head != HeadKind::Lm) ||
+           (encoderOnly && name.starts_with("decoder."));
+  };
+}
+
+void HFParser::readRope(ObjectReader &root, StringRef modelType) {
+  config.ropeTheta =
+      root.getNumber("rope_theta", false, 1.0, 1e12, true).value_or(10000.0);
+  std::optional<double> partial =
+      root.getNumber("partial_rotary_factor", false, 0.0, 1.0, true);
+  // rope_scaling (4.x) and rope_parameters (5.x); the latter also holds
+  // rope_theta and partial_rotary_factor. The scaling's parameters are
+  // read once both are known.
+  std::optional<ObjectReader> scaling;
+  std::string type = "default";
+  StringRef typeKey;
+  for (StringRef key : {"rope_scaling", "rope_parameters"}) {
+    const json::Object *object = root.getObject(key, false);
+    if (!object)
+      continue;
+    ObjectReader rope(errors, object, root.fieldPath(key), /*strict=*/false,
+                      /*nullIsAbsent=*/true);
+    if (auto theta = rope.getNumber("rope_theta", false, 1.0, 1e12, true))
+      config.ropeTheta = *theta;
+    if (auto factor =
+            rope.getNumber("partial_rotary_factor", false, 0.0, 1.0, true))
+      partial = factor;
+    StringRef tk = rope.has("rope_type") ? "rope_type" : "type";
+    if (auto t = rope.getString(tk, false)) {
+      type = *t;
+      typeKey = tk;
+      scaling.emplace(rope);
+    } else if (rope.has("factor")) {
+      scaling.emplace(rope);
+    }
+  }
+  if (errors.failed())
+    return;
+  if (partial)
+    config.rotaryDim = int64_t(std::lround(config.headDim * *partial));
+  // Phi-3's configuration class reads its older names as LongRoPE.
+  if (modelType == "phi3" && (type == "su" || type == "yarn"))
+    type = "longrope";
+  if (type == "default")
+    return;
+  ObjectReader &rope = *scaling;
+  int64_t dim = config.rotaryDim ? config.rotaryDim : config.headDim;
+  if (dim % 2 != 0)
+    return; // validateModelConfig names the odd size.
+  double theta = config.ropeTheta;
+  std::vector<double> base(dim / 2);
+  for (int64_t i = 0; i < dim / 2; ++i)
+    base[i] = std::pow(theta, -double(2 * i) / double(dim));
+  auto originalMax = [&]() -> int64_t {
+    // Phi-3 keeps the pretraining length beside max_position_embeddings;
+    // it wins over the scaling's own, as in transformers.
+    if (auto n = root.getInt("original_max_position_embeddings", false, 1,
+                             limits::kMaxSeqLen))
+      return *n;
+    return rope
+        .getInt("original_max_position_embeddings", false, 1,
+                limits::kMaxSeqLen)
+        .value_or(config.maxSeqLen);
+  };
+  if (type == "linear") {
+    config.ropeScaling =
+        rope.getNumber("factor", true, 0.0, 1e6, true).value_or(1.0);
+    return;
+  }
+  RopeFrequencies freqs;
+  if (type == "llama3") {
+    double factor = rope.getNumber("factor", true, 0.0, 1e6, true).value_or(1);
+    double low =
+        rope.getNumber("low_freq_factor", true, 0.0, 1e6, true).value_or(1);
+    double high =
+        rope.getNumber("high_freq_factor", true, 0.0, 1e6, true).value_or(4);
+    double context = double(originalMax());
+    if (errors.failed())
+      return;
+    if (!(high > low)) {
+      rope.error("high_freq_factor",
+                 formatv("{0} must exceed low_freq_factor ({1})",
+                         llvm::json::Value(high), llvm::json::Value(low)));
+      return;
+    }
+    // Long wavelengths are interpolated by `factor`, short ones kept, the
+    // band between blended (Llama 3.1).
+    double lowWavelen = context / low, highWavelen = context / high;
+    for (double f : base) {
+      double wavelen = 2 * M_PI / f;
+      if (wavelen > lowWavelen) {
+        freqs.invFreq.push_back(f / factor);
+      } else if (wavelen < highWavelen) {
+        freqs.invFreq.push_back(f);
+      } else {
+        double smooth = (context / wavelen - low) / (high - low);
+        freqs.invFreq.push_back((1 - smooth) * f / factor + smooth * f);
+      }
+    }
+  } else if (type == "yarn") {
+    double factor = rope.getNumber("factor", true, 0.0, 1e6, true).value_or(1);
+    std::optional<double> attention =
+        rope.getNumber("attention_factor", false, 0.0, 1e6, true);
+    std::optional<double> mscale =
+        rope.getNumber("mscale", false, 0.0, 1e6, false);
+    std::optional<double> mscaleAllDim =
+        rope.getNumber("mscale_all_dim", false, 0.0, 1e6, false);
+    double betaFast =
+        rope.getNumber("beta_fast", false, 0.0, 1e6, true).value_or(32);
+    double betaSlow =
+        rope.getNumber("beta_slow", false, 0.0, 1e6, true).value_or(1);
+    bool truncate = rope.getBool("truncate", false).value_or(true);
+    double context = double(originalMax());
+    if (errors.failed())
+      return;
+    auto getMscale = [](double scale, double m) {
+      return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0;
+    };
+    if (attention)
+      freqs.attentionFactor = *attention;
+    else if (mscale && *mscale != 0 && mscaleAllDim && *mscaleAllDim != 0)
+      freqs.attentionFactor =
+          getMscale(factor, *mscale) / getMscale(factor, *mscaleAllDim);
+    else
+      freqs.attentionFactor = getMscale(factor, 1.0);
+    // Pairs that rotate more than beta_fast times over the original context
+    // keep their frequency (extrapolation), those under beta_slow are
+    // interpolated by `factor`, with a linear ramp between (YaRN).
+    auto correctionDim = [&](double rotations) {
+      return double(dim) * std::log(context / (rotations * 2 * M_PI)) /
+             (2 * std::log(theta));
+    };
+    double lowDim = correctionDim(betaFast), highDim = correctionDim(betaSlow);
+    if (truncate) {
+      lowDim = std::floor(lowDim);
+      highDim = std::ceil(highDim);
+    }
+    lowDim = std::max(lowDim, 0.0);
+    highDim = std::min(highDim, double(dim - 1));
+    if (lowDim == highDim)
+      highDim += 0.001;
+    for (auto [i, f] : llvm::enumerate(base)) {
+      double ramp =
+          std::clamp((double(i) - lowDim) / (highDim - lowDim), 0.0, 1.0);
+      double extrapolation = 1 - ramp;
+      freqs.invFreq.push_back(f / factor * (1 - extrapolation) +
+                              f * extrapolation);
+    }
+  } else if (type == "longrope") {
+    int64_t original = originalMax();
+    std::optional<double> factor =
+        rope.getNumber("factor", false, 0.0, 1e6, true);
+    std::optional<double> attention =
+        rope.getNumber("attention_factor", false, 0.0, 1e6, true);
+    auto readFactors = [&](StringRef key, std::vector<double> &out) {
+      const json::Array *list = rope.getArray(key, true);
+      if (!list)
+        return;
+      std::string path = rope.fieldPath(key);
+      if (int64_t(list->size()) != dim / 2) {
+        errors.report(path, formatv("has {0} entries, expected {1} (one per "
+                                    "rotated pair of head_dim * "
+                                    "partial_rotary_factor = {2})",
+                                    list->size(), dim / 2, dim));
+        return;
+      }
+      for (auto [i, value] : llvm::enumerate(*list)) {
+        std::optional<double> v = value.getAsNumber();
+        if (!v || !std::isfinite(*v) || *v <= 0) {
+          errors.report(indexPath(path, i), "expected a positive number");
+          return;
+        }
+        out.push_back(base[i] / *v);
+      }
+    };
+    readFactors("short_factor", freqs.invFreq);
+    readFactors("long_factor", freqs.longInvFreq);
+    if (errors.failed())
+      return;
+    double f = factor.value_or(double(config.maxSeqLen) / double(original));
+    freqs.attentionFactor = attention.value_or(
+        f <= 1.0 ? 1.0
+                 : std::sqrt(1 + std::log(f) / std::log(double(original))));
+    freqs.longAfter = original;
+  } else {
+    rope.error(typeKey.empty() ? StringRef("rope_type") : typeKey,
+               "\"" + type +
+                   "\" is not supported (supported: default, linear, "
+                   "llama3, yarn, longrope)");
+    return;
+  }
+  config.ropeFrequencies = std::move(freqs);
+}
+
 Expected<ModelConfig> HFParser::parse(StringRef text) {
   Expected<json::Value> value = parseJsonText(text, errors.getFile());
   if (!value)
@@ -567,11 +966,13 @@ Expected<ModelConfig> HFParser::parse(StringRef text) {
                             errors.getFile(), *modelType);
   if (*modelType == "gpt2")
     parseGPT2(root);
-  else if (*modelType == "bert")
-    parseBert(root);
-  else if (*modelType == "llama" || *modelType == "mistral" ||
-           *modelType == "qwen2")
+  else if (*modelType == "bert" || *modelType == "roberta")
+    parseBert(root, *modelType);
+  else if (is_contained({"llama", "mistral", "qwen2", "qwen3", "gemma", "phi3"},
+                        *modelType))
     parseLlamaFamily(root, *modelType);
+  else if (*modelType == "t5")
+    parseT5(root);
   else
     root.error("model_type", "unsupported model_type \"" + *modelType +
                                  "\" (supported: " + supportedHFModelTypes() +

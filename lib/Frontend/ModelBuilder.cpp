@@ -84,7 +84,9 @@ private:
 
   Value embed(Value ids, const ModelParams &params, Value offsets = {});
   Value attention(Value xq, Value xkv, const LinearRef &q, const LinearRef &k,
-                  const LinearRef &v, const LinearRef &o, MaskKind mask,
+                  const LinearRef &v, const LinearRef &o,
+                  const std::optional<NormRef> &qNorm,
+                  const std::optional<NormRef> &kNorm, MaskKind mask,
                   int64_t window, Value keyLengths, bool selfAttention,
                   const Twine &name, StepState *step = nullptr);
   /// Appends `kh` and `vh` to layer `step.layer` of the cache and returns
@@ -101,7 +103,17 @@ private:
   RankedTensorType cacheType();
   Value attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
                       int64_t window, Value keyLengths, Value slopes,
-                      Location l);
+                      Value bias, Location l);
+  /// The factor on attention scores.
+  llvm::APFloat attentionScale() const {
+    return llvm::APFloat(config.attentionScale.value_or(
+        1.0 / std::sqrt(double(config.headDim))));
+  }
+  /// T5: the [B, H, T, keys] relative position bias of `stack`'s
+  /// self-attention, computed once for all its layers.
+  Value stackPositionBias(Value x, Stack stack, const StepState *step);
+  /// The input of the LM head, scaled where the family does (T5).
+  Value headInput(Value x);
   Value ffn(Value x, const LayerParams &p, const LayerConfig &layer,
             Location l);
   /// Runs the layers of `stack`; `memory`/`memoryLengths` are the encoder
@@ -127,6 +139,8 @@ private:
   Type f32;
   llvm::StringMap<Value> weights;
   Value slopes;
+  /// The relative position bias of the stack being built (T5), or null.
+  Value positionBias;
   /// The static token count of the function being built (the decode
   /// step's 1), or dynamic.
   int64_t tokens = ShapedType::kDynamic;
@@ -167,7 +181,8 @@ Value ModelBuilder::norm(Value x, const NormRef &ref, Location l) {
   Value gamma = weight(ref.weight);
   llvm::APFloat eps(config.norm.eps);
   if (config.norm.kind == NormKind::RmsNorm)
-    return RmsNormOp::create(b, l, x.getType(), x, gamma, eps);
+    return RmsNormOp::create(b, l, x.getType(), x, gamma, eps,
+                             llvm::APFloat(config.norm.gammaOffset));
   Value beta = ref.bias ? weight(*ref.bias) : Value();
   return LayerNormOp::create(b, l, x.getType(), x, gamma, beta, eps);
 }
@@ -186,10 +201,24 @@ Value ModelBuilder::embed(Value ids, const ModelParams &params,
     x = SinusoidalPositionOp::create(b, loc("embed.positions"), x.getType(), x,
                                      offsets);
     break;
-  case PositionKind::Learned:
-    x = LearnedPositionOp::create(b, loc("embed.positions"), x.getType(), x,
+  case PositionKind::Learned: {
+    Location pl = loc("embed.positions");
+    if (config.positionOffset) {
+      // RoBERTa: token t reads row positionOffset + t. (An encoder: no
+      // generation offsets to add it to.)
+      assert(!offsets && "position offsets of an encoder-only family");
+      Value first =
+          arith::ConstantIntOp::create(b, pl, config.positionOffset, 32);
+      Value batch = tensor::DimOp::create(b, pl, ids, 0);
+      offsets = tensor::SplatOp::create(
+          b, pl, first,
+          RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type()),
+          ValueRange{batch});
+    }
+    x = LearnedPositionOp::create(b, pl, x.getType(), x,
                                   weight(*params.positions), offsets);
     break;
+  }
   case PositionKind::None:
   case PositionKind::Rope:  // applied to q and k in every self-attention
   case PositionKind::Alibi: // a bias inside every self-attention
@@ -217,17 +246,17 @@ Value ModelBuilder::embed(Value ids, const ModelParams &params,
 }
 
 Value ModelBuilder::attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
-                                  int64_t window, Value keyLengths,
-                                  Value alibi, Location l) {
+                                  int64_t window, Value keyLengths, Value alibi,
+                                  Value bias, Location l) {
   int64_t hq = config.numHeads, hkv = config.numKvHeads, dh = config.headDim;
-  llvm::APFloat scale(1.0 / std::sqrt(double(dh)));
+  llvm::APFloat scale = attentionScale();
   IntegerAttr windowAttr =
       mask == MaskKind::sliding_window ? b.getI64IntegerAttr(window) : nullptr;
   RankedTensorType outType = headsType(hq, dh);
   if (!options.noFuse)
     return AttentionOp::create(b, l, outType, qh, kh, vh, keyLengths,
-                               /*offsets=*/Value(), alibi, /*bias=*/Value(),
-                               scale, mask, windowAttr);
+                               /*offsets=*/Value(), alibi, bias, scale, mask,
+                               windowAttr);
 
   // Unfused: repeat_kv, transpose, matmul, scale, (alibi), mask, softmax,
   // matmul.
@@ -241,6 +270,8 @@ Value ModelBuilder::attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
   auto scoresType = RankedTensorType::get({dyn, hq, dyn, dyn}, f32);
   Value s = MatmulOp::create(b, l, scoresType, qh, kt);
   s = ScaleOp::create(b, l, scoresType, s, scale);
+  if (bias)
+    s = add(s, bias, l);
   if (alibi) {
     Value bias = AlibiBiasOp::create(b, l, scoresType, s, alibi);
     s = add(s, bias, l);
@@ -254,12 +285,11 @@ Value ModelBuilder::attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
   return MatmulOp::create(b, l, outType, p, vh);
 }
 
-Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
-                              const LinearRef &k, const LinearRef &v,
-                              const LinearRef &o, MaskKind mask,
-                              int64_t window, Value keyLengths,
-                              bool selfAttention, const Twine &name,
-                              StepState *step) {
+Value ModelBuilder::attention(
+    Value xq, Value xkv, const LinearRef &q, const LinearRef &k,
+    const LinearRef &v, const LinearRef &o, const std::optional<NormRef> &qNorm,
+    const std::optional<NormRef> &kNorm, MaskKind mask, int64_t window,
+    Value keyLengths, bool selfAttention, const Twine &name, StepState *step) {
   int64_t hq = config.numHeads, hkv = config.numKvHeads, dh = config.headDim;
   std::string base = name.str();
   Location l = loc(base);
@@ -277,6 +307,11 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
     kh = SplitHeadsOp::create(b, l, headsType(hkv, dh), kp, uint64_t(hkv));
     vh = SplitHeadsOp::create(b, l, headsType(hkv, dh), vp, uint64_t(hkv));
   }
+  if (selfAttention && qNorm) {
+    // Qwen3: each head of q and k is RMS-normalized before RoPE.
+    qh = norm(qh, *qNorm, loc(base + ".q_norm"));
+    kh = norm(kh, *kNorm, loc(base + ".k_norm"));
+  }
   Value alibi;
   if (selfAttention && config.positions == PositionKind::Rope) {
     Location rl = loc(base + ".rope");
@@ -285,11 +320,22 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
             ? b.getI64IntegerAttr(config.rotaryDim)
             : nullptr;
     llvm::APFloat theta(config.ropeTheta), factor(config.ropeScaling);
+    DenseF64ArrayAttr invFreq, longInvFreq;
+    IntegerAttr longAfter;
+    llvm::APFloat attentionFactor(1.0);
+    if (const std::optional<RopeFrequencies> &f = config.ropeFrequencies) {
+      invFreq = b.getDenseF64ArrayAttr(f->invFreq);
+      if (!f->longInvFreq.empty()) {
+        longInvFreq = b.getDenseF64ArrayAttr(f->longInvFreq);
+        longAfter = b.getI64IntegerAttr(f->longAfter);
+      }
+      attentionFactor = llvm::APFloat(f->attentionFactor);
+    }
     Value offsets = step ? step->offsets : Value();
-    qh = RopeOp::create(b, rl, qh.getType(), qh, offsets, theta, factor,
-                        config.ropeStyle, rotary);
-    kh = RopeOp::create(b, rl, kh.getType(), kh, offsets, theta, factor,
-                        config.ropeStyle, rotary);
+    for (Value *heads : {&qh, &kh})
+      *heads = RopeOp::create(b, rl, heads->getType(), *heads, offsets, theta,
+                              factor, config.ropeStyle, rotary, invFreq,
+                              longInvFreq, longAfter, attentionFactor);
   }
   if (selfAttention && config.positions == PositionKind::Alibi) {
     if (!slopes)
@@ -298,9 +344,10 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
     alibi = slopes;
   }
   Value attn;
+  Value bias = selfAttention ? positionBias : Value();
   if (cachedCross) {
     // Every source token is visible (mask none) up to the source's length.
-    llvm::APFloat scale(1.0 / std::sqrt(double(dh)));
+    llvm::APFloat scale = attentionScale();
     attn = AttentionOp::create(
         b, l, headsType(hq, dh), qh,
         cacheHalf(step->cross, step->cross, step->layer, 0, l),
@@ -317,12 +364,11 @@ Value ModelBuilder::attention(Value xq, Value xkv, const LinearRef &q,
     IntegerAttr windowAttr = mask == MaskKind::sliding_window
                                  ? b.getI64IntegerAttr(window)
                                  : nullptr;
-    llvm::APFloat scale(1.0 / std::sqrt(double(dh)));
     attn = AttentionOp::create(b, l, headsType(hq, dh), qh, keys, values,
                                /*key_lengths=*/Value(), step->offsets, alibi,
-                               /*bias=*/Value(), scale, mask, windowAttr);
+                               bias, attentionScale(), mask, windowAttr);
   } else {
-    attn = attentionCore(qh, kh, vh, mask, window, keyLengths, alibi, l);
+    attn = attentionCore(qh, kh, vh, mask, window, keyLengths, alibi, bias, l);
   }
   Value merged = MergeHeadsOp::create(b, l, seqType(hq * dh), attn);
   return linear(merged, o, config.dModel, loc(base + ".o"));
@@ -386,6 +432,8 @@ Value ModelBuilder::runStack(Value x, Stack stack, Value lengths, Value memory,
                              Value memoryLengths, StepState *step) {
   const std::vector<LayerConfig> &layers =
       stack == Stack::Encoder ? config.encoderLayers : config.decoderLayers;
+  positionBias = stackPositionBias(x, stack, step);
+  llvm::scope_exit clearBias([&] { positionBias = Value(); });
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerConfig &layer = layers[i];
     LayerParams p = getLayerParams(config, stack, i);
@@ -393,12 +441,14 @@ Value ModelBuilder::runStack(Value x, Stack stack, Value lengths, Value memory,
     if (step)
       step->layer = static_cast<int64_t>(i);
     auto selfAttn = [&](Value h) {
-      return attention(h, h, p.q, p.k, p.v, p.o, layer.mask, layer.window,
-                       lengths, /*selfAttention=*/true, base + ".attn", step);
+      return attention(h, h, p.q, p.k, p.v, p.o, p.qNorm, p.kNorm, layer.mask,
+                       layer.window, lengths, /*selfAttention=*/true,
+                       base + ".attn", step);
     };
     auto crossAttn = [&](Value h) {
       return attention(h, memory, *p.crossQ, *p.crossK, *p.crossV, *p.crossO,
-                       MaskKind::none, 0, memoryLengths,
+                       std::nullopt, std::nullopt, MaskKind::none, 0,
+                       memoryLengths,
                        /*selfAttention=*/false, base + ".cross_attn", step);
     };
     Location attnNormLoc = loc(base + ".attn_norm");
@@ -423,6 +473,39 @@ Value ModelBuilder::runStack(Value x, Stack stack, Value lengths, Value memory,
   return x;
 }
 
+Value ModelBuilder::stackPositionBias(Value x, Stack stack,
+                                      const StepState *step) {
+  if (config.positions != PositionKind::RelativeBias)
+    return Value();
+  ModelParams params = getModelParams(config);
+  const std::optional<TensorRef> &table = stack == Stack::Encoder
+                                              ? params.encoderPositionBias
+                                              : params.decoderPositionBias;
+  Location l = loc(stack == Stack::Encoder ? "encoder.position_bias"
+                                           : "decoder.position_bias");
+  // The encoder sees both ways; the decoder's later keys are masked and
+  // share one bucket.
+  bool bidirectional = stack == Stack::Encoder;
+  Value batch = tensor::DimOp::create(b, l, x, 0);
+  Value queries = tensor::DimOp::create(b, l, x, 1);
+  // A generation step's keys are the cache's slots.
+  Value keys =
+      step ? tensor::DimOp::create(b, l, step->root, 4).getResult() : queries;
+  auto dyn = ShapedType::kDynamic;
+  auto type = RankedTensorType::get({dyn, config.numHeads, tokens, dyn}, f32);
+  return RelativePositionBiasOp::create(
+      b, l, type, weight(*table), batch, queries, keys,
+      step ? step->offsets : Value(), bidirectional,
+      config.relativeMaxDistance);
+}
+
+Value ModelBuilder::headInput(Value x) {
+  if (config.headInputScale == 1.0)
+    return x;
+  return ScaleOp::create(b, loc("lm_head"), x.getType(), x,
+                         llvm::APFloat(config.headInputScale));
+}
+
 Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
   int64_t v = config.vocabSize, d = config.dModel;
   auto logitsType = RankedTensorType::get(
@@ -434,6 +517,7 @@ Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
     Location l = loc("lm_head");
     bool tied = !params.lmHead;
     Value w = tied ? weight(params.tokens) : weight(params.lmHead->weight);
+    x = headInput(x);
     return LmHeadOp::create(b, l, logitsType, x, w,
                             optWeight(params.lmHeadBias), tied);
   }
@@ -596,6 +680,7 @@ void ModelBuilder::buildStep(ModuleOp module, StringRef name,
     x = norm(x, *params.decoderFinalNorm,
              loc(encDec ? "decoder.final_norm" : "final_norm"));
   // Only the last new token of each sequence needs logits.
+  x = headInput(x);
   Location l = loc("lm_head");
   Value w = params.lmHead ? weight(params.lmHead->weight)
                           : weight(params.tokens);

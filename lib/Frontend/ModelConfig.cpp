@@ -13,6 +13,8 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace llvm;
 using mlir::tfm::Activation;
 using mlir::tfm::MaskKind;
@@ -35,10 +37,6 @@ StringRef ModelConfig::outputKind() const {
 
 namespace {
 
-bool isGated(Activation act) {
-  return act == Activation::swiglu || act == Activation::geglu;
-}
-
 TensorRef tensor(const Twine &name, ArrayRef<int64_t> shape) {
   TensorRef ref;
   ref.name = name.str();
@@ -55,12 +53,17 @@ LinearRef linear(const Twine &name, int64_t in, int64_t out, bool bias) {
   return ref;
 }
 
-NormRef norm(const ModelConfig &config, const Twine &name) {
+/// A norm over `size` features (d_model, or head_dim for per-head norms).
+NormRef norm(const ModelConfig &config, const Twine &name, int64_t size) {
   NormRef ref;
-  ref.weight = tensor(name + ".weight", {config.dModel});
+  ref.weight = tensor(name + ".weight", {size});
   if (config.norm.kind == NormKind::LayerNorm && config.norm.bias)
-    ref.bias = tensor(name + ".bias", {config.dModel});
+    ref.bias = tensor(name + ".bias", {size});
   return ref;
+}
+
+NormRef norm(const ModelConfig &config, const Twine &name) {
+  return norm(config, name, config.dModel);
 }
 
 const LayerConfig &layerConfig(const ModelConfig &config, Stack stack,
@@ -93,7 +96,7 @@ LayerParams specLayer(const ModelConfig &config, Stack stack, int64_t index) {
   }
   p.ffnNorm = norm(config, base + ".ffn_norm");
   p.up = linear(base + ".ffn.up", d, f, layer.ffnBias);
-  if (isGated(layer.activation))
+  if (mlir::tfm::isGated(layer.activation))
     p.gate = linear(base + ".ffn.gate", d, f, layer.ffnBias);
   p.down = linear(base + ".ffn.down", f, d, layer.ffnBias);
   return p;
@@ -163,11 +166,99 @@ LayerParams llamaLayer(const ModelConfig &config, int64_t index) {
   p.k = linear(base + ".self_attn.k_proj", d, kvDim, config.qkvBias);
   p.v = linear(base + ".self_attn.v_proj", d, kvDim, config.qkvBias);
   p.o = linear(base + ".self_attn.o_proj", qDim, d, config.outBias);
+  if (config.qkNorm) {
+    p.qNorm = norm(config, base + ".self_attn.q_norm", config.headDim);
+    p.kNorm = norm(config, base + ".self_attn.k_norm", config.headDim);
+  }
   p.ffnNorm = norm(config, base + ".post_attention_layernorm");
   p.up = linear(base + ".mlp.up_proj", d, f, layer.ffnBias);
-  if (isGated(layer.activation))
+  if (mlir::tfm::isGated(layer.activation))
     p.gate = linear(base + ".mlp.gate_proj", d, f, layer.ffnBias);
   p.down = linear(base + ".mlp.down_proj", f, d, layer.ffnBias);
+  return p;
+}
+
+/// Rows [offset, offset + size) of `ref` along dim 0: a part of a fused
+/// out_in weight or of its bias, read in place.
+LinearRef rows(const LinearRef &ref, int64_t offset, int64_t size) {
+  LinearRef part = ref;
+  part.weight.sliceDim = 0;
+  part.weight.sliceOffset = offset;
+  part.weight.sliceSize = size;
+  if (part.bias) {
+    part.bias->sliceDim = 0;
+    part.bias->sliceOffset = offset;
+    part.bias->sliceSize = size;
+  }
+  return part;
+}
+
+/// Phi-3: LLaMA's layer with q, k and v fused in qkv_proj (q rows, then k,
+/// then v) and gate and up fused in gate_up_proj (gate rows first).
+LayerParams phi3Layer(const ModelConfig &config, int64_t index) {
+  const LayerConfig &layer = config.decoderLayers[index];
+  std::string base = config.prefix + "layers." + std::to_string(index);
+  int64_t d = config.dModel, qDim = config.numHeads * config.headDim,
+          kvDim = config.numKvHeads * config.headDim, f = layer.ffnHidden;
+  LayerParams p;
+  p.path = "layers." + std::to_string(index);
+  p.attnNorm = norm(config, base + ".input_layernorm");
+  LinearRef qkv =
+      linear(base + ".self_attn.qkv_proj", d, qDim + 2 * kvDim, false);
+  p.q = rows(qkv, 0, qDim);
+  p.k = rows(qkv, qDim, kvDim);
+  p.v = rows(qkv, qDim + kvDim, kvDim);
+  p.o = linear(base + ".self_attn.o_proj", qDim, d, false);
+  p.ffnNorm = norm(config, base + ".post_attention_layernorm");
+  LinearRef gateUp = linear(base + ".mlp.gate_up_proj", d, 2 * f, false);
+  p.gate = rows(gateUp, 0, f);
+  p.up = rows(gateUp, f, f);
+  p.down = linear(base + ".mlp.down_proj", f, d, false);
+  return p;
+}
+
+/// T5: block i of a stack holds layer.0 (self-attention), for the decoder
+/// layer.1 (cross-attention, "EncDecAttention"), then the FFN
+/// ("DenseReluDense": wi, or wi_0 (gate) and wi_1 (up) when gated; wo).
+LayerParams t5Layer(const ModelConfig &config, Stack stack, int64_t index) {
+  const LayerConfig &layer = layerConfig(config, stack, index);
+  bool decoder = stack == Stack::Decoder;
+  std::string path = std::string(decoder ? "decoder" : "encoder") + ".block." +
+                     std::to_string(index);
+  std::string base = config.prefix + path;
+  int64_t d = config.dModel, inner = config.numHeads * config.headDim,
+          f = layer.ffnHidden;
+  auto attention = [&](const std::string &name, LinearRef &q, LinearRef &k,
+                       LinearRef &v, LinearRef &o) {
+    q = linear(name + ".q", d, inner, false);
+    k = linear(name + ".k", d, inner, false);
+    v = linear(name + ".v", d, inner, false);
+    o = linear(name + ".o", inner, d, false);
+  };
+  LayerParams p;
+  p.path = path;
+  p.attnNorm = norm(config, base + ".layer.0.layer_norm");
+  attention(base + ".layer.0.SelfAttention", p.q, p.k, p.v, p.o);
+  int ffnIndex = 1;
+  if (decoder && config.arch == Architecture::EncoderDecoder) {
+    p.crossNorm = norm(config, base + ".layer.1.layer_norm");
+    p.crossQ.emplace();
+    p.crossK.emplace();
+    p.crossV.emplace();
+    p.crossO.emplace();
+    attention(base + ".layer.1.EncDecAttention", *p.crossQ, *p.crossK,
+              *p.crossV, *p.crossO);
+    ffnIndex = 2;
+  }
+  std::string ffn = base + ".layer." + std::to_string(ffnIndex);
+  p.ffnNorm = norm(config, ffn + ".layer_norm");
+  if (mlir::tfm::isGated(layer.activation)) {
+    p.gate = linear(ffn + ".DenseReluDense.wi_0", d, f, false);
+    p.up = linear(ffn + ".DenseReluDense.wi_1", d, f, false);
+  } else {
+    p.up = linear(ffn + ".DenseReluDense.wi", d, f, false);
+  }
+  p.down = linear(ffn + ".DenseReluDense.wo", f, d, false);
   return p;
 }
 
@@ -181,9 +272,14 @@ LayerParams getLayerParams(const ModelConfig &config, Stack stack,
   case WeightScheme::GPT2:
     return gpt2Layer(config, index);
   case WeightScheme::Bert:
+  case WeightScheme::Roberta:
     return bertLayer(config, index);
   case WeightScheme::Llama:
     return llamaLayer(config, index);
+  case WeightScheme::Phi3:
+    return phi3Layer(config, index);
+  case WeightScheme::T5:
+    return t5Layer(config, stack, index);
   }
   llvm_unreachable("unknown weight scheme");
 }
@@ -249,7 +345,50 @@ ModelParams getModelParams(const ModelConfig &config) {
       m.lmHeadBias = tensor("cls.predictions.bias", {v});
     }
     break;
+  case WeightScheme::Roberta:
+    m.tokens = tensor(p + "embeddings.word_embeddings.weight", {v, d});
+    m.positions = tensor(p + "embeddings.position_embeddings.weight",
+                         {config.maxSeqLen + config.positionOffset, d});
+    if (config.tokenTypes > 0)
+      m.tokenTypes = tensor(p + "embeddings.token_type_embeddings.weight",
+                            {config.tokenTypes, d});
+    m.embedNorm = norm(config, p + "embeddings.LayerNorm");
+    // RobertaClassificationHead: dense, tanh, out_proj on <s>, which is the
+    // pooler's math under other names.
+    if (config.head == HeadKind::Classifier) {
+      m.pooler = linear("classifier.dense", d, d, true);
+      m.classifier = linear("classifier.out_proj", d, config.numClasses, true);
+    }
+    if (config.head == HeadKind::MaskedLm) {
+      m.mlmTransform = linear("lm_head.dense", d, d, true);
+      m.mlmNorm = norm(config, "lm_head.layer_norm");
+      m.lmHeadBias = tensor("lm_head.bias", {v});
+    }
+    break;
+  case WeightScheme::T5: {
+    // One embedding shared by both stacks; each stack's relative position
+    // table lives in its first block.
+    m.tokens = tensor(p + "shared.weight", {v, d});
+    auto table = [&](StringRef stack) {
+      return tensor(p + stack +
+                        ".block.0.layer.0.SelfAttention.relative_attention_"
+                        "bias.weight",
+                    {config.relativeBuckets, config.numHeads});
+    };
+    if (config.arch != Architecture::Decoder) {
+      m.encoderPositionBias = table("encoder");
+      m.encoderFinalNorm = norm(config, p + "encoder.final_layer_norm");
+    }
+    if (config.arch != Architecture::Encoder) {
+      m.decoderPositionBias = table("decoder");
+      m.decoderFinalNorm = norm(config, p + "decoder.final_layer_norm");
+    }
+    if (config.head == HeadKind::Lm && !config.tieEmbeddings)
+      m.lmHead = linear("lm_head", d, v, false);
+    break;
+  }
   case WeightScheme::Llama:
+  case WeightScheme::Phi3:
     m.tokens = tensor(p + "embed_tokens.weight", {v, d});
     m.decoderFinalNorm = norm(config, p + "norm");
     if (config.head == HeadKind::Lm && !config.tieEmbeddings)
@@ -299,6 +438,8 @@ std::vector<TensorRef> getExpectedTensors(const ModelConfig &config) {
       addNorm(l.attnNorm);
       for (const LinearRef *lin : {&l.q, &l.k, &l.v, &l.o})
         addLinear(*lin);
+      addNorm(l.qNorm);
+      addNorm(l.kNorm);
       addNorm(l.crossNorm);
       for (const auto *lin : {&l.crossQ, &l.crossK, &l.crossV, &l.crossO})
         addLinear(*lin);
@@ -308,6 +449,8 @@ std::vector<TensorRef> getExpectedTensors(const ModelConfig &config) {
       addLinear(l.down);
     }
   };
+  addOpt(m.encoderPositionBias);
+  addOpt(m.decoderPositionBias);
   addStack(Stack::Encoder, config.encoderLayers.size());
   addNorm(m.encoderFinalNorm);
   addStack(Stack::Decoder, config.decoderLayers.size());
@@ -351,8 +494,10 @@ Error validateModelConfig(const ModelConfig &config,
     return fail("num_heads",
                 formatv("{0} is not a multiple of {1} ({2})", config.numHeads,
                         fieldName("num_kv_heads"), config.numKvHeads));
-  if (config.scheme == WeightScheme::Spec || config.scheme == WeightScheme::GPT2 ||
-      config.scheme == WeightScheme::Bert) {
+  if (config.scheme == WeightScheme::Spec ||
+      config.scheme == WeightScheme::GPT2 ||
+      config.scheme == WeightScheme::Bert ||
+      config.scheme == WeightScheme::Roberta) {
     if (config.numHeads * config.headDim != config.dModel)
       return fail("head_dim",
                   formatv("{0} * {1} heads = {2} does not equal {3} ({4})",
@@ -375,6 +520,29 @@ Error validateModelConfig(const ModelConfig &config,
                           "got {0}",
                           rotary));
   }
+  if (config.positions == PositionKind::RelativeBias) {
+    if (Error e = inRange("relative_buckets", config.relativeBuckets, 1 << 16))
+      return e;
+    // Exact buckets below n / 2 and log-spaced ones up to max_distance:
+    // n is the whole table in a decoder, half of it (one direction) in an
+    // encoder.
+    int64_t nb = config.relativeBuckets;
+    bool encoder = config.arch != Architecture::Decoder,
+         decoder = config.arch != Architecture::Encoder;
+    if ((encoder && (nb < 4 || nb % 2 != 0)) || nb < 2)
+      return fail("relative_buckets",
+                  formatv("{0} buckets are too few (an encoder needs an "
+                          "even count >= 4, a decoder >= 2)",
+                          nb));
+    int64_t exact = decoder ? nb / 2 : nb / 4;
+    if (config.relativeMaxDistance <= exact)
+      return fail("relative_max_distance",
+                  formatv("{0} must exceed the exact buckets ({1})",
+                          config.relativeMaxDistance, exact));
+  }
+  if (config.attentionScale &&
+      !(std::isfinite(*config.attentionScale) && *config.attentionScale > 0))
+    return fail("attention_scale", "must be finite and > 0");
   if (config.tokenTypes > limits::kMaxTokenTypes)
     return fail("token_types", "too many token types");
   if (config.head == HeadKind::Classifier)

@@ -119,9 +119,8 @@ double modelFlops(const tfm::ModelConfig &c, int64_t batch, int64_t seq) {
     attention(mask, l.window);
     if (cross)
       attention(flops::Mask::None, 0);
-    bool gated = l.activation == mlir::tfm::Activation::swiglu ||
-                 l.activation == mlir::tfm::Activation::geglu;
-    total += flops::ffn(tokens, d, l.ffnHidden, gated);
+    total +=
+        flops::ffn(tokens, d, l.ffnHidden, mlir::tfm::isGated(l.activation));
   };
   bool encDec = c.arch == tfm::Architecture::EncoderDecoder;
   for (const tfm::LayerConfig &l : c.encoderLayers)

@@ -120,13 +120,13 @@ LogicalResult FfnOp::verify() {
                    down = getDownWeight().getType(),
                    result = getResult().getType();
   Activation act = getActivation();
-  bool gated = act == Activation::swiglu || act == Activation::geglu;
+  bool gated = isGated(act);
   if (gated && !getGateWeight())
     return emitOpError() << "gated activation " << stringifyActivation(act)
                          << " requires 'gate_weight'";
   if (!gated && getGateWeight())
     return emitOpError() << "'gate_weight' is only allowed with a gated "
-                            "activation (swiglu, geglu), found "
+                            "activation (swiglu, geglu, geglu_tanh), found "
                          << stringifyActivation(act);
   if (getGateBias() && !getGateWeight())
     return emitOpError("'gate_bias' requires 'gate_weight'");

@@ -60,6 +60,9 @@ LogicalResult LayerNormOp::verify() {
 }
 
 LogicalResult RmsNormOp::verify() {
+  double offset = getGammaOffset().convertToDouble();
+  if (!std::isfinite(offset))
+    return emitOpError() << "'gamma_offset' must be finite, found " << offset;
   return verifyNorm(*this, getEps().convertToDouble(), getInput().getType(),
                     {{"gamma", getGamma()}}, getResult().getType());
 }
@@ -88,7 +91,7 @@ OpFoldResult ScaleOp::fold(FoldAdaptor) {
 
 LogicalResult ActivationOp::verify() {
   Activation kind = getKind();
-  if (kind == Activation::swiglu || kind == Activation::geglu)
+  if (isGated(kind))
     return emitOpError() << "'kind' " << stringifyActivation(kind)
                          << " is gated (it multiplies two projections) and "
                             "only exists on tfm.ffn; the elementwise kinds "

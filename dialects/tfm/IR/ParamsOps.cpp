@@ -114,7 +114,12 @@ LogicalResult RopeOp::verify() {
   if (!std::isfinite(scaling) || scaling <= 0)
     return emitOpError() << "'scaling_factor' must be finite and > 0, found "
                          << scaling;
+  double attentionFactor = getAttentionFactor().convertToDouble();
+  if (!std::isfinite(attentionFactor) || attentionFactor <= 0)
+    return emitOpError() << "'attention_factor' must be finite and > 0, found "
+                         << attentionFactor;
   int64_t d = input.getDimSize(3);
+  std::optional<int64_t> rotary;
   if (IntegerAttr rotaryDim = getRotaryDimAttr()) {
     int64_t rd = rotaryDim.getInt();
     if (rd <= 0 || rd % 2 != 0)
@@ -123,13 +128,84 @@ LogicalResult RopeOp::verify() {
       return emitOpError() << "'rotary_dim' must not exceed the head size "
                               "('input' dim 3): "
                            << rd << " > " << d;
-    return success();
+    rotary = rd;
+  } else if (!ShapedType::isDynamic(d)) {
+    if (d % 2 != 0)
+      return emitOpError() << "'input' dim 3 (D) must be even when "
+                              "'rotary_dim' is absent (all features rotate "
+                              "in pairs), found "
+                           << d;
+    rotary = d;
   }
-  if (!ShapedType::isDynamic(d) && d % 2 != 0)
-    return emitOpError() << "'input' dim 3 (D) must be even when "
-                            "'rotary_dim' is absent (all features rotate in "
-                            "pairs), found "
-                         << d;
+  // Explicit frequencies: one per rotated pair, finite and > 0.
+  auto checkFrequencies =
+      [&](StringRef name,
+          std::optional<ArrayRef<double>> freqs) -> LogicalResult {
+    if (!freqs)
+      return success();
+    if (rotary && int64_t(freqs->size()) != *rotary / 2)
+      return emitOpError() << "'" << name << "' must hold one frequency per "
+                           << "rotated pair (" << *rotary / 2 << "), found "
+                           << freqs->size();
+    for (auto [i, f] : llvm::enumerate(*freqs))
+      if (!std::isfinite(f) || f <= 0)
+        return emitOpError() << "'" << name << "'[" << i
+                             << "] must be finite and > 0, found " << f;
+    return success();
+  };
+  if (failed(checkFrequencies("inv_freq", getInvFreq())) ||
+      failed(checkFrequencies("long_inv_freq", getLongInvFreq())))
+    return failure();
+  if (getInvFreq() && !getScalingFactor().isExactlyValue(1.0))
+    return emitOpError("'scaling_factor' must be 1 with 'inv_freq' (the "
+                       "frequencies already hold the scaling)");
+  if (getLongInvFreq().has_value() != getLongAfter().has_value() ||
+      (getLongInvFreq() && !getInvFreq()))
+    return emitOpError("'long_inv_freq' and 'long_after' go together, and "
+                       "need 'inv_freq' (the short set)");
+  if (std::optional<uint64_t> after = getLongAfter();
+      after && int64_t(*after) <= 0)
+    return emitOpError() << "'long_after' must be > 0, found "
+                         << int64_t(*after);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RelativePositionBiasOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RelativePositionBiasOp::verify() {
+  ShapeVerifier v(*this);
+  RankedTensorType table = getTable().getType(), result = getResult().getType();
+  if (failed(v.rank("table", table, 2, "[NB, H]")) ||
+      failed(v.rank("result", result, 4, "[B, H, Tq, Tk]")) ||
+      failed(v.sameDim("result", result, 1, "H", "table", table, 1)) ||
+      failed(v.elementType("result", result, "table", table)))
+    return failure();
+  if (table.isDynamicDim(0))
+    return emitOpError() << "'table' needs a static bucket count (dim 0), "
+                            "found "
+                         << table;
+  if (Value offsets = getOffsets()) {
+    auto type = cast<RankedTensorType>(offsets.getType());
+    if (failed(v.rank("offsets", type, 1, "[B]")) ||
+        failed(v.sameDim("offsets", type, 0, "B", "result", result, 0)))
+      return failure();
+  }
+  // Each half (bidirectional) or the whole table splits into exact buckets
+  // [0, e) and log-spaced ones [e, n): both need at least one.
+  int64_t n = table.getDimSize(0) / (getBidirectional() ? 2 : 1);
+  int64_t exact = n / 2;
+  if (exact < 1 || (getBidirectional() && table.getDimSize(0) % 2 != 0))
+    return emitOpError() << "'table' has " << table.getDimSize(0)
+                         << " buckets; needs at least "
+                         << (getBidirectional() ? "4, an even count" : "2")
+                         << (getBidirectional() ? " (two directions)" : "");
+  int64_t maxDistance = getMaxDistance();
+  if (maxDistance <= exact)
+    return emitOpError() << "'max_distance' (" << maxDistance
+                         << ") must exceed the exact buckets (" << exact
+                         << ") for the log-spaced ones to be defined";
   return success();
 }
 

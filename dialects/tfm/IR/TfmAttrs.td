@@ -25,7 +25,8 @@ def Tfm_Activation : I32EnumAttr<"Activation", "activation function", [
     I32EnumAttrCase<"silu", 3>,
     I32EnumAttrCase<"swiglu", 4>,
     I32EnumAttrCase<"geglu", 5>,
-    I32EnumAttrCase<"tanh", 6>
+    I32EnumAttrCase<"tanh", 6>,
+    I32EnumAttrCase<"geglu_tanh", 7>
   ]> {
   let cppNamespace = "::mlir::tfm";
   let genSpecializedAttr = 0;

@@ -15,6 +15,14 @@
 #define GET_ATTRDEF_CLASSES
 #include "tfm/IR/TfmAttrs.h.inc"
 
+namespace mlir::tfm {
+/// The gated kinds multiply act(gate(x)) by up(x) (tfm.ffn only).
+inline bool isGated(Activation kind) {
+  return kind == Activation::swiglu || kind == Activation::geglu ||
+         kind == Activation::geglu_tanh;
+}
+} // namespace mlir::tfm
+
 #define GET_OP_CLASSES
 #include "tfm/IR/TfmOps.h.inc"
 

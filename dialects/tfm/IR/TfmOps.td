@@ -120,16 +120,64 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
     Features at and beyond `R` pass through unchanged. Token `t` of
     sequence `b` sits at position `t`, or at `offsets[b] + t` with
     `offsets : [B]` (a generation step appending to a KV cache).
+
+    RoPE scaling of released checkpoints (Llama 3, YaRN, LongRoPE) changes
+    each pair's frequency: `inv_freq` (`R/2` values) then replaces
+    `theta^(-2i/R) / scaling_factor` (`scaling_factor` must be 1; `theta`
+    stays the base the frequencies were derived from), and
+    `attention_factor` multiplies cos and sin. LongRoPE's two sets:
+    a sequence whose offset plus the call's token count `T` exceeds
+    `long_after` uses `long_inv_freq`, others `inv_freq` (in a forward pass,
+    the padded width `T` decides for the whole batch, as in transformers).
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
                        Optional<Tfm_IndexTensor>:$offsets,
                        F64Attr:$theta,
                        DefaultValuedAttr<F64Attr, "1.0">:$scaling_factor,
                        DefaultValuedAttr<Tfm_RopeStyleAttr, "::mlir::tfm::RopeStyle::rotate_half">:$style,
-                       OptionalAttr<I64Attr>:$rotary_dim);
+                       OptionalAttr<I64Attr>:$rotary_dim,
+                       OptionalAttr<DenseF64ArrayAttr>:$inv_freq,
+                       OptionalAttr<DenseF64ArrayAttr>:$long_inv_freq,
+                       OptionalAttr<I64Attr>:$long_after,
+                       DefaultValuedAttr<F64Attr, "1.0">:$attention_factor);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_RelativePositionBiasOp : Tfm_Op<"relative_position_bias", [Pure]> {
+  let summary = "bucketed relative position bias (T5)";
+  let description = [{
+    The additive attention bias of T5 (Raffel et al., 2020): for
+    `table : [NB, H]` (one learned scalar per bucket and head),
+    `result[b, h, i, j] = table[bucket(j - p), h]` where query `i` sits at
+    position `p = i + (Tk - Tq)`, or `p = offsets[b] + i` with
+    `offsets : [B]` (a generation step), as in `tfm.attention`. The result
+    `[B, H, Tq, Tk]` has the sizes `batch`, `queries`, `keys`; it is the
+    `bias` operand of `tfm.attention`.
+
+    `bucket(r)`: with `bidirectional` (an encoder), `n = NB / 2`, keys after
+    the query (`r > 0`) take buckets `[n, NB)` and `r = |r|`; otherwise
+    `n = NB` and `r = max(-r, 0)` (later keys share bucket 0). Distances
+    below `e = n / 2` have a bucket each; longer ones share log-spaced
+    buckets: `e + floor(ln(r / e) / ln(max_distance / e) * (n - e))`,
+    at most `n - 1`.
+
+    ```mlir
+    %bias = tfm.relative_position_bias %table [%b, %t, %t] {bidirectional, max_distance = 128 : i64}
+        : tensor<32x8xf32> -> tensor<?x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$table, Index:$batch, Index:$queries,
+                       Index:$keys, Optional<Tfm_IndexTensor>:$offsets,
+                       UnitAttr:$bidirectional, I64Attr:$max_distance);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $batch `,` $queries `,` $keys `]`
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:`
+    type($table) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -181,10 +229,14 @@ def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure]> {
 def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure]> {
   let summary = "root-mean-square normalization over the last dimension";
   let description = [{
-    `result = x / sqrt(mean(x^2) + eps) * gamma` over the last dimension;
-    `gamma` is `[D]`.
+    `result = x / sqrt(mean(x^2) + eps) * (gamma_offset + gamma)` over the
+    last dimension; `gamma` is `[D]`. `gamma_offset` is 0 except for models
+    that store the gain as a difference from 1 (Gemma: `1 + w`). The input
+    may have any rank: Qwen3 normalizes each head of q and k
+    (`[B, H, T, Dh]` with a `[Dh]` gamma).
   }];
-  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma, F64Attr:$eps);
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma, F64Attr:$eps,
+                       DefaultValuedAttr<F64Attr, "0.0">:$gamma_offset);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input `,` $gamma attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -220,8 +272,8 @@ def Tfm_ActivationOp : Tfm_Op<"activation", [Pure, SameOperandsAndResultType]> {
   let description = [{
     `relu(x) = max(x, 0)`, `gelu(x) = x/2 (1 + erf(x/sqrt 2))`,
     `gelu_tanh(x) = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`,
-    `silu(x) = x / (1 + exp(-x))`, `tanh`. The gated kinds (swiglu, geglu)
-    only exist on `tfm.ffn`; the verifier rejects them here.
+    `silu(x) = x / (1 + exp(-x))`, `tanh`. The gated kinds (swiglu, geglu,
+    geglu_tanh) only exist on `tfm.ffn`; the verifier rejects them here.
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_ActivationAttr:$kind);
   let results = (outs Tfm_FloatTensor:$result);
@@ -281,8 +333,9 @@ def Tfm_FfnOp : Tfm_Op<"ffn", [Pure, AttrSizedOperandSegments]> {
   let summary = "position-wise feed-forward block";
   let description = [{
     Ungated (`relu`, `gelu`, `gelu_tanh`, `silu`, `tanh`):
-    `down(act(up(x)))`. Gated (`swiglu`, `geglu`):
-    `down(act(gate(x)) * up(x))` with act = silu or gelu. Each projection is
+    `down(act(up(x)))`. Gated (`swiglu`, `geglu`, `geglu_tanh`):
+    `down(act(gate(x)) * up(x))` with act = silu, gelu or gelu_tanh
+    (Gemma's and T5's gated-gelu). Each projection is
     a `tfm.linear` with the op's layout and an optional bias: for `x : [..., D]`
     and layout `out_in`, `up_weight` and `gate_weight` are `[F, D]`,
     `down_weight` is `[D, F]` (transposed for `in_out`). `gate_weight` is

@@ -28,14 +28,24 @@ namespace tfm {
 
 /// Where the tensor names come from.
 enum class WeightScheme {
-  Spec,  ///< tfm spec names (docs/architecture.md)
-  GPT2,  ///< Hugging Face GPT-2 (Conv1D in_out weights, fused c_attn)
-  Bert,  ///< Hugging Face BERT
-  Llama, ///< Hugging Face LLaMA, Mistral, Qwen2
+  Spec,    ///< tfm spec names (docs/architecture.md)
+  GPT2,    ///< Hugging Face GPT-2 (Conv1D in_out weights, fused c_attn)
+  Bert,    ///< Hugging Face BERT
+  Llama,   ///< Hugging Face LLaMA, Mistral, Qwen2/3, Gemma
+  Phi3,    ///< Hugging Face Phi-3 (fused qkv_proj and gate_up_proj)
+  Roberta, ///< Hugging Face RoBERTa (BERT names, its own heads)
+  T5,      ///< Hugging Face T5 (encoder-decoder or encoder only)
 };
 
 enum class NormKind { LayerNorm, RmsNorm };
-enum class PositionKind { None, Sinusoidal, Learned, Rope, Alibi };
+enum class PositionKind {
+  None,
+  Sinusoidal,
+  Learned,
+  Rope,
+  Alibi,
+  RelativeBias, ///< T5's bucketed bias, one table per stack
+};
 enum class HeadKind {
   None,       ///< hidden states [B, T, D]
   Lm,         ///< logits [B, T, V]
@@ -47,6 +57,18 @@ struct NormConfig {
   NormKind kind = NormKind::LayerNorm;
   double eps = 1e-5;
   bool bias = true;
+  /// RMSNorm's gain is gammaOffset + gamma (Gemma stores w for 1 + w).
+  double gammaOffset = 0.0;
+};
+
+/// RoPE frequencies of a scaled checkpoint (Llama 3, YaRN, LongRoPE): one
+/// inverse frequency per rotated pair, and the factor on cos and sin.
+struct RopeFrequencies {
+  std::vector<double> invFreq;
+  /// LongRoPE: the set used once offset + tokens exceeds longAfter.
+  std::vector<double> longInvFreq;
+  int64_t longAfter = 0;
+  double attentionFactor = 1.0;
 };
 
 /// Per-layer choices (the spec's `layers[i]` overrides land here).
@@ -85,6 +107,11 @@ struct ModelConfig {
   bool embeddingNorm = false;
   /// Multiply token embeddings by sqrt(d_model) (Vaswani et al.).
   bool embedScale = false;
+  /// Learned positions start at this row of the table (RoBERTa:
+  /// padding_idx + 1); the table has maxSeqLen + positionOffset rows.
+  int64_t positionOffset = 0;
+  /// Qwen3: RMSNorm of each head of q and k before RoPE.
+  bool qkNorm = false;
   /// Rows of the token-type table (0: none). Row 0 is added to every token.
   int64_t tokenTypes = 0;
 
@@ -93,6 +120,17 @@ struct ModelConfig {
   double ropeScaling = 1.0;
   mlir::tfm::RopeStyle ropeStyle = mlir::tfm::RopeStyle::rotate_half;
   int64_t rotaryDim = 0; ///< 0: the whole head
+  /// Set: explicit frequencies replace theta and ropeScaling.
+  std::optional<RopeFrequencies> ropeFrequencies;
+  /// RelativeBias: buckets of each stack's table, and the distance where
+  /// the log-spaced buckets end.
+  int64_t relativeBuckets = 32;
+  int64_t relativeMaxDistance = 128;
+  /// The factor on attention scores; unset: 1 / sqrt(head_dim). (T5: 1.)
+  std::optional<double> attentionScale;
+  /// The LM head's input is multiplied by this (T5 with a tied head:
+  /// d_model^-0.5).
+  double headInputScale = 1.0;
 
   bool qkvBias = false;
   bool outBias = false;
@@ -151,6 +189,8 @@ struct LayerParams {
   std::string path;
   NormRef attnNorm;
   LinearRef q, k, v, o;
+  /// Per-head norms of q and k ([head_dim] gains).
+  std::optional<NormRef> qNorm, kNorm;
   std::optional<NormRef> crossNorm;
   std::optional<LinearRef> crossQ, crossK, crossV, crossO;
   NormRef ffnNorm;
@@ -163,6 +203,8 @@ struct ModelParams {
   TensorRef tokens;
   std::optional<TensorRef> positions; ///< learned positions
   std::optional<TensorRef> tokenTypes;
+  /// RelativeBias tables [buckets, heads] of each stack.
+  std::optional<TensorRef> encoderPositionBias, decoderPositionBias;
   std::optional<NormRef> embedNorm;
   std::optional<NormRef> encoderFinalNorm, decoderFinalNorm;
   std::optional<LinearRef> lmHead; ///< absent when tied

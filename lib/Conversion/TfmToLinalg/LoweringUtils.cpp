@@ -177,7 +177,8 @@ Value activate(OpBuilder &b, Location loc, Activation kind, Value x) {
     Value h = arith::MulFOp::create(b, loc, x, cstF32(b, loc, 0.5));
     return arith::MulFOp::create(b, loc, h, one);
   }
-  case Activation::gelu_tanh: {
+  case Activation::gelu_tanh:
+  case Activation::geglu_tanh: {
     // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     Value x3 = arith::MulFOp::create(
         b, loc, arith::MulFOp::create(b, loc, x, x), x);
@@ -203,10 +204,6 @@ Value activate(OpBuilder &b, Location loc, Activation kind, Value x) {
     return math::TanhOp::create(b, loc, x);
   }
   llvm_unreachable("unknown activation");
-}
-
-bool isGated(Activation kind) {
-  return kind == Activation::swiglu || kind == Activation::geglu;
 }
 
 FailureOr<Value> linearF32(OpBuilder &b, Location loc, Operation *op, Value x,

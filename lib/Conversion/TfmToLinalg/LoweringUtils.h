@@ -100,10 +100,9 @@ Value fitType(OpBuilder &b, Location loc, Value v, Type type);
 //===----------------------------------------------------------------------===//
 
 /// The scalar activation `kind` of an f32 value; gated kinds use their gate
-/// function (silu for swiglu, gelu for geglu).
+/// function (silu for swiglu, gelu for geglu, gelu_tanh for geglu_tanh).
+/// (mlir::tfm::isGated says which kinds are gated.)
 Value activate(OpBuilder &b, Location loc, Activation kind, Value x);
-
-bool isGated(Activation kind);
 
 //===----------------------------------------------------------------------===//
 // Projections

@@ -109,6 +109,7 @@ struct RmsNormLowering : TfmLowering<RmsNormOp> {
     unsigned rank = xType.getRank();
     double invD = 1.0 / double(xType.getShape().back());
     double eps = op.getEps().convertToDouble();
+    double gammaOffset = op.getGammaOffset().convertToDouble();
     // The sum of squares in f64: it cannot overflow for finite f32 input
     // (N * FLT_MAX^2 < DBL_MAX), so the output is finite whenever it is
     // representable (an f32 sum overflows once |x| ~ 1e19).
@@ -134,11 +135,16 @@ struct RmsNormLowering : TfmLowering<RmsNormOp> {
           Value inv = reciprocalSqrtF64(
               nb, nloc,
               arith::AddFOp::create(nb, nloc, ms, cstF64(nb, nloc, eps)));
-          Value xv = arith::ExtFOp::create(nb, nloc, f64, toF32(nb, nloc, a[0]));
-          Value n = arith::TruncFOp::create(
-              nb, nloc, nb.getF32Type(),
-              arith::MulFOp::create(nb, nloc, xv, inv));
-          Value y = arith::MulFOp::create(nb, nloc, n, toF32(nb, nloc, a[2]));
+          Value xv =
+              arith::ExtFOp::create(nb, nloc, f64, toF32(nb, nloc, a[0]));
+          Value n =
+              arith::TruncFOp::create(nb, nloc, nb.getF32Type(),
+                                      arith::MulFOp::create(nb, nloc, xv, inv));
+          Value gamma = toF32(nb, nloc, a[2]);
+          if (gammaOffset != 0.0)
+            gamma = arith::AddFOp::create(nb, nloc, gamma,
+                                          cstF32(nb, nloc, gammaOffset));
+          Value y = arith::MulFOp::create(nb, nloc, n, gamma);
           return fromF32(nb, nloc, y, et);
         });
   }

@@ -198,8 +198,25 @@ struct RopeLowering : TfmLowering<RopeOp> {
     bool interleaved = op.getStyle() == RopeStyle::interleaved;
     double theta = op.getTheta().convertToDouble();
     double scaling = op.getScalingFactor().convertToDouble();
+    double attentionFactor = op.getAttentionFactor().convertToDouble();
     MLIRContext *ctx = b.getContext();
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
+    // Explicit frequencies (RoPE scaling): f64 constants [R/2], read by
+    // pair index; LongRoPE's long set where offset + T > long_after.
+    auto freqTable = [&](ArrayRef<double> freqs) -> Value {
+      auto type =
+          RankedTensorType::get({int64_t(freqs.size())}, b.getF64Type());
+      return arith::ConstantOp::create(b, loc,
+                                       DenseElementsAttr::get(type, freqs));
+    };
+    Value shortFreqs, longFreqs, longAfter, callTokens;
+    if (std::optional<ArrayRef<double>> freqs = op.getInvFreq())
+      shortFreqs = freqTable(*freqs);
+    if (std::optional<ArrayRef<double>> freqs = op.getLongInvFreq()) {
+      longFreqs = freqTable(*freqs);
+      longAfter = cstIndex(b, loc, int64_t(*op.getLongAfter()));
+      callTokens = getValueOrCreateConstantIndexOp(b, loc, sizes[2]);
+    }
 
     // cos/sin tables [T, D], or [B, T, D] with offsets: feature d's angle
     // uses its pair index; features at and beyond rotary_dim get cos = 1,
@@ -224,27 +241,52 @@ struct RopeLowering : TfmLowering<RopeOp> {
         b, loc, TypeRange{cosInit.getType(), sinInit.getType()}, tInputs,
         ValueRange{cosInit, sinInit}, tMaps, parallel(tRank),
         [&](OpBuilder &nb, Location nloc, ValueRange a) {
-          Value t =
-              positionOf(nb, nloc, offsets ? a[0] : Value(), tDim);
+          Value t = positionOf(nb, nloc, offsets ? a[0] : Value(), tDim);
           Value d = linalg::IndexOp::create(nb, nloc, tDim + 1);
           Value pair =
-              interleaved
-                  ? Value(arith::DivUIOp::create(nb, nloc, d,
-                                                 cstIndex(nb, nloc, 2)))
-                  : Value(arith::RemUIOp::create(nb, nloc, d,
-                                                 cstIndex(nb, nloc, half)));
-          // angle = (t / scaling) * theta^(-2 pair / R), in f64.
-          Value pos = arith::DivFOp::create(nb, nloc, indexToF64(nb, nloc, t),
-                                            cstF64(nb, nloc, scaling));
-          Value e = arith::MulFOp::create(
-              nb, nloc, indexToF64(nb, nloc, pair),
-              cstF64(nb, nloc, -2.0 * std::log(theta) / double(rot)));
-          Value angle = arith::MulFOp::create(
-              nb, nloc, pos, math::ExpOp::create(nb, nloc, e));
-          Value c = arith::TruncFOp::create(
-              nb, nloc, nb.getF32Type(), math::CosOp::create(nb, nloc, angle));
-          Value s = arith::TruncFOp::create(
-              nb, nloc, nb.getF32Type(), math::SinOp::create(nb, nloc, angle));
+              interleaved ? Value(arith::DivUIOp::create(nb, nloc, d,
+                                                         cstIndex(nb, nloc, 2)))
+                          : Value(arith::RemUIOp::create(
+                                nb, nloc, d, cstIndex(nb, nloc, half)));
+          Value angle;
+          if (shortFreqs) {
+            // angle = t * inv_freq[pair] (pass-through features of the
+            // interleaved style read the last pair; their angle is unused).
+            Value p = arith::MinUIOp::create(nb, nloc, pair,
+                                             cstIndex(nb, nloc, half - 1));
+            Value freq = tensor::ExtractOp::create(nb, nloc, shortFreqs, p);
+            if (longFreqs) {
+              Value end = arith::AddIOp::create(
+                  nb, nloc,
+                  offsets ? toIndex(nb, nloc, a[0]) : cstIndex(nb, nloc, 0),
+                  callTokens);
+              Value isLong = arith::CmpIOp::create(
+                  nb, nloc, arith::CmpIPredicate::ugt, end, longAfter);
+              Value longFreq =
+                  tensor::ExtractOp::create(nb, nloc, longFreqs, p);
+              freq = arith::SelectOp::create(nb, nloc, isLong, longFreq, freq);
+            }
+            angle =
+                arith::MulFOp::create(nb, nloc, indexToF64(nb, nloc, t), freq);
+          } else {
+            // angle = (t / scaling) * theta^(-2 pair / R), in f64.
+            Value pos = arith::DivFOp::create(nb, nloc, indexToF64(nb, nloc, t),
+                                              cstF64(nb, nloc, scaling));
+            Value e = arith::MulFOp::create(
+                nb, nloc, indexToF64(nb, nloc, pair),
+                cstF64(nb, nloc, -2.0 * std::log(theta) / double(rot)));
+            angle = arith::MulFOp::create(nb, nloc, pos,
+                                          math::ExpOp::create(nb, nloc, e));
+          }
+          Value cosA = math::CosOp::create(nb, nloc, angle);
+          Value sinA = math::SinOp::create(nb, nloc, angle);
+          if (attentionFactor != 1.0) {
+            Value f = cstF64(nb, nloc, attentionFactor);
+            cosA = arith::MulFOp::create(nb, nloc, cosA, f);
+            sinA = arith::MulFOp::create(nb, nloc, sinA, f);
+          }
+          Value c = arith::TruncFOp::create(nb, nloc, nb.getF32Type(), cosA);
+          Value s = arith::TruncFOp::create(nb, nloc, nb.getF32Type(), sinA);
           Value rotated = arith::CmpIOp::create(
               nb, nloc, arith::CmpIPredicate::ult, d, cstIndex(nb, nloc, rot));
           c = arith::SelectOp::create(nb, nloc, rotated, c,
@@ -349,8 +391,100 @@ struct AlibiSlopesLowering : TfmLowering<AlibiSlopesOp> {
   }
 };
 
+struct RelativePositionBiasLowering : TfmLowering<RelativePositionBiasOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(RelativePositionBiasOp op,
+                         PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value table = op.getTable();
+    RankedTensorType tType = rankedType(table);
+    int64_t buckets = tType.getDimSize(0), heads = tType.getDimSize(1);
+    if (tType.isDynamicDim(1))
+      return op.emitOpError("lowering needs a static head count (table dim "
+                            "1), got ")
+             << tType;
+    bool bidirectional = op.getBidirectional();
+    // Verified: n / 2 >= 1 exact buckets and max_distance beyond them.
+    int64_t n = bidirectional ? buckets / 2 : buckets, exact = n / 2;
+    double logRange = std::log(double(op.getMaxDistance()) / double(exact));
+    Value offsets = op.getOffsets();
+    SmallVector<OpFoldResult> sizes{op.getBatch(), b.getIndexAttr(heads),
+                                    op.getQueries(), op.getKeys()};
+    MLIRContext *ctx = b.getContext();
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    if (offsets) {
+      inputs.push_back(offsets);
+      maps.push_back(AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx));
+    }
+    Value shift; // Tk - Tq without offsets
+    if (!offsets)
+      shift = arith::SubIOp::create(b, loc, op.getKeys(), op.getQueries());
+    Type i64 = b.getI64Type();
+    return elementwise(
+        b, loc, sizes, tType.getElementType(), inputs, maps,
+        [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+          auto cst = [&](int64_t v) {
+            return arith::ConstantIntOp::create(nb, nloc, v, 64);
+          };
+          Value h = linalg::IndexOp::create(nb, nloc, 1);
+          Value i = linalg::IndexOp::create(nb, nloc, 2);
+          Value j = linalg::IndexOp::create(nb, nloc, 3);
+          Value p = arith::AddIOp::create(
+              nb, nloc, i, offsets ? toIndex(nb, nloc, a[0]) : shift);
+          // r = j - p, signed.
+          Value r = arith::SubIOp::create(
+              nb, nloc, arith::IndexCastOp::create(nb, nloc, i64, j),
+              arith::IndexCastOp::create(nb, nloc, i64, p));
+          Value zero = cst(0), base = zero;
+          if (bidirectional) {
+            Value later = arith::CmpIOp::create(
+                nb, nloc, arith::CmpIPredicate::sgt, r, zero);
+            base = arith::SelectOp::create(nb, nloc, later, cst(n), zero);
+            r = math::AbsIOp::create(nb, nloc, r);
+          } else {
+            r = arith::MaxSIOp::create(
+                nb, nloc, arith::SubIOp::create(nb, nloc, zero, r), zero);
+          }
+          // Log-spaced buckets past the exact ones, in f64 (ln of r >= 1).
+          Value rf = arith::SIToFPOp::create(
+              nb, nloc, nb.getF64Type(),
+              arith::MaxSIOp::create(nb, nloc, r, cst(1)));
+          Value ratio = math::LogOp::create(
+              nb, nloc,
+              arith::DivFOp::create(nb, nloc, rf,
+                                    cstF64(nb, nloc, double(exact))));
+          // In transformers' order: ln(r / e) / ln(max / e) * (n - e), so
+          // that distances on a bucket boundary (r = 16 of T5's encoder)
+          // land on it exactly instead of one ulp below.
+          Value scaled = arith::MulFOp::create(
+              nb, nloc,
+              arith::DivFOp::create(nb, nloc, ratio,
+                                    cstF64(nb, nloc, logRange)),
+              cstF64(nb, nloc, double(n - exact)));
+          Value large = arith::AddIOp::create(
+              nb, nloc, cst(exact),
+              arith::FPToSIOp::create(
+                  nb, nloc, i64,
+                  arith::MaximumFOp::create(nb, nloc, scaled,
+                                            cstF64(nb, nloc, 0.0))));
+          large = arith::MinSIOp::create(nb, nloc, large, cst(n - 1));
+          Value small = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::slt, r, cst(exact));
+          Value bucket = arith::AddIOp::create(
+              nb, nloc, base,
+              arith::SelectOp::create(nb, nloc, small, r, large));
+          Value row =
+              arith::IndexCastOp::create(nb, nloc, nb.getIndexType(), bucket);
+          return tensor::ExtractOp::create(nb, nloc, table, ValueRange{row, h});
+        });
+  }
+};
+
 } // namespace
 
 void mlir::tfm::lowering::populateParamsLowerings(RewritePatternSet &patterns) {
-  patterns.add<EmbeddingLowering, SinusoidalPositionLowering, LearnedPositionLowering, RopeLowering, AlibiSlopesLowering>(patterns.getContext());
+  patterns.add<EmbeddingLowering, SinusoidalPositionLowering,
+               LearnedPositionLowering, RopeLowering, AlibiSlopesLowering,
+               RelativePositionBiasLowering>(patterns.getContext());
 }

@@ -82,6 +82,24 @@ func.func @ffn_swiglu(%x: tensor<?x?x8xf32>, %up: tensor<32x8xf32>, %gate: tenso
 
 // -----
 
+// GeGLU with the tanh GELU (Gemma, T5's gated-gelu): down(gelu_tanh(gate(x))
+// * up(x)).
+// CHECK-LABEL: func @ffn_geglu_tanh
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[UP:.*]]: tensor<32x8xf32>, %[[GATE:.*]]: tensor<32x8xf32>, %[[DOWN:.*]]: tensor<8x32xf32>)
+// CHECK: %[[U:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[UP]] :
+// CHECK: %[[GT:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[GATE]] :
+// CHECK: %[[H:.*]] = linalg.generic {{.*}} ins(%[[GT]], %[[U]] :
+// CHECK: arith.constant 4.471500e-02 : f32
+// CHECK: math.tanh
+// CHECK-NOT: math.erf
+// CHECK: linalg.generic {{.*}} ins(%[[H]], %[[DOWN]] :
+func.func @ffn_geglu_tanh(%x: tensor<?x?x8xf32>, %up: tensor<32x8xf32>, %gate: tensor<32x8xf32>, %down: tensor<8x32xf32>) -> tensor<?x?x8xf32> {
+  %y = tfm.ffn %x up(%up) gate(%gate) down(%down) <geglu_tanh> : (tensor<?x?x8xf32>, tensor<32x8xf32>, tensor<32x8xf32>, tensor<8x32xf32>) -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
 // Ungated GELU FFN with biases and GPT-2's in_out layout.
 // CHECK-LABEL: func @ffn_gelu_in_out
 // CHECK: math.erf

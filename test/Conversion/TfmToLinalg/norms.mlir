@@ -93,3 +93,18 @@ func.func @rms_norm_f16(%x: tensor<?x16xf16>, %g: tensor<16xf16>) -> tensor<?x16
   %y = tfm.rms_norm %x, %g {eps = 1.0e-6 : f64} : (tensor<?x16xf16>, tensor<16xf16>) -> tensor<?x16xf16>
   return %y : tensor<?x16xf16>
 }
+
+// -----
+
+// Gemma's gain 1 + w: gamma_offset is added to gamma in f32 before the
+// product; per-head norms (Qwen3) normalize the last dim of [B, H, T, Dh].
+// CHECK-LABEL: func @rms_norm_offset_heads
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: linalg.generic
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[G:.*]] = arith.addf %{{.*}}, %[[ONE]] : f32
+// CHECK-NEXT: arith.mulf %{{.*}}, %[[G]] : f32
+func.func @rms_norm_offset_heads(%x: tensor<?x3x?x12xf32>, %g: tensor<12xf32>) -> tensor<?x3x?x12xf32> {
+  %y = tfm.rms_norm %x, %g {eps = 1.0e-6 : f64, gamma_offset = 1.0 : f64} : (tensor<?x3x?x12xf32>, tensor<12xf32>) -> tensor<?x3x?x12xf32>
+  return %y : tensor<?x3x?x12xf32>
+}

@@ -178,3 +178,44 @@ func.func @alibi_slopes() -> (tensor<8xf32>, tensor<6xf32>) {
   %b = tfm.alibi_slopes : tensor<6xf32>
   return %a, %b : tensor<8xf32>, tensor<6xf32>
 }
+
+// -----
+
+// Explicit frequencies (Llama 3, YaRN): the angle is t * inv_freq[pair],
+// read from an f64 constant; attention_factor scales cos and sin in f64.
+// CHECK-LABEL: func @rope_inv_freq
+// CHECK: %[[FREQ:.*]] = arith.constant dense<[1.000000e+00, 1.000000e-01]> : tensor<2xf64>
+// CHECK: linalg.generic
+// CHECK: %[[P:.*]] = arith.minui %{{.*}}, %c1
+// CHECK-NEXT: %[[F:.*]] = tensor.extract %[[FREQ]][%[[P]]] : tensor<2xf64>
+// CHECK: arith.mulf %{{.*}}, %[[F]] : f64
+// CHECK: %[[C:.*]] = math.cos %{{.*}} : f64
+// CHECK: %[[S:.*]] = math.sin %{{.*}} : f64
+// CHECK: %[[AF:.*]] = arith.constant 1.250000e+00 : f64
+// CHECK: arith.mulf %[[C]], %[[AF]] : f64
+// CHECK: arith.mulf %[[S]], %[[AF]] : f64
+// CHECK-NOT: math.exp
+func.func @rope_inv_freq(%x: tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32> {
+  %y = tfm.rope %x {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1>, attention_factor = 1.25 : f64} : tensor<?x2x?x4xf32>
+  return %y : tensor<?x2x?x4xf32>
+}
+
+// -----
+
+// LongRoPE: a sequence uses the long set where offsets[b] + T > long_after.
+// CHECK-LABEL: func @rope_longrope
+// CHECK-SAME: (%[[X:.*]]: tensor<?x2x?x4xf32>, %[[OFF:.*]]: tensor<?xi32>)
+// CHECK-DAG: %[[SHORT:.*]] = arith.constant dense<[1.000000e+00, 1.000000e-01]> : tensor<2xf64>
+// CHECK-DAG: %[[LONG:.*]] = arith.constant dense<[5.000000e-01, 2.500000e-02]> : tensor<2xf64>
+// CHECK-DAG: %[[AFTER:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[T:.*]] = tensor.dim %[[X]], %c2
+// CHECK: linalg.generic {{.*}} ins(%[[OFF]] : tensor<?xi32>)
+// CHECK: %[[FS:.*]] = tensor.extract %[[SHORT]]
+// CHECK: %[[END:.*]] = arith.addi %{{.*}}, %[[T]] : index
+// CHECK: %[[ISLONG:.*]] = arith.cmpi ugt, %[[END]], %[[AFTER]] : index
+// CHECK: %[[FL:.*]] = tensor.extract %[[LONG]]
+// CHECK: arith.select %[[ISLONG]], %[[FL]], %[[FS]] : f64
+func.func @rope_longrope(%x: tensor<?x2x?x4xf32>, %off: tensor<?xi32>) -> tensor<?x2x?x4xf32> {
+  %y = tfm.rope %x offsets(%off : tensor<?xi32>) {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1>, long_inv_freq = array<f64: 0.5, 0.025>, long_after = 16 : i64} : tensor<?x2x?x4xf32>
+  return %y : tensor<?x2x?x4xf32>
+}

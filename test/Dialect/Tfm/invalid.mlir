@@ -268,6 +268,62 @@ func.func @rope_offsets_batch(%x: tensor<2x2x?x64xf32>, %off: tensor<5xi32>) {
   return
 }
 
+// -----
+
+func.func @rope_inv_freq_count(%x: tensor<?x2x?x8xf32>) {
+  // expected-error @+1 {{'inv_freq' must hold one frequency per rotated pair (4), found 3}}
+  %y = tfm.rope %x {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1, 0.01>} : tensor<?x2x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @rope_inv_freq_value(%x: tensor<?x2x?x4xf32>) {
+  // expected-error @+1 {{'inv_freq'[1] must be finite and > 0, found 0}}
+  %y = tfm.rope %x {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.0>} : tensor<?x2x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @rope_inv_freq_scaling(%x: tensor<?x2x?x4xf32>) {
+  // expected-error @+1 {{'scaling_factor' must be 1 with 'inv_freq' (the frequencies already hold the scaling)}}
+  %y = tfm.rope %x {theta = 10000.0 : f64, scaling_factor = 2.0 : f64, inv_freq = array<f64: 1.0, 0.1>} : tensor<?x2x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @rope_long_alone(%x: tensor<?x2x?x4xf32>) {
+  // expected-error @+1 {{'long_inv_freq' and 'long_after' go together, and need 'inv_freq' (the short set)}}
+  %y = tfm.rope %x {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1>, long_inv_freq = array<f64: 1.0, 0.1>} : tensor<?x2x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @rope_long_after(%x: tensor<?x2x?x4xf32>) {
+  // expected-error @+1 {{'long_after' must be > 0, found 0}}
+  %y = tfm.rope %x {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1>, long_inv_freq = array<f64: 1.0, 0.1>, long_after = 0 : i64} : tensor<?x2x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @rope_attention_factor(%x: tensor<?x2x?x4xf32>) {
+  // expected-error @+1 {{'attention_factor' must be finite and > 0, found -1}}
+  %y = tfm.rope %x {theta = 10000.0 : f64, attention_factor = -1.0 : f64} : tensor<?x2x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_gamma_offset(%x: tensor<?x16xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'gamma_offset' must be finite, found INF}}
+  %y = tfm.rms_norm %x, %g {eps = 1.0e-6 : f64, gamma_offset = 0x7FF0000000000000 : f64} : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // tfm.alibi_slopes
 //===----------------------------------------------------------------------===//
@@ -575,7 +631,7 @@ func.func @ffn_gated_without_gate(%x: tensor<?x4xf32>, %up: tensor<8x4xf32>, %do
 // -----
 
 func.func @ffn_ungated_with_gate(%x: tensor<?x4xf32>, %up: tensor<8x4xf32>, %down: tensor<4x8xf32>) {
-  // expected-error @+1 {{'gate_weight' is only allowed with a gated activation (swiglu, geglu), found relu}}
+  // expected-error @+1 {{'gate_weight' is only allowed with a gated activation (swiglu, geglu, geglu_tanh), found relu}}
   %y = tfm.ffn %x up(%up) gate(%up) down(%down) <relu> : (tensor<?x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<?x4xf32>
   return
 }

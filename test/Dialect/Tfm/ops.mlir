@@ -47,6 +47,27 @@ func.func @rope_offsets(%q: tensor<2x8x?x64xf32>, %off: tensor<2xi64>) -> tensor
   return %a : tensor<2x8x?x64xf32>
 }
 
+// RoPE scaling of released checkpoints: explicit frequencies, LongRoPE's
+// long set, the attention factor.
+// CHECK-LABEL: func @rope_scaled
+func.func @rope_scaled(%q: tensor<?x8x?x8xf32>) -> (tensor<?x8x?x8xf32>, tensor<?x8x?x8xf32>) {
+  // CHECK: tfm.rope %{{.*}} {attention_factor = 1.125000e+00 : f64, inv_freq = array<f64: 1.000000e+00, 1.000000e-01, 1.000000e-02, 1.000000e-03>, theta = 1.000000e+04 : f64}
+  %a = tfm.rope %q {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1, 0.01, 0.001>, attention_factor = 1.125 : f64} : tensor<?x8x?x8xf32>
+  // CHECK: tfm.rope %{{.*}} {inv_freq = array<f64: 1.000000e+00, 1.000000e-01>, long_after = 4096 : i64, long_inv_freq = array<f64: 5.000000e-01, 2.500000e-02>, rotary_dim = 4 : i64, theta = 1.000000e+04 : f64}
+  %b = tfm.rope %a {theta = 10000.0 : f64, rotary_dim = 4 : i64, inv_freq = array<f64: 1.0, 0.1>, long_inv_freq = array<f64: 0.5, 0.025>, long_after = 4096 : i64} : tensor<?x8x?x8xf32>
+  return %a, %b : tensor<?x8x?x8xf32>, tensor<?x8x?x8xf32>
+}
+
+// Gemma's 1 + w gain; Qwen3's per-head norm of q and k.
+// CHECK-LABEL: func @rms_norm_variants
+func.func @rms_norm_variants(%x: tensor<?x?x64xf32>, %q: tensor<?x4x?x16xf32>, %g: tensor<64xf32>, %gh: tensor<16xf32>) -> (tensor<?x?x64xf32>, tensor<?x4x?x16xf32>) {
+  // CHECK: tfm.rms_norm %{{.*}}, %{{.*}} {eps = 9.9999999999999995E-7 : f64, gamma_offset = 1.000000e+00 : f64}
+  %a = tfm.rms_norm %x, %g {eps = 1.0e-6 : f64, gamma_offset = 1.0 : f64} : (tensor<?x?x64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+  // CHECK: tfm.rms_norm %{{.*}}, %{{.*}} {eps = 9.9999999999999995E-7 : f64} : (tensor<?x4x?x16xf32>, tensor<16xf32>) -> tensor<?x4x?x16xf32>
+  %b = tfm.rms_norm %q, %gh {eps = 1.0e-6 : f64} : (tensor<?x4x?x16xf32>, tensor<16xf32>) -> tensor<?x4x?x16xf32>
+  return %a, %b : tensor<?x?x64xf32>, tensor<?x4x?x16xf32>
+}
+
 // CHECK-LABEL: func @norms
 func.func @norms(%x: tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
   %g = tfm.weight "norm.weight" : tensor<64xf32>

@@ -1,0 +1,17 @@
+//===- frontend-asan-options.cpp - ASan defaults of the frontend harnesses ===//
+//
+// The frontend harnesses run instrumented tfm code over the uninstrumented
+// libMLIR.so, and both allocate from one MLIRContext's bump allocators.
+// LLVM's BumpPtrAllocator poisons a new slab when the code that starts it
+// is instrumented (LLVM_ADDRESS_SANITIZER_BUILD) and unpoisons each
+// allocation it hands out; libMLIR's copy of the allocator does neither, so
+// its later allocations from such a slab read as use-after-poison although
+// they are in bounds. Manual poisoning is therefore off here; ASan's own
+// redzones around heap, stack and global objects still catch every
+// overflow of tfm's code.
+//
+//===----------------------------------------------------------------------===//
+
+extern "C" const char *__asan_default_options() {
+  return "allow_user_poisoning=0";
+}
