@@ -562,7 +562,25 @@ struct MaterializeEntryPass
       return module.emitError("-tfm-materialize-entry: device=")
              << deviceName << " is not a device (cpu or cuda)";
     manifest.device = *where;
-    size_t numInputs = ::tfm::entryInputs(*architecture).size();
+    // Image models: the entry takes pixels [B, C, H, W] (kImageAttr).
+    if (auto image = module->getAttrOfType<DenseI64ArrayAttr>(kImageAttr)) {
+      auto pixels =
+          entry.getNumArguments() == 1
+              ? dyn_cast<RankedTensorType>(entry.getArgument(0).getType())
+              : RankedTensorType();
+      if (image.size() != 3 ||
+          llvm::any_of(image.asArrayRef(), [](int64_t d) { return d < 1; }))
+        return module.emitError("module attribute '")
+               << kImageAttr << "' must be [C, H, W], positive, got " << image;
+      if (!pixels || pixels.getRank() != 4 ||
+          !pixels.getElementType().isF32() ||
+          pixels.getShape().drop_front() != image.asArrayRef())
+        return entry.emitError("an image model's entry takes pixels "
+                               "tensor<?x")
+               << image[0] << "x" << image[1] << "x" << image[2] << "xf32>";
+      manifest.image = ::tfm::ManifestImage{image[0], image[1], image[2]};
+    }
+    size_t numInputs = manifest.inputs().size();
     if (entry.getNumArguments() != numInputs)
       return entry.emitError("architecture '")
              << *arch << "' needs " << numInputs << " entry inputs, @"

@@ -30,7 +30,8 @@ using mlir::tfm::MaskKind;
 namespace tfm {
 
 StringRef supportedHFModelTypes() {
-  return "gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, phi3, t5";
+  return "gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, phi3, t5, "
+         "vit";
 }
 
 namespace {
@@ -81,6 +82,10 @@ private:
   void parseBert(ObjectReader &root, StringRef modelType);
   void parseLlamaFamily(ObjectReader &root, StringRef modelType);
   void parseT5(ObjectReader &root);
+  void parseViT(ObjectReader &root);
+  /// An image or patch size: one integer, or [height, width].
+  std::optional<std::pair<int64_t, int64_t>>
+  readSize2D(ObjectReader &root, StringRef key, int64_t fallback);
   /// RoPE base, partial rotation and scaling (rope_scaling of transformers
   /// 4.x, rope_parameters of 5.x): default, linear, llama3, yarn, longrope.
   void readRope(ObjectReader &root, StringRef modelType);
@@ -757,6 +762,125 @@ void HFParser::parseT5(ObjectReader &root) {
   };
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+HFParser::readSize2D(ObjectReader &root, StringRef key, int64_t fallback) {
+  constexpr int64_t kMax = 1 << 16;
+  if (const json::Value *value = root.getValue(key)) {
+    if (const json::Array *pair = value->getAsArray()) {
+      std::string path = root.fieldPath(key);
+      if (pair->size() != 2) {
+        errors.report(path, formatv("has {0} entries, expected 2 ([height, "
+                                    "width])",
+                                    pair->size()));
+        return std::nullopt;
+      }
+      int64_t hw[2];
+      for (int i = 0; i < 2; ++i) {
+        // Integers only: getAsUINT64 refuses 16.0.
+        std::optional<uint64_t> v = (*pair)[i].getAsUINT64();
+        if (!v || *v < 1 || *v > uint64_t(kMax)) {
+          errors.report(indexPath(path, i),
+                        formatv("expected an integer in [1, {0}]", kMax));
+          return std::nullopt;
+        }
+        hw[i] = *v;
+      }
+      return std::make_pair(hw[0], hw[1]);
+    }
+  }
+  std::optional<int64_t> n = root.getInt(key, false, 1, kMax);
+  if (errors.failed())
+    return std::nullopt;
+  return std::make_pair(n.value_or(fallback), n.value_or(fallback));
+}
+
+void HFParser::parseViT(ObjectReader &root) {
+  fieldNames = {{"d_model", "hidden_size"},
+                {"num_heads", "num_attention_heads"},
+                {"num_kv_heads", "num_attention_heads"},
+                {"head_dim", "hidden_size"},
+                {"max_seq_len", "image_size"},
+                {"num_layers", "num_hidden_layers"},
+                {"ffn_hidden_size", "intermediate_size"},
+                {"num_classes", "num_labels"}};
+  config.scheme = WeightScheme::ViT;
+  config.arch = Architecture::Encoder;
+  config.vocabSize = 0;
+  config.dModel =
+      root.getInt("hidden_size", false, 1, limits::kMaxDModel).value_or(768);
+  config.numHeads =
+      root.getInt("num_attention_heads", false, 1, limits::kMaxHeads)
+          .value_or(12);
+  config.numKvHeads = config.numHeads;
+  int64_t layers =
+      root.getInt("num_hidden_layers", false, 1, limits::kMaxLayers)
+          .value_or(12);
+  ImageConfig image;
+  image.channels = root.getInt("num_channels", false, 1, 1 << 16).value_or(3);
+  std::optional<std::pair<int64_t, int64_t>> size =
+      readSize2D(root, "image_size", 224);
+  std::optional<std::pair<int64_t, int64_t>> patch =
+      readSize2D(root, "patch_size", 16);
+  if (errors.failed() || !size || !patch)
+    return;
+  if (patch->first != patch->second) {
+    root.error("patch_size", formatv("{0} x {1} patches are not supported "
+                                     "(square patches only)",
+                                     patch->first, patch->second));
+    return;
+  }
+  image.height = size->first;
+  image.width = size->second;
+  image.patch = patch->first;
+  if (image.height % image.patch != 0 || image.width % image.patch != 0) {
+    root.error("patch_size",
+               formatv("{0} does not tile the {1} x {2} image (image_size)",
+                       image.patch, image.height, image.width));
+    return;
+  }
+  config.image = image;
+  // The [CLS] token and one token per patch.
+  config.maxSeqLen = image.patches() + 1;
+  if (config.dModel % config.numHeads != 0) {
+    root.error("hidden_size",
+               formatv("{0} is not divisible by num_attention_heads ({1})",
+                       config.dModel, config.numHeads));
+    return;
+  }
+  config.headDim = config.dModel / config.numHeads;
+  LayerConfig layer;
+  layer.mask = MaskKind::none;
+  layer.ffnHidden =
+      root.getInt("intermediate_size", false, 1, limits::kMaxFfnHidden)
+          .value_or(3072);
+  layer.ffnBias = true;
+  if (auto act = readActivation(root, "hidden_act", "gelu", false))
+    layer.activation = *act;
+  config.encoderLayers = uniformLayers(layers, layer);
+  config.norm.kind = NormKind::LayerNorm;
+  config.norm.bias = true;
+  config.norm.eps = root.getEpsilon("layer_norm_eps", false).value_or(1e-12);
+  config.preNorm = true;
+  config.finalNorm = true;
+  config.positions = PositionKind::Learned;
+  config.qkvBias = root.getBool("qkv_bias", false).value_or(true);
+  config.outBias = true;
+  readArchitecture(root, "vit",
+                   {{"ViTForImageClassification", HeadKind::Classifier},
+                    {"ViTModel", HeadKind::None}},
+                   HeadKind::None);
+  if (config.head == HeadKind::Classifier) {
+    readNumClasses(root);
+    config.pooling = mlir::tfm::Pooling::first;
+  }
+  pickPrefix("embeddings.cls_token", "vit.", config.head != HeadKind::None);
+  std::string prefix = config.prefix;
+  config.isIgnorableTensor = [prefix](StringRef name) {
+    // ViTModel's pooler, which last_hidden_state does not go through.
+    return name.consume_front(prefix) && name.starts_with("pooler.dense.");
+  };
+}
+
 void HFParser::readRope(ObjectReader &root, StringRef modelType) {
   config.ropeTheta =
       root.getNumber("rope_theta", false, 1.0, 1e12, true).value_or(10000.0);
@@ -973,6 +1097,8 @@ Expected<ModelConfig> HFParser::parse(StringRef text) {
     parseLlamaFamily(root, *modelType);
   else if (*modelType == "t5")
     parseT5(root);
+  else if (*modelType == "vit")
+    parseViT(root);
   else
     root.error("model_type", "unsupported model_type \"" + *modelType +
                                  "\" (supported: " + supportedHFModelTypes() +

@@ -83,6 +83,10 @@ private:
   }
 
   Value embed(Value ids, const ModelParams &params, Value offsets = {});
+  /// Image models: patches, the [CLS] token and learned positions.
+  Value embedImage(Value pixels, const ModelParams &params);
+  /// `@forward` of an image model: pixels [B, C, H, W] in.
+  void buildImageForward(ModuleOp module);
   Value attention(Value xq, Value xkv, const LinearRef &q, const LinearRef &k,
                   const LinearRef &v, const LinearRef &o,
                   const std::optional<NormRef> &qNorm,
@@ -191,7 +195,7 @@ Value ModelBuilder::embed(Value ids, const ModelParams &params,
                           Value offsets) {
   int64_t d = config.dModel;
   Location l = loc("embed");
-  Value table = weight(params.tokens);
+  Value table = weight(*params.tokens);
   Value x = EmbeddingOp::create(b, loc("embed.tokens"), seqType(d), ids, table);
   if (config.embedScale)
     x = ScaleOp::create(b, l, x.getType(), x,
@@ -243,6 +247,59 @@ Value ModelBuilder::embed(Value ids, const ModelParams &params,
   if (params.embedNorm)
     x = norm(x, *params.embedNorm, loc("embed.norm"));
   return x;
+}
+
+Value ModelBuilder::embedImage(Value pixels, const ModelParams &params) {
+  int64_t d = config.dModel, n = config.image->patches();
+  auto dyn = ShapedType::kDynamic;
+  Location l = loc("embed.patches");
+  Value x = PatchEmbedOp::create(b, l, RankedTensorType::get({dyn, n, d}, f32),
+                                 pixels, weight(params.patchEmbed->weight),
+                                 weight(*params.patchEmbed->bias));
+  // The [CLS] token and the position table are stored [1, 1, D] and
+  // [1, N + 1, D]: their data viewed as [D] and [N + 1, D].
+  Location cl = loc("embed.cls_token");
+  Value token = tensor::CollapseShapeOp::create(
+      b, cl, RankedTensorType::get({d}, f32), weight(*params.classToken),
+      SmallVector<ReassociationIndices>{{0, 1, 2}});
+  x = PrependTokenOp::create(b, cl, seqType(d), x, token);
+  Location pl = loc("embed.positions");
+  Value table = tensor::CollapseShapeOp::create(
+      b, pl, RankedTensorType::get({n + 1, d}, f32), weight(*params.positions),
+      SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  return LearnedPositionOp::create(b, pl, x.getType(), x, table,
+                                   /*offsets=*/Value());
+}
+
+void ModelBuilder::buildImageForward(ModuleOp module) {
+  const ImageConfig &image = *config.image;
+  auto dyn = ShapedType::kDynamic;
+  auto pixelsType = RankedTensorType::get(
+      {dyn, image.channels, image.height, image.width}, f32);
+  // Every image has the same tokens: [CLS] and one per patch.
+  tokens = image.patches() + 1;
+  llvm::scope_exit restore([&] { tokens = ShapedType::kDynamic; });
+  Type result =
+      config.head == HeadKind::Classifier
+          ? Type(RankedTensorType::get({dyn, config.numClasses}, f32))
+          : Type(RankedTensorType::get({dyn, dyn, config.dModel}, f32));
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, loc("forward"), "forward",
+                                   b.getFunctionType({pixelsType}, {result}));
+  func->setAttr(mlir::tfm::abi::kEntryAttr, b.getUnitAttr());
+  Block *body =
+      b.createBlock(&func.getBody(), {}, {pixelsType}, {loc("pixels")});
+  b.setInsertionPointToStart(body);
+  ModelParams params = getModelParams(config);
+  Value x = embedImage(body->getArgument(0), params);
+  x = runStack(x, Stack::Encoder, /*lengths=*/Value(), Value(), Value());
+  if (params.encoderFinalNorm)
+    x = norm(x, *params.encoderFinalNorm, loc("final_norm"));
+  Value out = head(x, /*lengths=*/Value(), params);
+  // Hidden states leave with the entry ABI's dynamic sequence dimension.
+  if (out.getType() != result)
+    out = tensor::CastOp::create(b, loc("forward"), result, out);
+  func::ReturnOp::create(b, loc("forward"), out);
 }
 
 Value ModelBuilder::attentionCore(Value qh, Value kh, Value vh, MaskKind mask,
@@ -516,7 +573,7 @@ Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
   case HeadKind::Lm: {
     Location l = loc("lm_head");
     bool tied = !params.lmHead;
-    Value w = tied ? weight(params.tokens) : weight(params.lmHead->weight);
+    Value w = tied ? weight(*params.tokens) : weight(params.lmHead->weight);
     x = headInput(x);
     return LmHeadOp::create(b, l, logitsType, x, w,
                             optWeight(params.lmHeadBias), tied);
@@ -526,7 +583,7 @@ Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
     Value h = linear(x, *params.mlmTransform, d, l);
     h = ActivationOp::create(b, l, h.getType(), h, config.mlmActivation);
     h = norm(h, *params.mlmNorm, l);
-    return LmHeadOp::create(b, l, logitsType, h, weight(params.tokens),
+    return LmHeadOp::create(b, l, logitsType, h, weight(*params.tokens),
                             optWeight(params.lmHeadBias), /*tied=*/true);
   }
   case HeadKind::Classifier: {
@@ -554,6 +611,13 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
   (*module)->setAttr(kVocabSizeAttr, b.getI64IntegerAttr(config.vocabSize));
   (*module)->setAttr(kMaxSeqLenAttr, b.getI64IntegerAttr(config.maxSeqLen));
   (*module)->setAttr(kOutputAttr, b.getStringAttr(config.outputKind()));
+  if (const std::optional<ImageConfig> &image = config.image) {
+    (*module)->setAttr(
+        kImageAttr,
+        b.getDenseI64ArrayAttr({image->channels, image->height, image->width}));
+    buildImageForward(*module);
+    return module;
+  }
   buildForward(*module);
   if (options.generation) {
     if (config.arch == Architecture::EncoderDecoder)
@@ -682,8 +746,8 @@ void ModelBuilder::buildStep(ModuleOp module, StringRef name,
   // Only the last new token of each sequence needs logits.
   x = headInput(x);
   Location l = loc("lm_head");
-  Value w = params.lmHead ? weight(params.lmHead->weight)
-                          : weight(params.tokens);
+  Value w =
+      params.lmHead ? weight(params.lmHead->weight) : weight(*params.tokens);
   Value logits = ClassifierHeadOp::create(
       b, l, logitsType, x, step.lengths, /*pooler_weight=*/Value(),
       /*pooler_bias=*/Value(), w, optWeight(params.lmHeadBias), Pooling::last);

@@ -262,6 +262,27 @@ LayerParams t5Layer(const ModelConfig &config, Stack stack, int64_t index) {
   return p;
 }
 
+/// ViT: BERT-like names with the norms before each block
+/// (layernorm_before, layernorm_after).
+LayerParams vitLayer(const ModelConfig &config, int64_t index) {
+  const LayerConfig &layer = config.encoderLayers[index];
+  std::string path = "encoder.layer." + std::to_string(index);
+  std::string base = config.prefix + path;
+  int64_t d = config.dModel, inner = config.numHeads * config.headDim,
+          f = layer.ffnHidden;
+  LayerParams p;
+  p.path = path;
+  p.attnNorm = norm(config, base + ".layernorm_before");
+  p.q = linear(base + ".attention.attention.query", d, inner, config.qkvBias);
+  p.k = linear(base + ".attention.attention.key", d, inner, config.qkvBias);
+  p.v = linear(base + ".attention.attention.value", d, inner, config.qkvBias);
+  p.o = linear(base + ".attention.output.dense", inner, d, true);
+  p.ffnNorm = norm(config, base + ".layernorm_after");
+  p.up = linear(base + ".intermediate.dense", d, f, true);
+  p.down = linear(base + ".output.dense", f, d, true);
+  return p;
+}
+
 } // namespace
 
 LayerParams getLayerParams(const ModelConfig &config, Stack stack,
@@ -280,6 +301,8 @@ LayerParams getLayerParams(const ModelConfig &config, Stack stack,
     return phi3Layer(config, index);
   case WeightScheme::T5:
     return t5Layer(config, stack, index);
+  case WeightScheme::ViT:
+    return vitLayer(config, index);
   }
   llvm_unreachable("unknown weight scheme");
 }
@@ -387,6 +410,22 @@ ModelParams getModelParams(const ModelConfig &config) {
       m.lmHead = linear("lm_head", d, v, false);
     break;
   }
+  case WeightScheme::ViT: {
+    const ImageConfig &image = *config.image;
+    LinearRef patches;
+    patches.weight = tensor(p + "embeddings.patch_embeddings.projection.weight",
+                            {d, image.channels, image.patch, image.patch});
+    patches.bias =
+        tensor(p + "embeddings.patch_embeddings.projection.bias", {d});
+    m.patchEmbed = patches;
+    m.classToken = tensor(p + "embeddings.cls_token", {1, 1, d});
+    m.positions = tensor(p + "embeddings.position_embeddings",
+                         {1, image.patches() + 1, d});
+    m.encoderFinalNorm = norm(config, p + "layernorm");
+    if (config.head == HeadKind::Classifier)
+      m.classifier = linear("classifier", d, config.numClasses, true);
+    break;
+  }
   case WeightScheme::Llama:
   case WeightScheme::Phi3:
     m.tokens = tensor(p + "embed_tokens.weight", {v, d});
@@ -428,7 +467,9 @@ std::vector<TensorRef> getExpectedTensors(const ModelConfig &config) {
   };
 
   ModelParams m = getModelParams(config);
-  add(m.tokens);
+  addOpt(m.tokens);
+  addLinear(m.patchEmbed);
+  addOpt(m.classToken);
   addOpt(m.positions);
   addOpt(m.tokenTypes);
   addNorm(m.embedNorm);
@@ -478,8 +519,25 @@ Error validateModelConfig(const ModelConfig &config,
       return fail(field, formatv("{0} is out of range [1, {1}]", value, max));
     return Error::success();
   };
-  if (Error e = inRange("vocab_size", config.vocabSize, limits::kMaxVocab))
+  if (config.image) {
+    // Pixels in, no vocabulary; patches that tile the image.
+    const ImageConfig &image = *config.image;
+    if (Error e = inRange("num_channels", image.channels, 1 << 16))
+      return e;
+    if (Error e = inRange("image_size", image.height, 1 << 16))
+      return e;
+    if (Error e = inRange("image_size", image.width, 1 << 16))
+      return e;
+    if (Error e = inRange("patch_size", image.patch, 1 << 16))
+      return e;
+    if (image.height % image.patch != 0 || image.width % image.patch != 0)
+      return fail("patch_size",
+                  formatv("{0} does not tile the {1} x {2} image", image.patch,
+                          image.height, image.width));
+  } else if (Error e =
+                 inRange("vocab_size", config.vocabSize, limits::kMaxVocab)) {
     return e;
+  }
   if (Error e = inRange("d_model", config.dModel, limits::kMaxDModel))
     return e;
   if (Error e = inRange("num_heads", config.numHeads, limits::kMaxHeads))

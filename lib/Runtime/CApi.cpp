@@ -57,6 +57,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -164,6 +165,8 @@ using IdsDesc = MemRefDescriptor<int32_t, 2>;
 using LengthsDesc = MemRefDescriptor<int32_t, 1>;
 using ClassesOutDesc = MemRefDescriptor<float, 2>;
 using SequenceOutDesc = MemRefDescriptor<float, 3>;
+/// An image model's input: pixels [B, C, H, W].
+using PixelsDesc = MemRefDescriptor<float, 4>;
 
 /// Output rank and dims for (batch, seq); checked for int64 overflow.
 bool outputShape(const Manifest &m, int64_t batch, int64_t seq,
@@ -312,6 +315,7 @@ private:
 };
 
 using Forward2 = void (*)(void *const *, IdsDesc *, LengthsDesc *, void *);
+using ForwardPixels = void (*)(void *const *, PixelsDesc *, void *);
 using Forward4 = void (*)(void *const *, IdsDesc *, LengthsDesc *, IdsDesc *,
                           LengthsDesc *, void *);
 
@@ -327,6 +331,11 @@ callForward(void *const *weights, IdsDesc *ids, LengthsDesc *lengths,
   else
     reinterpret_cast<Forward2>(&_mlir_ciface_forward)(weights, ids, lengths,
                                                       out);
+}
+
+__attribute__((no_sanitize("function"))) void
+callForwardPixels(void *const *weights, PixelsDesc *pixels, void *out) {
+  reinterpret_cast<ForwardPixels> (&_mlir_ciface_forward)(weights, pixels, out);
 }
 
 /// Fills the prepared slots of a weights table (see the file comment).
@@ -863,6 +872,14 @@ tfm_status tfm_model_get_num_threads(const tfm_model *model, int *n) {
   return TFM_OK;
 }
 
+/// The error for a token entry point called on an image model.
+tfm_status pixelsOnly(const Manifest &m) {
+  return fail(TFM_ERROR_UNSUPPORTED,
+              "model '" + m.modelName +
+                  "' is an image model (it takes pixels, not token ids): "
+                  "call tfm_model_forward_pixels");
+}
+
 tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
                              int64_t batch, int64_t seq,
                              const int32_t *lengths, float *out,
@@ -870,6 +887,8 @@ tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
   if (!model)
     return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
   const Manifest &m = model->manifest;
+  if (m.image)
+    return pixelsOnly(m);
   if (m.architecture == Architecture::EncoderDecoder)
     return fail(TFM_ERROR_UNSUPPORTED,
                 "model '" + m.modelName +
@@ -899,6 +918,8 @@ tfm_status tfm_model_forward_seq2seq(const tfm_model *model,
   if (!model)
     return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
   const Manifest &m = model->manifest;
+  if (m.image)
+    return pixelsOnly(m);
   if (m.architecture != Architecture::EncoderDecoder)
     return fail(TFM_ERROR_UNSUPPORTED,
                 "model '" + m.modelName + "' is " +
@@ -927,6 +948,76 @@ tfm_status tfm_model_forward_seq2seq(const tfm_model *model,
                     out, outputElements(m, batch, tgt_seq));
 }
 
+tfm_status tfm_model_forward_pixels(const tfm_model *model, const float *pixels,
+                                    int64_t batch, float *out,
+                                    size_t out_capacity_elements) {
+  if (!model)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
+  const Manifest &m = model->manifest;
+  if (!m.image)
+    return fail(TFM_ERROR_UNSUPPORTED,
+                "model '" + m.modelName +
+                    "' takes token ids, not pixels: call " +
+                    (m.architecture == Architecture::EncoderDecoder
+                         ? "tfm_model_forward_seq2seq"
+                         : "tfm_model_forward"));
+  const ManifestImage &image = *m.image;
+  int64_t seq = m.maxSeqLen; // [CLS] and the patches
+  if (tfm_status s = checkDims(m, batch, seq, "batch", "tokens"))
+    return s;
+  int64_t count;
+  if (__builtin_mul_overflow(batch, image.pixelsPerImage(), &count))
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "batch x channels x height x width overflows");
+  if (!pixels)
+    return fail(TFM_ERROR_INVALID_ARGUMENT, "pixels is NULL");
+  // A NaN or infinity would spread to every output of its image.
+  for (int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(pixels[i])) {
+      int64_t per = image.pixelsPerImage(), plane = image.height * image.width;
+      int64_t b = i / per, c = (i % per) / plane, y = (i % plane) / image.width,
+              x = i % image.width;
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "pixels[" + llvm::Twine(b) + "][" + llvm::Twine(c) + "][" +
+                      llvm::Twine(y) + "][" + llvm::Twine(x) + "] is " +
+                      (std::isnan(pixels[i]) ? "NaN" : "infinite") +
+                      ": pixels must be finite");
+    }
+  if (tfm_status s = checkOutput(m, batch, seq, out, out_capacity_elements))
+    return s;
+  PixelsDesc pixelsDesc;
+  ClassesOutDesc out2;
+  SequenceOutDesc out3;
+  auto call = [&](void *const *weights, const void *pixelsData, void *outData) {
+    pixelsDesc = describeContiguous<float, 4>(
+        pixelsData, {batch, image.channels, image.height, image.width});
+    void *outDesc = describeOutput(m, static_cast<float *>(outData), batch, seq,
+                                   out2, out3);
+    callForwardPixels(weights, &pixelsDesc, outDesc);
+  };
+  if (!model->cuda) {
+    ThreadCountScope threads(model);
+    call(hostTable(model), pixels, out);
+    return TFM_OK;
+  }
+  size_t pixelBytes, outBytes;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), sizeof(float),
+                             &pixelBytes) ||
+      __builtin_mul_overflow(
+          static_cast<uint64_t>(outputElements(m, batch, seq)), sizeof(float),
+          &outBytes))
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "the inputs or the output are too large for this machine");
+  cuda::Instance &instance = *model->cuda;
+  if (llvm::Error e =
+          cuda::run(instance, {{pixels, pixelBytes}}, out, outBytes,
+                    [&](llvm::ArrayRef<void *> device, void *deviceOut) {
+                      call(cuda::weightTable(instance), device[0], deviceOut);
+                    }))
+    return failWith(std::move(e));
+  return TFM_OK;
+}
+
 tfm_status tfm_model_output_shape(const tfm_model *model, int64_t batch,
                                   int64_t seq, int64_t shape[3], int *rank) {
   if (!model)
@@ -941,6 +1032,11 @@ tfm_status tfm_model_output_shape(const tfm_model *model, int64_t batch,
       m.architecture == Architecture::EncoderDecoder ? "seq (tgt_seq)" : "seq";
   if (tfm_status s = checkDims(m, batch, seq, "batch", seqName))
     return s;
+  if (m.image && seq != m.maxSeqLen)
+    return fail(TFM_ERROR_INVALID_ARGUMENT,
+                "seq is " + llvm::Twine(seq) + ", but every image of model '" +
+                    m.modelName + "' is " + llvm::Twine(m.maxSeqLen) +
+                    " tokens ([CLS] and one per patch)");
   int64_t dims[3];
   int r;
   int64_t elements;

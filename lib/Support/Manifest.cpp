@@ -73,6 +73,16 @@ public:
     return *i;
   }
 
+  Expected<int64_t> integer(StringRef field) const {
+    const json::Value *v = top.get(field);
+    if (!v)
+      return bad(field, "is missing");
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i)
+      return bad(field, "is not an integer");
+    return *i;
+  }
+
   Expected<const json::Array *> array(StringRef field) const {
     const json::Value *v = top.get(field);
     const json::Array *a = v ? v->getAsArray() : nullptr;
@@ -191,9 +201,34 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
     m.precision = *parsed;
   }
 
-  Expected<int64_t> vocab = read.positive(Field::kVocabSize);
+  // Optional: image models (read first: they have no vocabulary).
+  if (const json::Value *v = top->get(Field::kImage)) {
+    const json::Object *image = v->getAsObject();
+    if (!image)
+      return read.bad(Field::kImage, "is not an object");
+    std::string where = (origin + ": field '" + Field::kImage + "'").str();
+    Reader sub(*image, where);
+    ManifestImage img;
+    for (auto [field, slot] :
+         {std::pair<StringRef, int64_t *>{Field::kImageChannels, &img.channels},
+          {Field::kImageHeight, &img.height},
+          {Field::kImageWidth, &img.width}}) {
+      Expected<int64_t> n = sub.positive(field);
+      if (!n)
+        return n.takeError();
+      if (*n > (int64_t(1) << 16))
+        return sub.bad(field, "is larger than 2^16");
+      *slot = *n;
+    }
+    m.image = img;
+  }
+
+  Expected<int64_t> vocab = m.image ? read.integer(Field::kVocabSize)
+                                    : read.positive(Field::kVocabSize);
   if (!vocab)
     return vocab.takeError();
+  if (m.image && *vocab != 0)
+    return read.bad(Field::kVocabSize, "must be 0 for an image model");
   m.vocabSize = *vocab;
   if (m.vocabSize > INT32_MAX)
     return read.bad(Field::kVocabSize, "does not fit int32 token ids");
@@ -218,6 +253,11 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
     return read.bad(Field::kOutputDims,
                     "must hold exactly one positive dimension");
   m.outputDim = (*dims)[0];
+  if (m.image && m.architecture != Architecture::Encoder)
+    return read.bad(Field::kImage, "is only supported for encoders");
+  if (m.image && m.output == OutputKind::Logits)
+    return read.bad(Field::kOutput,
+                    "'logits' is not supported for an image model");
   if (m.output == OutputKind::Logits && m.outputDim != m.vocabSize)
     return read.bad(Field::kOutputDims,
                     "is [" + Twine(m.outputDim) +
@@ -238,7 +278,7 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
       return read.bad(Field::kInputs, "has an element that is not a string");
     inputNames.push_back(*s);
   }
-  if (!llvm::equal(inputNames, entryInputs(m.architecture)))
+  if (!llvm::equal(inputNames, m.inputs()))
     return read.bad(Field::kInputs,
                     "does not match the architecture '" + *arch + "'");
 

@@ -196,7 +196,7 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
 
   const ::tfm::Manifest &m = *manifest;
   std::string inputList;
-  for (llvm::StringRef input : ::tfm::entryInputs(m.architecture))
+  for (llvm::StringRef input : m.inputs())
     inputList += (inputList.empty() ? "" : ", ") + input.str();
 
   std::error_code ec;

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Un
 
 import numpy as np
 
-from ._errors import Error, InvalidArgumentError, LibraryError, error_for_status
+from ._errors import Error, InvalidArgumentError, LibraryError, UnsupportedError, error_for_status
 
 if TYPE_CHECKING:
     from ._generate import Session
@@ -61,6 +61,8 @@ _SESSION_SIGNATURES = {
     "tfm_session_length": (c_int, [c_void_p, c_int64, _I64]),
     "tfm_session_copy_slot": (c_int, [c_void_p, c_int64, c_int64]),
     "tfm_session_encode": (c_int, [c_void_p, _I64, c_int64, _I32, c_int64, _I32]),
+    # Image models; None in libraries built before them.
+    "tfm_model_forward_pixels": (c_int, [c_void_p, _F32, c_int64, _F32, c_size_t]),
 }
 
 
@@ -88,6 +90,7 @@ class _Library:
     tfm_session_length: Any
     tfm_session_copy_slot: Any  # also None in libraries built before it
     tfm_session_encode: Any  # also None in libraries built before it
+    tfm_model_forward_pixels: Any  # None in libraries built before it
 
     def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
         self.path = path
@@ -324,7 +327,8 @@ class Model:
         ``encoder_decoder``), ``vocab_size``, ``max_seq_len``, ``output``
         (``logits``, ``hidden``, ``classes``), ``output_dims``, ``inputs``,
         ``weights``, ``prepared``, ``device`` (CUDA models only),
-        ``kv_cache`` (only with a generation step)."""
+        ``kv_cache`` (only with a generation step), ``image`` (image
+        models: ``channels``, ``height``, ``width``)."""
         return copy.deepcopy(self._info)
 
     @property
@@ -368,6 +372,12 @@ class Model:
             raise InvalidArgumentError("out must be C-contiguous, aligned and writeable")
         return out
 
+    def _takes_tokens(self) -> None:
+        if "image" in self._info:
+            raise UnsupportedError(
+                f"model '{self._info.get('model_name')}' is an image model (it takes pixels, "
+                "not token ids): call Model.images")
+
     def _lengths(self, lengths: Any, batch: int, name: str) -> Optional[np.ndarray]:
         if lengths is None:
             return None
@@ -396,6 +406,7 @@ class Model:
             hidden]`` states or ``[batch, classes]`` class scores (see
             ``info["output"]``). Rows at padded positions are unspecified.
         """
+        self._takes_tokens()
         ids = _int32_array(tokens, "tokens", "[batch, seq]", 2)
         batch, seq = ids.shape
         lens = self._lengths(lengths, batch, "lengths")
@@ -412,6 +423,7 @@ class Model:
         ``src`` ``[batch, src_seq]`` feeds the encoder, ``tgt``
         ``[batch, tgt_seq]`` the decoder; lengths as for :meth:`__call__`.
         Returns the ``[batch, tgt_seq, vocab]`` logits."""
+        self._takes_tokens()
         s = _int32_array(src, "src", "[batch, src_seq]", 2)
         t = _int32_array(tgt, "tgt", "[batch, tgt_seq]", 2)
         if s.shape[0] != t.shape[0]:
@@ -426,6 +438,49 @@ class Model:
                 h, _ptr(s, _I32), batch, s.shape[1], _ptr(slens, _I32),
                 _ptr(t, _I32), t.shape[1], _ptr(tlens, _I32),
                 _ptr(result, _F32), result.size))
+        return result
+
+    def images(self, pixels: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Runs an image model such as a ViT (``tfm_model_forward_pixels``).
+
+        Args:
+            pixels: float images ``[batch, channels, height, width]`` (or one
+                image ``[channels, height, width]``) with the channels and
+                size of ``info["image"]``, already normalized as the model
+                expects; every value must be finite. A C-contiguous float32
+                array is passed without a copy.
+            out: optional float32 C-contiguous array of the output shape.
+
+        Returns:
+            float32 array: ``[batch, classes]`` class scores or ``[batch,
+            tokens, hidden]`` states (tokens: the [CLS] token and one per
+            patch).
+        """
+        image = self._info.get("image")
+        if image is None:
+            raise UnsupportedError(
+                f"model '{self._info.get('model_name')}' takes token ids, not pixels: call the model "
+                "with tokens")
+        if self._lib.tfm_model_forward_pixels is None:
+            raise LibraryError(f"{self._lib.path}: built by an older tfm without "
+                               "tfm_model_forward_pixels: recompile it")
+        try:
+            px = np.asarray(pixels, dtype=np.float32)
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(f"pixels must be float images: {e}") from None
+        if px.ndim == 3:
+            px = px[None]
+        expected = (image["channels"], image["height"], image["width"])
+        if px.ndim != 4 or tuple(px.shape[1:]) != expected:
+            raise InvalidArgumentError(
+                f"pixels has shape {list(px.shape)}, expected [batch, {expected[0]}, "
+                f"{expected[1]}, {expected[2]}] (channels, height, width)")
+        px = np.ascontiguousarray(px)
+        batch = px.shape[0]
+        result = self._output(out, self.output_shape(batch, int(self._info["max_seq_len"])))
+        with self._use() as h:
+            self._lib.check(self._lib.tfm_model_forward_pixels(
+                h, _ptr(px, _F32), batch, _ptr(result, _F32), result.size))
         return result
 
     # ----- generation -----------------------------------------------------

@@ -2,6 +2,7 @@
 //
 //   tfm-run model.so [--weights W] --tokens ids.npy [--lengths len.npy]
 //           [--decoder-tokens tgt.npy] [--decoder-lengths len.npy]
+//   tfm-run model.so [--weights W] --pixels images.npy   (image models)
 //           [--out out.npy] [--top-k N] [--threads N]
 //   tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids ...]
 //           --max-new-tokens N [--greedy | --top-k K | --top-p P]
@@ -85,6 +86,12 @@ llvm::cl::opt<std::string>
     tokensPath("tokens",
                llvm::cl::desc("Token ids, int32/int64 .npy, [batch, seq] or "
                               "[seq] (the encoder input of seq2seq models)"),
+               llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    pixelsPath("pixels",
+               llvm::cl::desc("Images of an image model (ViT), float32 .npy "
+                              "[batch, channels, height, width] or "
+                              "[channels, height, width]"),
                llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     lengthsPath("lengths",
@@ -277,6 +284,8 @@ struct Api {
   decltype(&tfm_model_destroy) destroy;
   decltype(&tfm_model_forward) forward;
   decltype(&tfm_model_forward_seq2seq) forwardSeq2seq;
+  /// Null in libraries built before image models.
+  decltype(&tfm_model_forward_pixels) forwardPixels;
   decltype(&tfm_model_output_shape) outputShape;
   decltype(&tfm_model_info) info;
   decltype(&tfm_library_info) libraryInfo;
@@ -290,6 +299,34 @@ struct Api {
   decltype(&tfm_session_copy_slot) sessionCopySlot;
   decltype(&tfm_session_encode) sessionEncode;
 };
+
+/// Images for tfm_model_forward_pixels: [batch, channels, height, width].
+struct Pixels {
+  std::vector<float> values;
+  std::vector<int64_t> shape;
+};
+
+llvm::Expected<Pixels> readPixels(StringRef path) {
+  llvm::Expected<NpyArray> array = readNpy(path);
+  if (!array)
+    return array.takeError();
+  if (array->dtype != DType::F32)
+    return llvm::createStringError(path + ": pixels must be float32");
+  Pixels pixels;
+  pixels.shape = array->shape;
+  if (pixels.shape.size() == 3)
+    pixels.shape.insert(pixels.shape.begin(), 1);
+  if (pixels.shape.size() != 4)
+    return llvm::createStringError(
+        path +
+        ": pixels must have shape [batch, channels, height, width] "
+        "or [channels, height, width], found " +
+        runtime::formatShape(array->shape));
+  pixels.values.resize(array->numElements());
+  std::memcpy(pixels.values.data(), array->data.data(),
+              pixels.values.size() * sizeof(float));
+  return pixels;
+}
 
 struct Tokens {
   std::vector<int32_t> ids;
@@ -421,6 +458,7 @@ int openLibrary(Library &lib) {
   // Libraries built before the thread-count and session entry points lack
   // them; only --threads and generation need them.
   lookup(api.setNumThreads, "tfm_model_set_num_threads");
+  lookup(api.forwardPixels, "tfm_model_forward_pixels");
   lookup(api.sessionCreate, "tfm_session_create");
   lookup(api.sessionDestroy, "tfm_session_destroy");
   lookup(api.sessionPrefill, "tfm_session_prefill");
@@ -1295,11 +1333,70 @@ int runGenerate() {
 // Running a model
 //===----------------------------------------------------------------------===//
 
+/// Runs an image model on --pixels.
+int runPixels() {
+  if (!tokensPath.empty() || !lengthsPath.empty() ||
+      !decoderTokensPath.empty() || !decoderLengthsPath.empty())
+    return error(InputError, "--pixels is the whole input of an image "
+                             "model: drop --tokens, --lengths and "
+                             "--decoder-tokens");
+  llvm::Expected<Pixels> pixels = readPixels(pixelsPath);
+  if (!pixels)
+    return error(InputError, llvm::toString(pixels.takeError()));
+  Library lib;
+  if (int code = openLibrary(lib))
+    return code;
+  const Manifest &m = lib.manifest;
+  if (!m.image)
+    return error(InputError, "--pixels given but '" + modelPath + "' (model '" +
+                                 m.modelName +
+                                 "') takes token ids: pass --tokens");
+  if (!lib.api.forwardPixels)
+    return error(LoadError, "'" + modelPath +
+                                "' does not export tfm_model_forward_pixels "
+                                "(built by an older tfm): recompile it");
+  llvm::ArrayRef<int64_t> image = llvm::ArrayRef(pixels->shape).drop_front();
+  int64_t expected[] = {m.image->channels, m.image->height, m.image->width};
+  if (image != llvm::ArrayRef<int64_t>(expected))
+    return error(InputError, pixelsPath + ": images are " +
+                                 runtime::formatShape(image) + " but model '" +
+                                 m.modelName + "' takes " +
+                                 runtime::formatShape(expected) +
+                                 " (channels, height, width)");
+  tfm_model *model = nullptr;
+  if (int code = createModel(lib, model))
+    return code;
+  llvm::scope_exit destroy([&] { lib.api.destroy(model); });
+  const Api &api = lib.api;
+  int64_t batch = pixels->shape[0];
+  int64_t shape[3];
+  int rank;
+  if (api.outputShape(model, batch, m.maxSeqLen, shape, &rank) != TFM_OK)
+    return error(RunError, api.lastError());
+  int64_t elements = 1;
+  for (int i = 0; i < rank; ++i)
+    elements *= shape[i];
+  std::vector<float> out(static_cast<size_t>(elements));
+  if (api.forwardPixels(model, pixels->values.data(), batch, out.data(),
+                        out.size()) != TFM_OK)
+    return error(RunError, api.lastError());
+  llvm::ArrayRef<int64_t> outShape(shape, rank);
+  if (!outPath.empty()) {
+    if (llvm::Error e = writeNpyF32(outPath, outShape, out))
+      return error(OutputError, llvm::toString(std::move(e)));
+    return Success;
+  }
+  printSummary(m.output, out, outShape, {});
+  return Success;
+}
+
 int runModel() {
   if (modelPath.empty())
     return error(InputError, "no model library given (see --help)");
   if (!promptIds.empty())
     return runGenerate();
+  if (!pixelsPath.empty())
+    return runPixels();
   if (int code = checkGenerationOptions())
     return code;
   if (topK < 0)
@@ -1355,6 +1452,10 @@ int runModel() {
   const Api &api = lib.api;
   const Manifest *parsed = &lib.manifest;
 
+  if (parsed->image)
+    return error(InputError, "'" + modelPath + "' (model '" +
+                                 parsed->modelName +
+                                 "') is an image model: pass --pixels");
   bool seq2seq = parsed->architecture == Architecture::EncoderDecoder;
   if (seq2seq && decoderTokensPath.empty())
     return error(InputError, "'" + modelPath + "' is an encoder-decoder " +
@@ -1409,6 +1510,7 @@ int main(int argc, char **argv) {
       "tfm-run: run a model compiled by tfmc\n\n"
       "  tfm-run model.so [--weights W] --tokens ids.npy [--lengths l.npy]\n"
       "          [--decoder-tokens tgt.npy] [--out out.npy] [--threads N]\n"
+      "  tfm-run model.so [--weights W] --pixels images.npy [--out out.npy]\n"
       "  tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids "
       "...]\n"
       "          --max-new-tokens N [--greedy | --top-k K | --top-p P]\n"

@@ -71,6 +71,68 @@ LogicalResult SinusoidalPositionOp::verify() {
 // LearnedPositionOp
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// PatchEmbedOp, PrependTokenOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PatchEmbedOp::verify() {
+  ShapeVerifier v(*this);
+  RankedTensorType pixels = getPixels().getType(),
+                   weight = getWeight().getType(),
+                   result = getResult().getType();
+  if (failed(v.rank("pixels", pixels, 4, "[B, C, H, W]")) ||
+      failed(v.rank("weight", weight, 4, "[D, C, P, P]")) ||
+      failed(v.rank("result", result, 3, "[B, N, D]")) ||
+      failed(v.sameDim("weight", weight, 1, "C", "pixels", pixels, 1)) ||
+      failed(v.sameDim("result", result, 0, "B", "pixels", pixels, 0)) ||
+      failed(v.sameDim("result", result, 2, "D", "weight", weight, 0)) ||
+      failed(v.elementType("weight", weight, "pixels", pixels)) ||
+      failed(v.elementType("result", result, "pixels", pixels)))
+    return failure();
+  if (Value bias = getBias()) {
+    auto type = cast<RankedTensorType>(bias.getType());
+    if (failed(v.rank("bias", type, 1, "[D]")) ||
+        failed(v.sameDim("bias", type, 0, "D", "weight", weight, 0)) ||
+        failed(v.elementType("bias", type, "pixels", pixels)))
+      return failure();
+  }
+  // The patch grid must be static: the token count is part of the model.
+  if (!weight.hasStaticShape() || pixels.isDynamicDim(2) ||
+      pixels.isDynamicDim(3))
+    return emitOpError() << "needs static patch and image sizes, found "
+                         << pixels << " and " << weight;
+  int64_t p = weight.getDimSize(2), h = pixels.getDimSize(2),
+          w = pixels.getDimSize(3);
+  if (weight.getDimSize(3) != p || p < 1)
+    return emitOpError() << "'weight' must hold square patches [D, C, P, P], "
+                            "found "
+                         << weight;
+  if (h % p != 0 || w % p != 0)
+    return emitOpError() << "the image (" << h << " x " << w
+                         << ") is not a whole number of " << p << " x " << p
+                         << " patches";
+  return v.dim("result", result, 1, "N", (h / p) * (w / p),
+               "the patch grid (H / P)(W / P)");
+}
+
+LogicalResult PrependTokenOp::verify() {
+  ShapeVerifier v(*this);
+  RankedTensorType input = getInput().getType(), token = getToken().getType(),
+                   result = getResult().getType();
+  if (failed(v.rank("input", input, 3, "[B, T, D]")) ||
+      failed(v.rank("token", token, 1, "[D]")) ||
+      failed(v.rank("result", result, 3, "[B, T + 1, D]")) ||
+      failed(v.sameDim("token", token, 0, "D", "input", input, 2)) ||
+      failed(v.sameDim("result", result, 0, "B", "input", input, 0)) ||
+      failed(v.sameDim("result", result, 2, "D", "input", input, 2)) ||
+      failed(v.elementType("token", token, "input", input)) ||
+      failed(v.elementType("result", result, "input", input)))
+    return failure();
+  int64_t t = input.getDimSize(1);
+  return v.dim("result", result, 1, "T + 1",
+               ShapedType::isDynamic(t) ? t : t + 1, "'input' dim 1 plus one");
+}
+
 LogicalResult LearnedPositionOp::verify() {
   ShapeVerifier v(*this);
   RankedTensorType input = getInput().getType(), table = getTable().getType(),

@@ -27,6 +27,9 @@ constexpr llvm::StringLiteral kArchitectureAttr = "tfm.architecture";
 constexpr llvm::StringLiteral kVocabSizeAttr = "tfm.vocab_size";
 constexpr llvm::StringLiteral kMaxSeqLenAttr = "tfm.max_seq_len";
 constexpr llvm::StringLiteral kOutputAttr = "tfm.output";
+/// Image models (ViT): the entry takes pixels [B, C, H, W]; this
+/// DenseI64ArrayAttr holds [C, H, W]. Absent for token models.
+constexpr llvm::StringLiteral kImageAttr = "tfm.image";
 
 /// The module attribute that states the target (#tfm.cpu_target), set once
 /// by the driver or -tfm-set-target.

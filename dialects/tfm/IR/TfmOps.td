@@ -72,6 +72,42 @@ def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tfm_PatchEmbedOp : Tfm_Op<"patch_embed", [Pure]> {
+  let summary = "image patches to token embeddings (ViT)";
+  let description = [{
+    Cuts `pixels : [B, C, H, W]` into non-overlapping `P x P` patches
+    (`weight : [D, C, P, P]`, `H` and `W` multiples of `P`), in row-major
+    order of (patch row, patch column), and projects each:
+    `result[b, n, d] = bias[d] + sum_{c,y,x} pixels[b, c, P r + y, P q + x]
+    * weight[d, c, y, x]` for patch `n = r (W / P) + q`. This is the
+    convolution with kernel = stride = P of Dosovitskiy et al. (2021); the
+    result `[B, (H / P)(W / P), D]` is the image's token sequence.
+
+    ```mlir
+    %x = tfm.patch_embed %pixels, %w, %b
+        : (tensor<?x3x224x224xf32>, tensor<768x3x16x16xf32>, tensor<768xf32>)
+        -> tensor<?x196x768xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$pixels, Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$bias);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$pixels `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tfm_PrependTokenOp : Tfm_Op<"prepend_token", [Pure]> {
+  let summary = "a learned token before every sequence (ViT's [CLS])";
+  let description = [{
+    `result[b, 0, :] = token`, `result[b, 1 + t, :] = input[b, t, :]` for
+    `input : [B, T, D]` and `token : [D]`; the result is `[B, T + 1, D]`.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$token);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $token attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Tfm_SinusoidalPositionOp : Tfm_Op<"sinusoidal_position", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds the fixed sinusoidal position encoding";
   let description = [{

@@ -35,6 +35,7 @@ enum class WeightScheme {
   Phi3,    ///< Hugging Face Phi-3 (fused qkv_proj and gate_up_proj)
   Roberta, ///< Hugging Face RoBERTa (BERT names, its own heads)
   T5,      ///< Hugging Face T5 (encoder-decoder or encoder only)
+  ViT,     ///< Hugging Face ViT (image classification, hidden states)
 };
 
 enum class NormKind { LayerNorm, RmsNorm };
@@ -59,6 +60,16 @@ struct NormConfig {
   bool bias = true;
   /// RMSNorm's gain is gammaOffset + gamma (Gemma stores w for 1 + w).
   double gammaOffset = 0.0;
+};
+
+/// The image of a vision model: the entry takes pixels [B, channels,
+/// height, width], cut into patch x patch squares, plus a [CLS] token.
+struct ImageConfig {
+  int64_t channels = 3;
+  int64_t height = 224;
+  int64_t width = 224;
+  int64_t patch = 16;
+  int64_t patches() const { return (height / patch) * (width / patch); }
 };
 
 /// RoPE frequencies of a scaled checkpoint (Llama 3, YaRN, LongRoPE): one
@@ -112,6 +123,9 @@ struct ModelConfig {
   int64_t positionOffset = 0;
   /// Qwen3: RMSNorm of each head of q and k before RoPE.
   bool qkNorm = false;
+  /// Vision models: pixels in, patches and a [CLS] token instead of token
+  /// embeddings (vocabSize is 0).
+  std::optional<ImageConfig> image;
   /// Rows of the token-type table (0: none). Row 0 is added to every token.
   int64_t tokenTypes = 0;
 
@@ -200,7 +214,12 @@ struct LayerParams {
 };
 
 struct ModelParams {
-  TensorRef tokens;
+  /// The token embedding; absent for image models.
+  std::optional<TensorRef> tokens;
+  /// Image models: the patch projection ([D, C, P, P] weight, [D] bias)
+  /// and the [CLS] token ([1, 1, D] as stored).
+  std::optional<LinearRef> patchEmbed;
+  std::optional<TensorRef> classToken;
   std::optional<TensorRef> positions; ///< learned positions
   std::optional<TensorRef> tokenTypes;
   /// RelativeBias tables [buckets, heads] of each stack.

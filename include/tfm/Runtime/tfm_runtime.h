@@ -186,8 +186,19 @@ TFM_API tfm_status tfm_model_forward_seq2seq(
     const int32_t *src_lengths, const int32_t *tgt, int64_t tgt_seq,
     const int32_t *tgt_lengths, float *out, size_t out_capacity_elements);
 
+/* Runs an image model (manifest field "image", e.g. a ViT): `pixels` is
+ * batch x channels x height x width floats, row-major, with the channels,
+ * height and width of the manifest; every value must be finite. The output
+ * is [batch, classes] class logits or [batch, tokens, hidden] states, where
+ * tokens is the model's max_seq_len (a [CLS] token and one per patch). */
+TFM_API tfm_status tfm_model_forward_pixels(const tfm_model *model,
+                                            const float *pixels, int64_t batch,
+                                            float *out,
+                                            size_t out_capacity_elements);
+
 /* The output shape for a batch of `batch` sequences of `seq` tokens (for
- * encoder-decoder models, `seq` is the decoder length). Stores the rank (2 or
+ * encoder-decoder models, `seq` is the decoder length; for image models,
+ * the token count, max_seq_len). Stores the rank (2 or
  * 3) in *rank and the dimensions in shape[0 .. rank-1]; shape[rank..2] are
  * set to 0. */
 TFM_API tfm_status tfm_model_output_shape(const tfm_model *model,

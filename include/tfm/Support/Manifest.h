@@ -155,15 +155,29 @@ inline std::optional<Precision> parsePrecision(llvm::StringRef name) {
 }
 
 /// The entry's inputs, in argument order: ids, lengths or src, src_lengths,
-/// tgt, tgt_lengths.
-inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch) {
+/// tgt, tgt_lengths; for an image model (`image`), pixels.
+inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch,
+                                                       bool image = false) {
   static constexpr llvm::StringLiteral kSingle[] = {"ids", "lengths"};
   static constexpr llvm::StringLiteral kSeq2Seq[] = {"src", "src_lengths",
                                                      "tgt", "tgt_lengths"};
+  static constexpr llvm::StringLiteral kPixels[] = {"pixels"};
+  if (image)
+    return kPixels;
   if (arch == Architecture::EncoderDecoder)
     return kSeq2Seq;
   return kSingle;
 }
+
+/// The input of an image model: float pixels [batch, channels, height,
+/// width], row-major; every image is `tokens` tokens ([CLS] and one per
+/// patch), which is also the model's max_seq_len.
+struct ManifestImage {
+  int64_t channels = 0;
+  int64_t height = 0;
+  int64_t width = 0;
+  int64_t pixelsPerImage() const { return channels * height * width; }
+};
 
 /// The KV cache of one sequence slot of a generation session is
 /// `float[layers][2][kv_heads][max_context][head_dim]` (index 0 keys, 1
@@ -230,6 +244,11 @@ struct Manifest {
     static constexpr llvm::StringLiteral kCacheHeadDim = "head_dim";
     /// Optional: true for encoder-decoder models (ManifestKvCache::cross).
     static constexpr llvm::StringLiteral kCacheCross = "cross";
+    /// Optional: image models (ManifestImage); their vocab_size is 0.
+    static constexpr llvm::StringLiteral kImage = "image";
+    static constexpr llvm::StringLiteral kImageChannels = "channels";
+    static constexpr llvm::StringLiteral kImageHeight = "height";
+    static constexpr llvm::StringLiteral kImageWidth = "width";
   };
 
   std::string modelName;
@@ -255,6 +274,12 @@ struct Manifest {
   /// Present when the library exports the generation step
   /// `_mlir_ciface_step` (decoders compiled with generation entries).
   std::optional<ManifestKvCache> kvCache;
+  /// Present for image models, whose entry takes pixels (entryInputs).
+  std::optional<ManifestImage> image;
+
+  llvm::ArrayRef<llvm::StringLiteral> inputs() const {
+    return entryInputs(architecture, image.has_value());
+  }
 
   /// Parses and validates a manifest. Every error starts with `origin` (the
   /// file or symbol the text came from) and names the field at fault:
@@ -286,9 +311,15 @@ struct Manifest {
       j.attribute(Field::kOutput, outputKindName(output));
       j.attributeArray(Field::kOutputDims, [&] { j.value(outputDim); });
       j.attributeArray(Field::kInputs, [&] {
-        for (llvm::StringRef input : entryInputs(architecture))
+        for (llvm::StringRef input : inputs())
           j.value(input);
       });
+      if (image)
+        j.attributeObject(Field::kImage, [&] {
+          j.attribute(Field::kImageChannels, image->channels);
+          j.attribute(Field::kImageHeight, image->height);
+          j.attribute(Field::kImageWidth, image->width);
+        });
       auto list = [&](llvm::StringRef field,
                       const std::vector<ManifestWeight> &entries) {
         j.attributeArray(field, [&] {

@@ -391,6 +391,86 @@ struct AlibiSlopesLowering : TfmLowering<AlibiSlopesOp> {
   }
 };
 
+/// Patches as the rows of one GEMM: pixels [B, C, H, W] viewed as
+/// [B, C, H/P, P, W/P, P], transposed to [B, H/P, W/P, C, P, P] and
+/// collapsed to [B, N, C P P]; the weight [D, C, P, P] collapsed to
+/// [D, C P P] is then an out_in projection.
+struct PatchEmbedLowering : TfmLowering<PatchEmbedOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(PatchEmbedOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value pixels = op.getPixels(), weight = op.getWeight();
+    RankedTensorType pType = rankedType(pixels), wType = rankedType(weight);
+    // Verified: static C, H, W and square P dividing them.
+    int64_t c = pType.getDimSize(1), h = pType.getDimSize(2),
+            w = pType.getDimSize(3), p = wType.getDimSize(2),
+            d = wType.getDimSize(0);
+    int64_t hp = h / p, wp = w / p, k = c * p * p;
+    Type et = pType.getElementType();
+    Value batch = tensor::DimOp::create(b, loc, pixels, 0);
+    auto dyn = ShapedType::kDynamic;
+    Value grid = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({dyn, c, hp, p, wp, p}, et), pixels,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}},
+        SmallVector<OpFoldResult>{batch, b.getIndexAttr(c), b.getIndexAttr(hp),
+                                  b.getIndexAttr(p), b.getIndexAttr(wp),
+                                  b.getIndexAttr(p)});
+    Value init =
+        empty(b, loc,
+              {batch, b.getIndexAttr(hp), b.getIndexAttr(wp), b.getIndexAttr(c),
+               b.getIndexAttr(p), b.getIndexAttr(p)},
+              et);
+    Value patches = linalg::TransposeOp::create(
+                        b, loc, grid, init, ArrayRef<int64_t>{0, 2, 4, 1, 3, 5})
+                        .getResult()[0];
+    Value rows = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({dyn, hp * wp, k}, et), patches,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
+    Value flatWeight = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({d, k}, wType.getElementType()), weight,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    FailureOr<Value> y = linearF32(b, loc, op, rows, flatWeight, op.getBias(),
+                                   WeightLayout::out_in);
+    if (failed(y))
+      return failure();
+    return castElements(b, loc, *y,
+                        rankedType(op.getResult()).getElementType());
+  }
+};
+
+/// The token broadcast to [B, 1, D] at row 0, the input at rows 1...
+struct PrependTokenLowering : TfmLowering<PrependTokenOp> {
+  using TfmLowering::TfmLowering;
+  FailureOr<Value> lower(PrependTokenOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput(), token = op.getToken();
+    RankedTensorType xType = rankedType(x);
+    Type et = xType.getElementType();
+    SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
+    OpFoldResult rowsPlusOne =
+        xType.isDynamicDim(1)
+            ? OpFoldResult(arith::AddIOp::create(
+                  b, loc, getValueOrCreateConstantIndexOp(b, loc, sizes[1]),
+                  cstIndex(b, loc, 1)))
+            : OpFoldResult(b.getIndexAttr(xType.getDimSize(1) + 1));
+    Value init = empty(b, loc, {sizes[0], rowsPlusOne, sizes[2]}, et);
+    MLIRContext *ctx = b.getContext();
+    Value first = elementwise(
+        b, loc, {sizes[0], b.getIndexAttr(1), sizes[2]}, et, token,
+        AffineMap::get(3, 0, {getAffineDimExpr(2, ctx)}, ctx),
+        [&](OpBuilder &nb, Location nloc, ValueRange a) { return a[0]; });
+    SmallVector<OpFoldResult> zeros(3, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(3, b.getIndexAttr(1));
+    Value withToken = tensor::InsertSliceOp::create(
+        b, loc, first, init, zeros,
+        SmallVector<OpFoldResult>{sizes[0], b.getIndexAttr(1), sizes[2]}, ones);
+    SmallVector<OpFoldResult> after{b.getIndexAttr(0), b.getIndexAttr(1),
+                                    b.getIndexAttr(0)};
+    return Value(tensor::InsertSliceOp::create(b, loc, x, withToken, after,
+                                               sizes, ones));
+  }
+};
+
 struct RelativePositionBiasLowering : TfmLowering<RelativePositionBiasOp> {
   using TfmLowering::TfmLowering;
   FailureOr<Value> lower(RelativePositionBiasOp op,
@@ -486,5 +566,6 @@ struct RelativePositionBiasLowering : TfmLowering<RelativePositionBiasOp> {
 void mlir::tfm::lowering::populateParamsLowerings(RewritePatternSet &patterns) {
   patterns.add<EmbeddingLowering, SinusoidalPositionLowering,
                LearnedPositionLowering, RopeLowering, AlibiSlopesLowering,
-               RelativePositionBiasLowering>(patterns.getContext());
+               RelativePositionBiasLowering, PatchEmbedLowering,
+               PrependTokenLowering>(patterns.getContext());
 }

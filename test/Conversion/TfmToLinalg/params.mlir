@@ -219,3 +219,70 @@ func.func @rope_longrope(%x: tensor<?x2x?x4xf32>, %off: tensor<?xi32>) -> tensor
   %y = tfm.rope %x offsets(%off : tensor<?xi32>) {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1>, long_inv_freq = array<f64: 0.5, 0.025>, long_after = 16 : i64} : tensor<?x2x?x4xf32>
   return %y : tensor<?x2x?x4xf32>
 }
+
+// -----
+
+// ViT's patch embedding: pixels [B, 3, 8, 12] in 4 x 4 patches are viewed
+// as [B, 3, 2, 4, 3, 4], transposed to (patch row, patch col, c, y, x) and
+// collapsed to the 6 rows of 48 of one out_in projection, bias first.
+// CHECK-LABEL: func @patch_embed
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3x8x12xf32>, %[[W:.*]]: tensor<5x3x4x4xf32>, %[[B:.*]]: tensor<5xf32>)
+// CHECK: %[[G:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3], [4, 5]] output_shape [%{{.*}}, 3, 2, 4, 3, 4]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[G]] : tensor<?x3x2x4x3x4xf32>) outs(%{{.*}} : tensor<?x2x3x3x4x4xf32>) permutation = [0, 2, 4, 1, 3, 5]
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2], [3, 4, 5]] : tensor<?x2x3x3x4x4xf32> into tensor<?x6x48xf32>
+// CHECK: %[[FW:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<5x3x4x4xf32> into tensor<5x48xf32>
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<5xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[ROWS]], %[[FW]] : tensor<?x6x48xf32>, tensor<5x48xf32>) outs(%[[ACC]] : tensor<?x6x5xf32>)
+func.func @patch_embed(%x: tensor<?x3x8x12xf32>, %w: tensor<5x3x4x4xf32>, %b: tensor<5xf32>) -> tensor<?x6x5xf32> {
+  %y = tfm.patch_embed %x, %w, %b : (tensor<?x3x8x12xf32>, tensor<5x3x4x4xf32>, tensor<5xf32>) -> tensor<?x6x5xf32>
+  return %y : tensor<?x6x5xf32>
+}
+
+// -----
+
+// The [CLS] token: broadcast to [B, 1, D] at row 0, the input at rows 1...
+// CHECK-LABEL: func @prepend_token
+// CHECK-SAME: (%[[X:.*]]: tensor<?x6x5xf32>, %[[TOK:.*]]: tensor<5xf32>)
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[BS:.*]]) : tensor<?x7x5xf32>
+// CHECK: %[[ROW:.*]] = linalg.generic {{.*}} ins(%[[TOK]] : tensor<5xf32>) outs(%{{.*}} : tensor<?x1x5xf32>)
+// CHECK: %[[R0:.*]] = tensor.insert_slice %[[ROW]] into %[[INIT]][0, 0, 0] [%[[BS]], 1, 5] [1, 1, 1]
+// CHECK: tensor.insert_slice %[[X]] into %[[R0]][0, 1, 0] [%[[BS]], 6, 5] [1, 1, 1]
+func.func @prepend_token(%x: tensor<?x6x5xf32>, %tok: tensor<5xf32>) -> tensor<?x7x5xf32> {
+  %y = tfm.prepend_token %x, %tok : (tensor<?x6x5xf32>, tensor<5xf32>) -> tensor<?x7x5xf32>
+  return %y : tensor<?x7x5xf32>
+}
+
+// -----
+
+// T5's bucketed bias, bidirectional: keys after the query (r > 0) use the
+// upper half; the log-spaced buckets in transformers' order of operations.
+// CHECK-LABEL: func @relative_position_bias
+// CHECK-SAME: (%[[TAB:.*]]: tensor<8x3xf32>, %[[B:.*]]: index, %[[T:.*]]: index)
+// CHECK: %[[SHIFT:.*]] = arith.subi %[[T]], %[[T]] : index
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x?x?xf32>)
+// CHECK: %[[H:.*]] = linalg.index 1 : index
+// CHECK: arith.cmpi sgt
+// CHECK: math.absi
+// CHECK: math.log %{{.*}} : f64
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK: arith.fptosi
+// CHECK: arith.minsi
+// CHECK: tensor.extract %[[TAB]][%{{.*}}, %[[H]]] : tensor<8x3xf32>
+func.func @relative_position_bias(%table: tensor<8x3xf32>, %b: index, %t: index) -> tensor<?x3x?x?xf32> {
+  %y = tfm.relative_position_bias %table [%b, %t, %t] {bidirectional, max_distance = 16 : i64} : tensor<8x3xf32> -> tensor<?x3x?x?xf32>
+  return %y : tensor<?x3x?x?xf32>
+}
+
+// -----
+
+// In a generation step, query i sits at offsets[b] + i; unidirectional:
+// later keys clamp to bucket 0.
+// CHECK-LABEL: func @relative_position_bias_offsets
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?xi32>)
+// CHECK: arith.index_cast %{{.*}} : i32 to index
+// CHECK: arith.maxsi
+// CHECK-NOT: math.absi
+func.func @relative_position_bias_offsets(%table: tensor<8x3xf32>, %b: index, %t: index, %c: index, %off: tensor<?xi32>) -> tensor<?x3x?x?xf32> {
+  %y = tfm.relative_position_bias %table [%b, %t, %c] offsets(%off : tensor<?xi32>) {max_distance = 16 : i64} : tensor<8x3xf32> -> tensor<?x3x?x?xf32>
+  return %y : tensor<?x3x?x?xf32>
+}

@@ -324,6 +324,86 @@ func.func @rms_norm_gamma_offset(%x: tensor<?x16xf32>, %g: tensor<16xf32>) {
   return
 }
 
+// -----
+
+func.func @patch_embed_grid(%px: tensor<?x3x20x18xf32>, %w: tensor<40x3x4x4xf32>) {
+  // expected-error @+1 {{the image (20 x 18) is not a whole number of 4 x 4 patches}}
+  %p = tfm.patch_embed %px, %w : (tensor<?x3x20x18xf32>, tensor<40x3x4x4xf32>) -> tensor<?x20x40xf32>
+  return
+}
+
+// -----
+
+func.func @patch_embed_tokens(%px: tensor<?x3x20x20xf32>, %w: tensor<40x3x4x4xf32>) {
+  // expected-error @+1 {{'result' dim 1 (N) must equal the patch grid (H / P)(W / P): expected 25, found 24}}
+  %p = tfm.patch_embed %px, %w : (tensor<?x3x20x20xf32>, tensor<40x3x4x4xf32>) -> tensor<?x24x40xf32>
+  return
+}
+
+// -----
+
+func.func @patch_embed_channels(%px: tensor<?x1x20x20xf32>, %w: tensor<40x3x4x4xf32>) {
+  // expected-error @+1 {{'weight' dim 1 (C) must equal 'pixels' dim 1: expected 1, found 3}}
+  %p = tfm.patch_embed %px, %w : (tensor<?x1x20x20xf32>, tensor<40x3x4x4xf32>) -> tensor<?x25x40xf32>
+  return
+}
+
+// -----
+
+func.func @patch_embed_square(%px: tensor<?x3x20x20xf32>, %w: tensor<40x3x4x5xf32>) {
+  // expected-error @+1 {{'weight' must hold square patches [D, C, P, P], found 'tensor<40x3x4x5xf32>'}}
+  %p = tfm.patch_embed %px, %w : (tensor<?x3x20x20xf32>, tensor<40x3x4x5xf32>) -> tensor<?x25x40xf32>
+  return
+}
+
+// -----
+
+func.func @patch_embed_dynamic(%px: tensor<?x3x?x20xf32>, %w: tensor<40x3x4x4xf32>) {
+  // expected-error @+1 {{needs static patch and image sizes}}
+  %p = tfm.patch_embed %px, %w : (tensor<?x3x?x20xf32>, tensor<40x3x4x4xf32>) -> tensor<?x25x40xf32>
+  return
+}
+
+// -----
+
+func.func @prepend_token_rows(%x: tensor<?x25x40xf32>, %t: tensor<40xf32>) {
+  // expected-error @+1 {{'result' dim 1 (T + 1) must equal 'input' dim 1 plus one: expected 26, found 25}}
+  %y = tfm.prepend_token %x, %t : (tensor<?x25x40xf32>, tensor<40xf32>) -> tensor<?x25x40xf32>
+  return
+}
+
+// -----
+
+func.func @prepend_token_size(%x: tensor<?x25x40xf32>, %t: tensor<30xf32>) {
+  // expected-error @+1 {{'token' dim 0 (D) must equal 'input' dim 2: expected 40, found 30}}
+  %y = tfm.prepend_token %x, %t : (tensor<?x25x40xf32>, tensor<30xf32>) -> tensor<?x26x40xf32>
+  return
+}
+
+// -----
+
+func.func @relative_bias_buckets(%table: tensor<3x8xf32>, %n: index) {
+  // expected-error @+1 {{'table' has 3 buckets; needs at least 4, an even count (two directions)}}
+  %r = tfm.relative_position_bias %table [%n, %n, %n] {bidirectional, max_distance = 128 : i64} : tensor<3x8xf32> -> tensor<?x8x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @relative_bias_distance(%table: tensor<32x8xf32>, %n: index) {
+  // expected-error @+1 {{'max_distance' (16) must exceed the exact buckets (16) for the log-spaced ones to be defined}}
+  %r = tfm.relative_position_bias %table [%n, %n, %n] {max_distance = 16 : i64} : tensor<32x8xf32> -> tensor<?x8x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @relative_bias_heads(%table: tensor<32x8xf32>, %n: index) {
+  // expected-error @+1 {{'result' dim 1 (H) must equal 'table' dim 1: expected 8, found 4}}
+  %r = tfm.relative_position_bias %table [%n, %n, %n] {max_distance = 128 : i64} : tensor<32x8xf32> -> tensor<?x4x?x?xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // tfm.alibi_slopes
 //===----------------------------------------------------------------------===//

@@ -68,6 +68,18 @@ func.func @rms_norm_variants(%x: tensor<?x?x64xf32>, %q: tensor<?x4x?x16xf32>, %
   return %a, %b : tensor<?x?x64xf32>, tensor<?x4x?x16xf32>
 }
 
+// Vision and T5 inputs: patches, the [CLS] token, the relative bias.
+// CHECK-LABEL: func @vision_and_relative
+func.func @vision_and_relative(%px: tensor<?x3x20x20xf32>, %w: tensor<40x3x4x4xf32>, %b: tensor<40xf32>, %cls: tensor<40xf32>, %table: tensor<32x8xf32>, %n: index, %t: index) -> (tensor<?x26x40xf32>, tensor<?x8x?x?xf32>) {
+  // CHECK: %[[P:.*]] = tfm.patch_embed %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x3x20x20xf32>, tensor<40x3x4x4xf32>, tensor<40xf32>) -> tensor<?x25x40xf32>
+  %p = tfm.patch_embed %px, %w, %b : (tensor<?x3x20x20xf32>, tensor<40x3x4x4xf32>, tensor<40xf32>) -> tensor<?x25x40xf32>
+  // CHECK: tfm.prepend_token %[[P]], %{{.*}} : (tensor<?x25x40xf32>, tensor<40xf32>) -> tensor<?x26x40xf32>
+  %x = tfm.prepend_token %p, %cls : (tensor<?x25x40xf32>, tensor<40xf32>) -> tensor<?x26x40xf32>
+  // CHECK: tfm.relative_position_bias %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {bidirectional, max_distance = 128 : i64} : tensor<32x8xf32> -> tensor<?x8x?x?xf32>
+  %r = tfm.relative_position_bias %table [%n, %t, %t] {bidirectional, max_distance = 128 : i64} : tensor<32x8xf32> -> tensor<?x8x?x?xf32>
+  return %x, %r : tensor<?x26x40xf32>, tensor<?x8x?x?xf32>
+}
+
 // CHECK-LABEL: func @norms
 func.func @norms(%x: tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
   %g = tfm.weight "norm.weight" : tensor<64xf32>

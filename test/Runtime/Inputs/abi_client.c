@@ -151,6 +151,11 @@ int main(int argc, char **argv) {
   else
     report("wrong entry", tfm_model_forward_seq2seq(m, ids, B, T, lengths, ids,
                                                     T, lengths, out, capacity));
+  {
+    float pixels[4] = {0, 0, 0, 0};
+    report("pixels entry",
+           tfm_model_forward_pixels(m, pixels, 1, out, capacity));
+  }
   free(out);
 
   /* Errors are per thread; instances are independent. */
