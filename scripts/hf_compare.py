@@ -86,6 +86,8 @@ def variants():
                     num_hidden_layers=LAYERS, num_attention_heads=5,
                     max_position_embeddings=40, type_vocab_size=1, pad_token_id=1,
                     layer_norm_eps=1e-5)
+    distil_kw = dict(vocab_size=71, dim=40, n_heads=5, hidden_dim=56, n_layers=LAYERS,
+                     max_position_embeddings=24, pad_token_id=PAD)
     t5_kw = dict(vocab_size=83, d_model=40, d_kv=12, d_ff=56, num_layers=LAYERS,
                  num_heads=3, relative_attention_num_buckets=10,
                  relative_attention_max_distance=20, pad_token_id=PAD)
@@ -181,6 +183,15 @@ def variants():
         ("roberta-mlm", T.RobertaConfig, T.RobertaForMaskedLM, dict(bert_odd, hidden_act="relu")),
         ("roberta-model", T.RobertaConfig, T.RobertaModel,
          dict(bert_odd, type_vocab_size=2, pad_token_id=0)),
+        # DistilBERT: no token types, LayerNorm eps 1e-12, pre_classifier +
+        # ReLU, MLM head with config.activation and a tied vocab_projector.
+        ("distilbert-classifier", T.DistilBertConfig, T.DistilBertForSequenceClassification,
+         dict(distil_kw, num_labels=3)),
+        ("distilbert-mlm", T.DistilBertConfig, T.DistilBertForMaskedLM, dict(distil_kw)),
+        ("distilbert-mlm-relu-untied", T.DistilBertConfig, T.DistilBertForMaskedLM,
+         dict(distil_kw, activation="relu", tie_word_embeddings=False)),
+        ("distilbert-model-sinusoidal", T.DistilBertConfig, T.DistilBertModel,
+         dict(distil_kw, sinusoidal_pos_embds=True)),
         # T5: relative buckets, unscaled scores, tied head rescaled.
         ("t5-gated-gelu-tied", T.T5Config, T.T5ForConditionalGeneration,
          dict(t5_kw, feed_forward_proj="gated-gelu"), {"seq": 13}),

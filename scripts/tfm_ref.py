@@ -20,9 +20,10 @@
 #
 # MODEL is a tfm spec (JSON with "architecture") or a Hugging Face config.json
 # (JSON with "model_type"), or a folder holding config.json. Hugging Face
-# families: gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, phi3,
-# t5, vit (RoPE scaling default, linear, llama3, yarn, longrope). For a vit,
-# run and check take the pixels .npy in the place of TOKENS.npy.
+# families: gpt2, bert, roberta, distilbert, llama, mistral, qwen2, qwen3,
+# gemma, phi3, t5, vit (RoPE scaling default, linear, llama3, yarn,
+# longrope). For a vit, run and check take the pixels .npy in the place of
+# TOKENS.npy.
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -698,6 +699,7 @@ class Model:
         self.num_classes = 0
         self.pooling = "first"
         self.pooler = False
+        self.pooler_act = "tanh"       # after the pooler dense (DistilBERT: relu)
         self.classifier_bias = True
         # Per-layer overrides: {(is_decoder_stack, index): {field: value}}
         # for the fields mask, window, d_ff, activation, ffn_bias.
@@ -773,8 +775,8 @@ def _check_model(m, where):
 # feature the reference does not implement is an error naming the field,
 # never silently ignored.
 
-HF_FAMILIES = ("gpt2", "bert", "roberta", "llama", "mistral", "qwen2", "qwen3", "gemma",
-               "phi3", "t5", "vit")
+HF_FAMILIES = ("gpt2", "bert", "roberta", "distilbert", "llama", "mistral", "qwen2",
+               "qwen3", "gemma", "phi3", "t5", "vit")
 
 # Families that are recognised only to say why they are not supported.
 _HF_REJECTED = {
@@ -990,6 +992,44 @@ def _hf_bert(m, cfg, where):
     elif m.hf_class == "BertForMaskedLM":
         m.output, m.lm_transform, m.lm_bias = "logits", True, True
     elif m.hf_class in (None, "BertModel"):
+        m.output = "hidden"
+    else:
+        raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
+
+
+def _hf_distilbert(m, cfg, where):
+    """DistilBERT: BERT's post-norm encoder without token types or pooler,
+    LayerNorm eps fixed at 1e-12 (no config field), config.activation in
+    the FFN and the MLM head, a ReLU after the classifier's pre_classifier."""
+    m.architecture = "encoder"
+    m.vocab_size = _need(cfg, "vocab_size", where, int)
+    m.max_seq_len = _need(cfg, "max_position_embeddings", where, int)
+    m.d_model = _need(cfg, "dim", where, int)
+    m.num_layers = _need(cfg, "n_layers", where, int)
+    m.num_heads = m.num_kv_heads = _need(cfg, "n_heads", where, int)
+    m.d_ff = _need(cfg, "hidden_dim", where, int)
+    m.activation = _hf_act(cfg.get("activation", "gelu"), where, "activation")
+    m.norm_eps = 1e-12
+    # sinusoidal_pos_embds only initialises position_embeddings.weight (in
+    # transformers 4.x and 5.x alike); the table is stored and loaded like a
+    # learned one, so the stored table is what the forward adds either way.
+    m.positions = "learned"
+    m.norm_placement = "post"
+    m.final_norm = False
+    m.embed_norm = True
+    m.mask = "none"
+    # Old configs' "tie_weights_" is read by no transformers version; the
+    # projector is tied unless tie_word_embeddings is false (and, as in
+    # transformers 5, a vocab_projector.weight in the file wins: see
+    # hf_to_logical).
+    m.lm_tied = cfg.get("tie_word_embeddings", True) is not False
+    if m.hf_class == "DistilBertForSequenceClassification":
+        # pre_classifier -> ReLU -> classifier on the first token.
+        m.output, m.pooling, m.pooler, m.pooler_act = "classes", "first", True, "relu"
+    elif m.hf_class == "DistilBertForMaskedLM":
+        # vocab_transform -> activation -> vocab_layer_norm -> vocab_projector.
+        m.output, m.lm_transform, m.lm_bias = "logits", True, True
+    elif m.hf_class in (None, "DistilBertModel"):
         m.output = "hidden"
     else:
         raise RefError("%s: architecture %r is not supported" % (where, m.hf_class))
@@ -1213,6 +1253,8 @@ def model_from_hf(cfg, where):
         _hf_gpt2(m, cfg, where)
     elif mt in ("bert", "roberta"):
         _hf_bert(m, cfg, where)
+    elif mt == "distilbert":
+        _hf_distilbert(m, cfg, where)
     elif mt == "t5":
         _hf_t5(m, cfg, where)
     elif mt == "vit":
@@ -1317,6 +1359,35 @@ def hf_tensors(m):
             vec("cls.predictions.bias", V)
             if not m.lm_tied:
                 mat("cls.predictions.decoder.weight", [V, D], D)
+    elif m.family == "distilbert":
+        p = "" if m.hf_class in (None, "DistilBertModel") else "distilbert."
+        e = p + "embeddings."
+        t.append((e + "word_embeddings.weight", [V, D], "embedding", 0))
+        t.append((e + "position_embeddings.weight", [m.max_seq_len, D], "embedding", 0))
+        ln(e + "LayerNorm")
+        for i in range(m.num_layers):
+            h = "%stransformer.layer.%d." % (p, i)
+            for n in ("q", "k", "v", "out"):
+                mat(h + "attention.%s_lin.weight" % n, [D, D], D)
+                vec(h + "attention.%s_lin.bias" % n, D)
+            ln(h + "sa_layer_norm")
+            mat(h + "ffn.lin1.weight", [F, D], D)
+            vec(h + "ffn.lin1.bias", F)
+            mat(h + "ffn.lin2.weight", [D, F], F)
+            vec(h + "ffn.lin2.bias", D)
+            ln(h + "output_layer_norm")
+        if m.output == "classes":
+            mat("pre_classifier.weight", [D, D], D)
+            vec("pre_classifier.bias", D)
+            mat("classifier.weight", [m.num_classes, D], D)
+            vec("classifier.bias", m.num_classes)
+        if m.lm_transform:
+            mat("vocab_transform.weight", [D, D], D)
+            vec("vocab_transform.bias", D)
+            ln("vocab_layer_norm")
+            if not m.lm_tied:
+                mat("vocab_projector.weight", [V, D], D)
+            vec("vocab_projector.bias", V)
     elif m.family == "t5":
         inner = hq
         t.append(("shared.weight", [V, D], "embedding", 0))
@@ -1448,7 +1519,7 @@ def hf_to_logical(m, st, where):
     # A file may come from another class of the family (GPT2Model instead of
     # GPT2LMHeadModel): accept the names with or without the base prefix.
     prefixes = {"gpt2": "transformer.", "bert": "bert.", "roberta": "roberta.",
-                "t5": "", "vit": "vit."}
+                "distilbert": "distilbert.", "t5": "", "vit": "vit."}
     pre = prefixes.get(m.family, "model.")
 
     def candidates(name):
@@ -1559,6 +1630,41 @@ def hf_to_logical(m, st, where):
                                  or get(dec + "bias"))
             if not m.lm_tied:
                 L["lm_head.weight"] = get(dec + "weight")
+    elif m.family == "distilbert":
+        e = find("embeddings.word_embeddings.weight")[:-len("word_embeddings.weight")]
+        p = e[:-len("embeddings.")]
+        L["embed.tokens"] = get(e + "word_embeddings.weight")
+        L["embed.positions"] = get(e + "position_embeddings.weight")
+        L["embed.norm.weight"] = get(e + "LayerNorm.weight")
+        L["embed.norm.bias"] = get(e + "LayerNorm.bias")
+        for i in range(m.num_layers):
+            h, o = "%stransformer.layer.%d." % (p, i), "layers.%d." % i
+            for n, s in (("q", "q"), ("k", "k"), ("v", "v"), ("out", "o")):
+                L[o + "attn.%s.weight" % s] = get(h + "attention.%s_lin.weight" % n)
+                L[o + "attn.%s.bias" % s] = get(h + "attention.%s_lin.bias" % n)
+            for nm, to in (("sa_layer_norm", "attn_norm"), ("output_layer_norm", "ffn_norm")):
+                L[o + to + ".weight"] = get(h + nm + ".weight")
+                L[o + to + ".bias"] = get(h + nm + ".bias")
+            L[o + "ffn.up.weight"] = get(h + "ffn.lin1.weight")
+            L[o + "ffn.up.bias"] = get(h + "ffn.lin1.bias")
+            L[o + "ffn.down.weight"] = get(h + "ffn.lin2.weight")
+            L[o + "ffn.down.bias"] = get(h + "ffn.lin2.bias")
+        if m.output == "classes":
+            L["pooler.weight"] = get("pre_classifier.weight")
+            L["pooler.bias"] = get("pre_classifier.bias")
+            L["classifier.weight"] = get("classifier.weight")
+            L["classifier.bias"] = get("classifier.bias")
+        if m.lm_transform:
+            L["lm_transform.dense.weight"] = get("vocab_transform.weight")
+            L["lm_transform.dense.bias"] = get("vocab_transform.bias")
+            L["lm_transform.norm.weight"] = get("vocab_layer_norm.weight")
+            L["lm_transform.norm.bias"] = get("vocab_layer_norm.bias")
+            L["lm_head.bias"] = get("vocab_projector.bias")
+            # transformers 5 ties vocab_projector to the word embeddings
+            # unless the file holds a vocab_projector.weight of its own.
+            head = get("vocab_projector.weight", optional=m.lm_tied)
+            if head is not None:
+                L["lm_head.weight"] = head
     elif m.family == "t5":
         L["embed.tokens"] = get("shared.weight")
         gated = gated_base(m.activation) is not None
@@ -2087,8 +2193,9 @@ def _head(m, P, x, length):
                 raise RefError("pooling 'last' needs a sequence of at least one token")
             p = x[last - 1]
         if m.pooler:
-            p = [math.tanh(v) for v in linear([p], P.mat("pooler.weight"),
-                                               P.vec("pooler.bias"))[0]]
+            act = ACTIVATIONS[m.pooler_act]
+            p = [act(v) for v in linear([p], P.mat("pooler.weight"),
+                                         P.vec("pooler.bias"))[0]]
         return linear([p], P.mat("classifier.weight"), P.opt_vec("classifier.bias"))[0]
     if m.lm_transform:
         act = ACTIVATIONS[m.lm_transform_act or m.activation]

@@ -30,8 +30,8 @@ using mlir::tfm::MaskKind;
 namespace tfm {
 
 StringRef supportedHFModelTypes() {
-  return "gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, phi3, t5, "
-         "vit";
+  return "gpt2, bert, roberta, distilbert, llama, mistral, qwen2, qwen3, "
+         "gemma, phi3, t5, vit";
 }
 
 namespace {
@@ -83,6 +83,7 @@ private:
   void parseLlamaFamily(ObjectReader &root, StringRef modelType);
   void parseT5(ObjectReader &root);
   void parseViT(ObjectReader &root);
+  void parseDistilBert(ObjectReader &root);
   /// An image or patch size: one integer, or [height, width].
   std::optional<std::pair<int64_t, int64_t>>
   readSize2D(ObjectReader &root, StringRef key, int64_t fallback);
@@ -794,6 +795,85 @@ HFParser::readSize2D(ObjectReader &root, StringRef key, int64_t fallback) {
   return std::make_pair(n.value_or(fallback), n.value_or(fallback));
 }
 
+void HFParser::parseDistilBert(ObjectReader &root) {
+  fieldNames = {{"d_model", "dim"},
+                {"num_heads", "n_heads"},
+                {"num_kv_heads", "n_heads"},
+                {"head_dim", "dim"},
+                {"max_seq_len", "max_position_embeddings"},
+                {"num_layers", "n_layers"},
+                {"ffn_hidden_size", "hidden_dim"},
+                {"num_classes", "num_labels"}};
+  config.scheme = WeightScheme::DistilBert;
+  config.arch = Architecture::Encoder;
+  config.vocabSize =
+      root.getInt("vocab_size", false, 1, limits::kMaxVocab).value_or(30522);
+  config.dModel =
+      root.getInt("dim", false, 1, limits::kMaxDModel).value_or(768);
+  config.numHeads =
+      root.getInt("n_heads", false, 1, limits::kMaxHeads).value_or(12);
+  config.numKvHeads = config.numHeads;
+  int64_t layers =
+      root.getInt("n_layers", false, 1, limits::kMaxLayers).value_or(6);
+  config.maxSeqLen =
+      root.getInt("max_position_embeddings", false, 1, limits::kMaxSeqLen)
+          .value_or(512);
+  if (errors.failed())
+    return;
+  if (config.dModel % config.numHeads != 0) {
+    root.error("dim", formatv("{0} is not divisible by n_heads ({1})",
+                              config.dModel, config.numHeads));
+    return;
+  }
+  config.headDim = config.dModel / config.numHeads;
+  LayerConfig layer;
+  layer.mask = MaskKind::none;
+  layer.ffnHidden = root.getInt("hidden_dim", false, 1, limits::kMaxFfnHidden)
+                        .value_or(4 * config.dModel);
+  layer.ffnBias = true;
+  if (auto act = readActivation(root, "activation", "gelu", false))
+    layer.activation = *act;
+  config.encoderLayers = uniformLayers(layers, layer);
+  // DistilBERT's LayerNorms all use 1e-12, not a config field.
+  config.norm.kind = NormKind::LayerNorm;
+  config.norm.eps = 1e-12;
+  config.norm.bias = true;
+  config.preNorm = false;
+  config.finalNorm = false;
+  config.embeddingNorm = true;
+  // Learned positions; with sinusoidal_pos_embds the table holds sinusoids,
+  // stored like any other weight, so it is read the same way.
+  config.positions = PositionKind::Learned;
+  config.qkvBias = config.outBias = true;
+  readArchitecture(
+      root, "distilbert",
+      {{"DistilBertModel", HeadKind::None},
+       {"DistilBertForSequenceClassification", HeadKind::Classifier},
+       {"DistilBertForMaskedLM", HeadKind::MaskedLm}},
+      HeadKind::None);
+  if (config.head == HeadKind::Classifier) {
+    readNumClasses(root);
+    config.pooling = mlir::tfm::Pooling::first;
+    config.pooler = true;
+    config.poolerActivation = Activation::relu;
+  }
+  if (config.head == HeadKind::MaskedLm) {
+    if (root.getBool("tie_word_embeddings", false) == false)
+      root.error("tie_word_embeddings",
+                 "false is not supported for DistilBertForMaskedLM (tfm's "
+                 "masked-LM head reads the token embedding)");
+    config.tieEmbeddings = true;
+    config.mlmActivation = layer.activation;
+  }
+  pickPrefix("embeddings.word_embeddings.weight", "distilbert.",
+             config.head != HeadKind::None);
+  HeadKind head = config.head;
+  config.isIgnorableTensor = [head](StringRef name) {
+    // The MLM decoder is tied to the token embedding.
+    return head == HeadKind::MaskedLm && name == "vocab_projector.weight";
+  };
+}
+
 void HFParser::parseViT(ObjectReader &root) {
   fieldNames = {{"d_model", "hidden_size"},
                 {"num_heads", "num_attention_heads"},
@@ -1092,6 +1172,8 @@ Expected<ModelConfig> HFParser::parse(StringRef text) {
     parseGPT2(root);
   else if (*modelType == "bert" || *modelType == "roberta")
     parseBert(root, *modelType);
+  else if (*modelType == "distilbert")
+    parseDistilBert(root);
   else if (is_contained({"llama", "mistral", "qwen2", "qwen3", "gemma", "phi3"},
                         *modelType))
     parseLlamaFamily(root, *modelType);

@@ -597,7 +597,8 @@ Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
     Value w = weight(params.classifier->weight);
     Value bias = optWeight(params.classifier->bias);
     return ClassifierHeadOp::create(b, l, type, x, lengths, poolerW, poolerB, w,
-                                    bias, config.pooling);
+                                    bias, config.pooling,
+                                    config.poolerActivation);
   }
   }
   llvm_unreachable("unknown head");

@@ -262,6 +262,25 @@ LayerParams t5Layer(const ModelConfig &config, Stack stack, int64_t index) {
   return p;
 }
 
+/// DistilBERT: post-norm like BERT, its own names.
+LayerParams distilbertLayer(const ModelConfig &config, int64_t index) {
+  const LayerConfig &layer = config.encoderLayers[index];
+  std::string path = "transformer.layer." + std::to_string(index);
+  std::string base = config.prefix + path;
+  int64_t d = config.dModel, f = layer.ffnHidden;
+  LayerParams p;
+  p.path = path;
+  p.q = linear(base + ".attention.q_lin", d, d, true);
+  p.k = linear(base + ".attention.k_lin", d, d, true);
+  p.v = linear(base + ".attention.v_lin", d, d, true);
+  p.o = linear(base + ".attention.out_lin", d, d, true);
+  p.attnNorm = norm(config, base + ".sa_layer_norm");
+  p.up = linear(base + ".ffn.lin1", d, f, true);
+  p.down = linear(base + ".ffn.lin2", f, d, true);
+  p.ffnNorm = norm(config, base + ".output_layer_norm");
+  return p;
+}
+
 /// ViT: BERT-like names with the norms before each block
 /// (layernorm_before, layernorm_after).
 LayerParams vitLayer(const ModelConfig &config, int64_t index) {
@@ -303,6 +322,8 @@ LayerParams getLayerParams(const ModelConfig &config, Stack stack,
     return t5Layer(config, stack, index);
   case WeightScheme::ViT:
     return vitLayer(config, index);
+  case WeightScheme::DistilBert:
+    return distilbertLayer(config, index);
   }
   llvm_unreachable("unknown weight scheme");
 }
@@ -410,6 +431,22 @@ ModelParams getModelParams(const ModelConfig &config) {
       m.lmHead = linear("lm_head", d, v, false);
     break;
   }
+  case WeightScheme::DistilBert:
+    m.tokens = tensor(p + "embeddings.word_embeddings.weight", {v, d});
+    m.positions = tensor(p + "embeddings.position_embeddings.weight",
+                         {config.maxSeqLen, d});
+    m.embedNorm = norm(config, p + "embeddings.LayerNorm");
+    // pre_classifier (+ relu) is the pooler of ClassifierHeadOp.
+    if (config.head == HeadKind::Classifier) {
+      m.pooler = linear("pre_classifier", d, d, true);
+      m.classifier = linear("classifier", d, config.numClasses, true);
+    }
+    if (config.head == HeadKind::MaskedLm) {
+      m.mlmTransform = linear("vocab_transform", d, d, true);
+      m.mlmNorm = norm(config, "vocab_layer_norm");
+      m.lmHeadBias = tensor("vocab_projector.bias", {v});
+    }
+    break;
   case WeightScheme::ViT: {
     const ImageConfig &image = *config.image;
     LinearRef patches;
@@ -555,7 +592,8 @@ Error validateModelConfig(const ModelConfig &config,
   if (config.scheme == WeightScheme::Spec ||
       config.scheme == WeightScheme::GPT2 ||
       config.scheme == WeightScheme::Bert ||
-      config.scheme == WeightScheme::Roberta) {
+      config.scheme == WeightScheme::Roberta ||
+      config.scheme == WeightScheme::DistilBert) {
     if (config.numHeads * config.headDim != config.dModel)
       return fail("head_dim",
                   formatv("{0} * {1} heads = {2} does not equal {3} ({4})",

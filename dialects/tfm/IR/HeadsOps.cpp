@@ -65,6 +65,10 @@ LogicalResult ClassifierHeadOp::verify() {
   }
   if (getPoolerBias() && !getPoolerWeight())
     return emitOpError("'pooler_bias' requires 'pooler_weight'");
+  if (isGated(getPoolerActivation()))
+    return emitOpError() << "'pooler_activation' "
+                         << stringifyActivation(getPoolerActivation())
+                         << " is gated; a pooler applies an elementwise one";
   if (Value pooler = getPoolerWeight()) {
     auto type = cast<RankedTensorType>(pooler.getType());
     if (failed(v.rank("pooler_weight", type, 2, "[D, D]")) ||

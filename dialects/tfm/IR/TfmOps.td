@@ -648,13 +648,16 @@ def Tfm_ClassifierHeadOp : Tfm_Op<"classifier_head", [Pure, AttrSizedOperandSegm
   let description = [{
     Picks one position per sequence (`first`: position 0, BERT's [CLS];
     `last`: position `lengths[b] - 1`, or T - 1 without lengths), applies the
-    optional pooler `tanh(pooler_weight . p + pooler_bias)`, then
+    optional pooler `act(pooler_weight . p + pooler_bias)` with `act` the
+    `pooler_activation` (tanh: BERT's pooler, RoBERTa's head; relu:
+    DistilBERT's pre-classifier), then
     `logits[b, c] = sum_d p[b, d] * weight[c, d] + bias[c]`. Result `[B, C]`.
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Optional<Tfm_IndexTensor>:$lengths,
                        Optional<Tfm_FloatTensor>:$pooler_weight, Optional<Tfm_FloatTensor>:$pooler_bias,
                        Tfm_FloatTensor:$weight, Optional<Tfm_FloatTensor>:$bias,
-                       Tfm_PoolingAttr:$pooling);
+                       Tfm_PoolingAttr:$pooling,
+                       DefaultValuedAttr<Tfm_ActivationAttr, "::mlir::tfm::Activation::tanh">:$pooler_activation);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`lengths` `(` $lengths^ `)`)?

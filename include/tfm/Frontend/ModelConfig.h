@@ -28,14 +28,15 @@ namespace tfm {
 
 /// Where the tensor names come from.
 enum class WeightScheme {
-  Spec,    ///< tfm spec names (docs/architecture.md)
-  GPT2,    ///< Hugging Face GPT-2 (Conv1D in_out weights, fused c_attn)
-  Bert,    ///< Hugging Face BERT
-  Llama,   ///< Hugging Face LLaMA, Mistral, Qwen2/3, Gemma
-  Phi3,    ///< Hugging Face Phi-3 (fused qkv_proj and gate_up_proj)
-  Roberta, ///< Hugging Face RoBERTa (BERT names, its own heads)
-  T5,      ///< Hugging Face T5 (encoder-decoder or encoder only)
-  ViT,     ///< Hugging Face ViT (image classification, hidden states)
+  Spec,       ///< tfm spec names (docs/architecture.md)
+  GPT2,       ///< Hugging Face GPT-2 (Conv1D in_out weights, fused c_attn)
+  Bert,       ///< Hugging Face BERT
+  Llama,      ///< Hugging Face LLaMA, Mistral, Qwen2/3, Gemma
+  Phi3,       ///< Hugging Face Phi-3 (fused qkv_proj and gate_up_proj)
+  Roberta,    ///< Hugging Face RoBERTa (BERT names, its own heads)
+  T5,         ///< Hugging Face T5 (encoder-decoder or encoder only)
+  ViT,        ///< Hugging Face ViT (image classification, hidden states)
+  DistilBert, ///< Hugging Face DistilBERT
 };
 
 enum class NormKind { LayerNorm, RmsNorm };
@@ -155,6 +156,8 @@ struct ModelConfig {
   int64_t numClasses = 0;
   mlir::tfm::Pooling pooling = mlir::tfm::Pooling::first;
   bool pooler = false;
+  /// The pooler's activation (DistilBERT's pre-classifier: relu).
+  mlir::tfm::Activation poolerActivation = mlir::tfm::Activation::tanh;
   bool classifierBias = true;
   /// Activation of the masked-LM head's transform.
   mlir::tfm::Activation mlmActivation = mlir::tfm::Activation::gelu;

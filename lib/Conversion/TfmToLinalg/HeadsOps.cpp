@@ -80,9 +80,10 @@ struct ClassifierHeadLowering : TfmLowering<ClassifierHeadOp> {
                                      op.getPoolerBias(), WeightLayout::out_in);
       if (failed(p))
         return failure();
+      Activation act = op.getPoolerActivation();
       pooled = mapTensor(b, loc, *p, b.getF32Type(),
-                         [](OpBuilder &nb, Location l, Value v) -> Value {
-                           return math::TanhOp::create(nb, l, v);
+                         [&](OpBuilder &nb, Location l, Value v) -> Value {
+                           return activate(nb, l, act, v);
                          });
     }
     FailureOr<Value> y = linearF32(b, loc, op, pooled, op.getWeight(),

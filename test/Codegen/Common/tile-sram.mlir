@@ -333,3 +333,25 @@ func.func @causal_offsets(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v
   %o = tfm.attention %q, %k, %v offsets(%off : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 0.25 : f64} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
   return %o : tensor<?x4x?x16xf32>
 }
+
+// -----
+
+// T5's decoder: a causal mask with the relative position bias as the
+// additive bias. Block skipping is the mask's alone: whole blocks before
+// the diagonal (no mask test), the diagonal blocks, and nothing after the
+// last visible key; each visited block reads its [block_q, block_k] slice
+// of the bias.
+// CHECK-LABEL: func.func @causal_relative_bias
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: tensor<?x3x?x?xf32>)
+// CHECK: scf.for %[[KB:.*]] = %c0 to %[[SPLIT:.*]] step %c32
+// CHECK: tensor.extract_slice %[[BIAS]][{{.*}}, %[[KB]]] [1, 1, %{{.*}}, 32]
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
+// CHECK: scf.for %[[KD:.*]] = %[[SPLIT]] to %[[END:.*]] step %c32
+// CHECK: tensor.extract_slice %[[BIAS]][{{.*}}, %[[KD]]]
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
+// CHECK-NOT: scf.for
+// CHECK: scf.forall.in_parallel
+func.func @causal_relative_bias(%q: tensor<?x3x?x12xf32>, %k: tensor<?x3x?x12xf32>, %v: tensor<?x3x?x12xf32>, %len: tensor<?xi32>, %bias: tensor<?x3x?x?xf32>) -> tensor<?x3x?x12xf32> {
+  %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>) bias(%bias : tensor<?x3x?x?xf32>) {mask = #tfm.mask<causal>, scale = 1.0 : f64} : tensor<?x3x?x12xf32>, tensor<?x3x?x12xf32>, tensor<?x3x?x12xf32> -> tensor<?x3x?x12xf32>
+  return %o : tensor<?x3x?x12xf32>
+}

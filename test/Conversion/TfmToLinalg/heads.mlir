@@ -41,3 +41,16 @@ func.func @classifier_first(%x: tensor<?x?x8xf32>, %w: tensor<2x8xf32>) -> tenso
   %y = tfm.classifier_head %x classifier(%w) <first> : (tensor<?x?x8xf32>, tensor<2x8xf32>) -> tensor<?x2xf32>
   return %y : tensor<?x2xf32>
 }
+
+// -----
+
+// DistilBERT's pre-classifier: the pooler with ReLU instead of tanh.
+// CHECK-LABEL: func @classifier_relu_pooler
+// CHECK: linalg.matmul {{.*}}-> tensor<?x8xf32>
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: math.tanh
+// CHECK: linalg.matmul {{.*}}-> tensor<?x3xf32>
+func.func @classifier_relu_pooler(%x: tensor<?x?x8xf32>, %pw: tensor<8x8xf32>, %pb: tensor<8xf32>, %w: tensor<3x8xf32>) -> tensor<?x3xf32> {
+  %y = tfm.classifier_head %x pooler(%pw) pooler_bias(%pb) classifier(%w) <first> {pooler_activation = #tfm.activation<relu>} : (tensor<?x?x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<3x8xf32>) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}

@@ -1458,6 +1458,14 @@ func.func @lm_head_result_rank(%x: tensor<?x?x64xf32>, %w: tensor<100x64xf32>) {
 
 // -----
 
+func.func @classifier_gated_pooler(%x: tensor<?x?x64xf32>, %pw: tensor<64x64xf32>, %w: tensor<3x64xf32>) {
+  // expected-error @+1 {{'pooler_activation' swiglu is gated; a pooler applies an elementwise one}}
+  %c = tfm.classifier_head %x pooler(%pw) classifier(%w) <first> {pooler_activation = #tfm.activation<swiglu>} : (tensor<?x?x64xf32>, tensor<64x64xf32>, tensor<3x64xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
 func.func @classifier_input_rank(%x: tensor<?x64xf32>, %w: tensor<3x64xf32>) {
   // expected-error @+1 {{'input' must have rank 3 ([B, T, D]), found rank 2}}
   %c = tfm.classifier_head %x classifier(%w) <first> : (tensor<?x64xf32>, tensor<3x64xf32>) -> tensor<?x3xf32>
