@@ -494,8 +494,8 @@ def reference_forward(folder, batch, weights=None):
 
 
 def compiled_forward(tools, folder, work, batch):
-    """Runs tfmc + tfm-run; returns the float32 output or raises. Pixels go
-    where token ids go (as tfm_ref.py's run takes them)."""
+    """Runs tfmc + tfm-run; returns the float32 output or raises. Image
+    models take --pixels (float32 [B, C, H, W])."""
     so = os.path.join(work, "model.so")
     if not os.path.exists(so):
         subprocess.run([tools["tfmc"], folder, "--emit=so", "-o", so], check=True,
@@ -504,8 +504,8 @@ def compiled_forward(tools, folder, work, batch):
     cmd = [tools["tfm-run"], so, "--weights", os.path.join(folder, "model.safetensors"),
            "--out", path("out.npy")]
     if batch.pixels is not None:
-        np.save(path("pixels.npy"), batch.pixels)
-        cmd += ["--tokens", path("pixels.npy")]
+        np.save(path("pixels.npy"), np.ascontiguousarray(batch.pixels, dtype=np.float32))
+        cmd += ["--pixels", path("pixels.npy")]
     else:
         np.save(path("ids.npy"), batch.ids)
         np.save(path("lengths.npy"), batch.lengths)

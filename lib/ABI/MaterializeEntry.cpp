@@ -648,8 +648,10 @@ struct MaterializeEntryPass
       }
       if (!kv.layers)
         return step.emitError("@")
-               << kStepFunction << " has no KV cache argument ('"
-               << kInOutAttr << "')";
+               << kStepFunction << " has no KV cache argument ('" << kInOutAttr
+               << "')";
+      if (auto after = module->getAttrOfType<IntegerAttr>(kRecomputeAfterAttr))
+        kv.recomputeAfter = after.getInt();
       manifest.kvCache = kv;
     }
     out = manifest.toJSON();

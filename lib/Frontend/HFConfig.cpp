@@ -858,20 +858,21 @@ void HFParser::parseDistilBert(ObjectReader &root) {
     config.poolerActivation = Activation::relu;
   }
   if (config.head == HeadKind::MaskedLm) {
-    if (root.getBool("tie_word_embeddings", false) == false)
-      root.error("tie_word_embeddings",
-                 "false is not supported for DistilBertForMaskedLM (tfm's "
-                 "masked-LM head reads the token embedding)");
-    config.tieEmbeddings = true;
+    // The decoder (vocab_projector) is the token embedding when tied; a
+    // checkpoint that stores its own is read, as transformers reads it.
+    config.tieEmbeddings =
+        root.getBool("tie_word_embeddings", false).value_or(true);
+    if (weightNames)
+      config.tieEmbeddings = !llvm::is_contained(
+          *weightNames, StringRef("vocab_projector.weight"));
     config.mlmActivation = layer.activation;
   }
   pickPrefix("embeddings.word_embeddings.weight", "distilbert.",
              config.head != HeadKind::None);
-  HeadKind head = config.head;
-  config.isIgnorableTensor = [head](StringRef name) {
-    // The MLM decoder is tied to the token embedding.
-    return head == HeadKind::MaskedLm && name == "vocab_projector.weight";
-  };
+  // A tied decoder compiled from config.json alone never ignores a stored
+  // vocab_projector.weight: a checkpoint with its own is an error, not a
+  // silently different model.
+  config.isIgnorableTensor = [](StringRef) { return false; };
 }
 
 void HFParser::parseViT(ObjectReader &root) {
@@ -1140,6 +1141,10 @@ void HFParser::readRope(ObjectReader &root, StringRef modelType) {
         f <= 1.0 ? 1.0
                  : std::sqrt(1 + std::log(f) / std::log(double(original))));
     freqs.longAfter = original;
+    // transformers' Phi-3 recomputes its cache when a sequence crosses
+    // original_max_position_embeddings; other families keep the keys
+    // cached before it (rotated with the short factors).
+    freqs.recomputePastLongAfter = modelType == "phi3";
   } else {
     rope.error(typeKey.empty() ? StringRef("rope_type") : typeKey,
                "\"" + type +

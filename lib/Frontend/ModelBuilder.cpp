@@ -389,10 +389,13 @@ Value ModelBuilder::attention(
       attentionFactor = llvm::APFloat(f->attentionFactor);
     }
     Value offsets = step ? step->offsets : Value();
+    // LongRoPE picks its factors from where each row's new tokens end.
+    Value rowLengths = step && longInvFreq ? step->lengths : Value();
     for (Value *heads : {&qh, &kh})
-      *heads = RopeOp::create(b, rl, heads->getType(), *heads, offsets, theta,
-                              factor, config.ropeStyle, rotary, invFreq,
-                              longInvFreq, longAfter, attentionFactor);
+      *heads =
+          RopeOp::create(b, rl, heads->getType(), *heads, offsets, rowLengths,
+                         theta, factor, config.ropeStyle, rotary, invFreq,
+                         longInvFreq, longAfter, attentionFactor);
   }
   if (selfAttention && config.positions == PositionKind::Alibi) {
     if (!slopes)
@@ -583,8 +586,12 @@ Value ModelBuilder::head(Value x, Value lengths, const ModelParams &params) {
     Value h = linear(x, *params.mlmTransform, d, l);
     h = ActivationOp::create(b, l, h.getType(), h, config.mlmActivation);
     h = norm(h, *params.mlmNorm, l);
-    return LmHeadOp::create(b, l, logitsType, h, weight(*params.tokens),
-                            optWeight(params.lmHeadBias), /*tied=*/true);
+    // The decoder is the token embedding, unless the checkpoint has its own
+    // (DistilBERT's untied vocab_projector).
+    bool tied = !params.lmHead;
+    Value w = tied ? weight(*params.tokens) : weight(params.lmHead->weight);
+    return LmHeadOp::create(b, l, logitsType, h, w,
+                            optWeight(params.lmHeadBias), tied);
   }
   case HeadKind::Classifier: {
     Location l = loc("classifier");
@@ -612,6 +619,10 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
   (*module)->setAttr(kVocabSizeAttr, b.getI64IntegerAttr(config.vocabSize));
   (*module)->setAttr(kMaxSeqLenAttr, b.getI64IntegerAttr(config.maxSeqLen));
   (*module)->setAttr(kOutputAttr, b.getStringAttr(config.outputKind()));
+  if (options.generation && config.ropeFrequencies &&
+      config.ropeFrequencies->recomputePastLongAfter)
+    (*module)->setAttr(kRecomputeAfterAttr,
+                       b.getI64IntegerAttr(config.ropeFrequencies->longAfter));
   if (const std::optional<ImageConfig> &image = config.image) {
     (*module)->setAttr(
         kImageAttr,

@@ -444,6 +444,8 @@ ModelParams getModelParams(const ModelConfig &config) {
     if (config.head == HeadKind::MaskedLm) {
       m.mlmTransform = linear("vocab_transform", d, d, true);
       m.mlmNorm = norm(config, "vocab_layer_norm");
+      if (!config.tieEmbeddings)
+        m.lmHead = linear("vocab_projector", d, v, false);
       m.lmHeadBias = tensor("vocab_projector.bias", {v});
     }
     break;

@@ -565,6 +565,10 @@ struct tfm_session {
   ZeroedArray<int32_t> sourceLengths;
   /// Scratch of an encode call: the sources [B, S] (S <= maxSource).
   ZeroedArray<int32_t> encodeIds;
+  /// Models whose positions change meaning past a length (kv.recomputeAfter,
+  /// LongRoPE): every slot's tokens, [maxSlots][maxContext], so that the
+  /// call that takes a slot past that length recomputes it from them.
+  ZeroedArray<int32_t> history;
 };
 
 namespace {
@@ -709,6 +713,21 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
                     llvm::Twine(s->vocab) + "] have " +
                     llvm::Twine(logitsElements) + " elements");
 
+  // A slot that holds tokens and grows past kv.recomputeAfter (LongRoPE's
+  // switch to the long factors) is recomputed from its first token in this
+  // step, as transformers' Phi-3 recomputes its cache: the keys it holds
+  // were rotated with the short factors.
+  int64_t after = s->kv.recomputeAfter;
+  auto recomputes = [&](int64_t slot, int64_t count) {
+    int64_t held = s->lengths[slot];
+    return after > 0 && held > 0 && held <= after && held + count > after;
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t count = decode ? 1 : lengths[i];
+    if (recomputes(slots[i], count))
+      longest = std::max(longest, s->lengths[slots[i]] + count);
+  }
+
   // The step's inputs over the slots [lo, hi]: the rows at slot - lo, the
   // unlisted slots as filler rows (id 0, length 0: untouched). T is the
   // longest row, not seq: padding costs the step work.
@@ -722,9 +741,17 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
     if (int64_t row = s->rowOf[slot]) {
       int64_t i = row - 1;
       int32_t count = decode ? 1 : lengths[i];
-      s->stepLengths[b] = count;
-      std::memcpy(&s->stepIds[b * steps], &ids[i * seq],
-                  sizeof(int32_t) * count);
+      int32_t *dst = &s->stepIds[b * steps];
+      if (recomputes(slot, count)) {
+        int32_t held = static_cast<int32_t>(s->lengths[slot]);
+        std::memcpy(dst, &s->history[slot * s->maxContext],
+                    sizeof(int32_t) * held);
+        dst += held;
+        s->stepOffsets[b] = 0;
+        s->stepLengths[b] = held;
+      }
+      s->stepLengths[b] += count;
+      std::memcpy(dst, &ids[i * seq], sizeof(int32_t) * count);
     }
   }
   // Listed in slot order without gaps, the rows are the step's rows: its
@@ -766,7 +793,13 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
     if (!inOrder)
       std::memcpy(&logits[i * s->vocab], &stepLogits[(slot - lo) * s->vocab],
                   sizeof(float) * s->vocab);
-    s->lengths[slot] += s->stepLengths[slot - lo];
+    int64_t start = s->stepOffsets[slot - lo],
+            total = start + s->stepLengths[slot - lo];
+    if (after > 0)
+      std::memcpy(&s->history[slot * s->maxContext + start],
+                  &s->stepIds[(slot - lo) * steps],
+                  sizeof(int32_t) * (total - start));
+    s->lengths[slot] = total;
   }
   return TFM_OK;
 }
@@ -1132,7 +1165,8 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
       !s->stepOffsets.allocate(max_slots) ||
       !s->stepLengths.allocate(max_slots) ||
       !s->stepIds.allocate(idsElements) ||
-      !s->stepLogits.allocate(logitsElements))
+      !s->stepLogits.allocate(logitsElements) ||
+      (m.kvCache->recomputeAfter > 0 && !s->history.allocate(idsElements)))
     return fail(TFM_ERROR_OUT_OF_MEMORY,
                 "cannot allocate the session's scratch (" +
                     llvm::Twine(max_slots) + " slots)");
@@ -1237,6 +1271,10 @@ tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
                   sizeof(float) * (held - copied) * kv.headDim);
   }
   session->lengths[dst] = copied;
+  if (kv.recomputeAfter > 0)
+    std::memcpy(&session->history[dst * session->maxContext],
+                &session->history[src * session->maxContext],
+                sizeof(int32_t) * copied);
   if (kv.cross) {
     // The source goes with the decoder state (beam search over a
     // translation).

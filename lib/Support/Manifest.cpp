@@ -315,6 +315,12 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
         return sub.bad(Field::kCacheCross, "is not a boolean");
       kv.cross = *cross;
     }
+    if (cache->get(Field::kCacheRecomputeAfter)) {
+      Expected<int64_t> after = sub.positive(Field::kCacheRecomputeAfter);
+      if (!after)
+        return after.takeError();
+      kv.recomputeAfter = *after;
+    }
     if (m.architecture == Architecture::Encoder)
       return read.bad(Field::kKvCache, "is not supported for encoders");
     if (kv.cross != (m.architecture == Architecture::EncoderDecoder))

@@ -165,8 +165,12 @@ LogicalResult RopeOp::verify() {
   ShapeVerifier v(*this);
   RankedTensorType input = getInput().getType();
   if (failed(v.rank("input", input, 4, "[B, H, T, D]")) ||
-      failed(v.perSequence("offsets", getOffsets(), "input", input)))
+      failed(v.perSequence("offsets", getOffsets(), "input", input)) ||
+      failed(v.perSequence("lengths", getLengths(), "input", input)))
     return failure();
+  if (getLengths() && !getOffsets())
+    return emitOpError("'lengths' needs 'offsets' (the rows of a generation "
+                       "step)");
   double theta = getTheta().convertToDouble();
   // theta <= 1 makes every frequency theta^(-2i/d) >= 1: no rotation is
   // slower than one radian per position, which no RoPE model means.

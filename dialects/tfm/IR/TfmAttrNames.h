@@ -30,6 +30,10 @@ constexpr llvm::StringLiteral kOutputAttr = "tfm.output";
 /// Image models (ViT): the entry takes pixels [B, C, H, W]; this
 /// DenseI64ArrayAttr holds [C, H, W]. Absent for token models.
 constexpr llvm::StringLiteral kImageAttr = "tfm.image";
+/// Generation: a sequence appended past this length (i64) is recomputed
+/// from its first token (LongRoPE's switch to the long factors; the
+/// manifest's kv_cache.recompute_after). Absent: never.
+constexpr llvm::StringLiteral kRecomputeAfterAttr = "tfm.recompute_after";
 
 /// The module attribute that states the target (#tfm.cpu_target), set once
 /// by the driver or -tfm-set-target.

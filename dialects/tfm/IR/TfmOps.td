@@ -143,7 +143,7 @@ def Tfm_LearnedPositionOp : Tfm_Op<"learned_position", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_RopeOp : Tfm_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
+def Tfm_RopeOp : Tfm_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>, AttrSizedOperandSegments]> {
   let summary = "rotary position embedding";
   let description = [{
     Rotates feature pairs of `x : [B, H, T, D]` by position-dependent angles.
@@ -162,12 +162,15 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
     `theta^(-2i/R) / scaling_factor` (`scaling_factor` must be 1; `theta`
     stays the base the frequencies were derived from), and
     `attention_factor` multiplies cos and sin. LongRoPE's two sets:
-    a sequence whose offset plus the call's token count `T` exceeds
-    `long_after` uses `long_inv_freq`, others `inv_freq` (in a forward pass,
-    the padded width `T` decides for the whole batch, as in transformers).
+    a sequence whose new tokens end past `long_after` uses `long_inv_freq`,
+    others `inv_freq`. They end at `offsets[b] + lengths[b]` with
+    `lengths : [B]` (a generation step's rows of different lengths), else
+    at `offsets[b] + T`, else at `T` (a forward pass: the padded width
+    decides for the whole batch, as in transformers).
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
                        Optional<Tfm_IndexTensor>:$offsets,
+                       Optional<Tfm_IndexTensor>:$lengths,
                        F64Attr:$theta,
                        DefaultValuedAttr<F64Attr, "1.0">:$scaling_factor,
                        DefaultValuedAttr<Tfm_RopeStyleAttr, "::mlir::tfm::RopeStyle::rotate_half">:$style,
@@ -178,7 +181,8 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
                        DefaultValuedAttr<F64Attr, "1.0">:$attention_factor);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
-    $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:` type($result)
+    $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
+    (`lengths` `(` $lengths^ `:` type($lengths) `)`)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
 }

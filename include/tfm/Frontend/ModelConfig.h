@@ -81,6 +81,9 @@ struct RopeFrequencies {
   std::vector<double> longInvFreq;
   int64_t longAfter = 0;
   double attentionFactor = 1.0;
+  /// Generation recomputes a sequence that grows past longAfter with the
+  /// long factors (Phi-3's generate does; LLaMA's keeps the cached keys).
+  bool recomputePastLongAfter = false;
 };
 
 /// Per-layer choices (the spec's `layers[i]` overrides land here).

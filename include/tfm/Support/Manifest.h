@@ -191,6 +191,11 @@ struct ManifestKvCache {
   /// which fills a cross-attention cache of the same shape per slot
   /// (capacity: the source length, up to max_seq_len) that the step reads.
   bool cross = false;
+  /// When > 0: a slot that holds at most this many tokens and is appended
+  /// past it is recomputed from its first token (the session keeps every
+  /// slot's tokens). LongRoPE (Phi-3) changes every position's rotation
+  /// there, as transformers' generate recomputes its cache.
+  int64_t recomputeAfter = 0;
   /// Floats per slot and cached position: layers * 2 * kv_heads * head_dim.
   int64_t floatsPerPosition() const { return layers * 2 * kvHeads * headDim; }
 };
@@ -244,6 +249,9 @@ struct Manifest {
     static constexpr llvm::StringLiteral kCacheHeadDim = "head_dim";
     /// Optional: true for encoder-decoder models (ManifestKvCache::cross).
     static constexpr llvm::StringLiteral kCacheCross = "cross";
+    /// Optional: ManifestKvCache::recomputeAfter.
+    static constexpr llvm::StringLiteral kCacheRecomputeAfter =
+        "recompute_after";
     /// Optional: image models (ManifestImage); their vocab_size is 0.
     static constexpr llvm::StringLiteral kImage = "image";
     static constexpr llvm::StringLiteral kImageChannels = "channels";
@@ -345,6 +353,8 @@ struct Manifest {
           j.attribute(Field::kCacheHeadDim, kvCache->headDim);
           if (kvCache->cross)
             j.attribute(Field::kCacheCross, true);
+          if (kvCache->recomputeAfter > 0)
+            j.attribute(Field::kCacheRecomputeAfter, kvCache->recomputeAfter);
         });
     });
     return text;

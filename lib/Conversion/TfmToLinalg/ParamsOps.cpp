@@ -222,6 +222,8 @@ struct RopeLowering : TfmLowering<RopeOp> {
     // uses its pair index; features at and beyond rotary_dim get cos = 1,
     // sin = 0 (pass through).
     Value offsets = op.getOffsets();
+    // Only LongRoPE's choice reads the rows' lengths.
+    Value rowLengths = longFreqs ? op.getLengths() : Value();
     SmallVector<OpFoldResult> tSizes{sizes[2], sizes[3]};
     if (offsets)
       tSizes.insert(tSizes.begin(), sizes[0]);
@@ -233,6 +235,11 @@ struct RopeLowering : TfmLowering<RopeOp> {
     SmallVector<AffineMap> tMaps;
     if (offsets) {
       tInputs.push_back(offsets);
+      tMaps.push_back(
+          AffineMap::get(tRank, 0, {getAffineDimExpr(0, ctx)}, ctx));
+    }
+    if (rowLengths) {
+      tInputs.push_back(rowLengths);
       tMaps.push_back(
           AffineMap::get(tRank, 0, {getAffineDimExpr(0, ctx)}, ctx));
     }
@@ -259,7 +266,7 @@ struct RopeLowering : TfmLowering<RopeOp> {
               Value end = arith::AddIOp::create(
                   nb, nloc,
                   offsets ? toIndex(nb, nloc, a[0]) : cstIndex(nb, nloc, 0),
-                  callTokens);
+                  rowLengths ? toIndex(nb, nloc, a[1]) : callTokens);
               Value isLong = arith::CmpIOp::create(
                   nb, nloc, arith::CmpIPredicate::ugt, end, longAfter);
               Value longFreq =

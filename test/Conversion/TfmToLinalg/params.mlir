@@ -286,3 +286,19 @@ func.func @relative_position_bias_offsets(%table: tensor<8x3xf32>, %b: index, %t
   %y = tfm.relative_position_bias %table [%b, %t, %c] offsets(%off : tensor<?xi32>) {max_distance = 16 : i64} : tensor<8x3xf32> -> tensor<?x3x?x?xf32>
   return %y : tensor<?x3x?x?xf32>
 }
+
+// -----
+
+// In a generation step whose rows append different counts, LongRoPE's
+// choice is per row: offsets[b] + lengths[b], not the padded width.
+// CHECK-LABEL: func @rope_longrope_lengths
+// CHECK-SAME: (%[[X:.*]]: tensor<?x2x?x4xf32>, %[[OFF:.*]]: tensor<?xi32>, %[[LEN:.*]]: tensor<?xi32>)
+// CHECK: linalg.generic {{.*}} ins(%[[OFF]], %[[LEN]] : tensor<?xi32>, tensor<?xi32>)
+// CHECK-NEXT: ^bb0(%[[O:.*]]: i32, %[[L:.*]]: i32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK: %[[LI:.*]] = arith.index_cast %[[L]] : i32 to index
+// CHECK: %[[END:.*]] = arith.addi %{{.*}}, %[[LI]] : index
+// CHECK: arith.cmpi ugt, %[[END]], %{{.*}} : index
+func.func @rope_longrope_lengths(%x: tensor<?x2x?x4xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) -> tensor<?x2x?x4xf32> {
+  %y = tfm.rope %x offsets(%off : tensor<?xi32>) lengths(%len : tensor<?xi32>) {theta = 10000.0 : f64, inv_freq = array<f64: 1.0, 0.1>, long_inv_freq = array<f64: 0.5, 0.025>, long_after = 16 : i64} : tensor<?x2x?x4xf32>
+  return %y : tensor<?x2x?x4xf32>
+}

@@ -310,6 +310,14 @@ func.func @rope_long_after(%x: tensor<?x2x?x4xf32>) {
 
 // -----
 
+func.func @rope_lengths_alone(%x: tensor<?x2x?x4xf32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'lengths' needs 'offsets' (the rows of a generation step)}}
+  %y = tfm.rope %x lengths(%len : tensor<?xi32>) {theta = 10000.0 : f64} : tensor<?x2x?x4xf32>
+  return
+}
+
+// -----
+
 func.func @rope_attention_factor(%x: tensor<?x2x?x4xf32>) {
   // expected-error @+1 {{'attention_factor' must be finite and > 0, found -1}}
   %y = tfm.rope %x {theta = 10000.0 : f64, attention_factor = -1.0 : f64} : tensor<?x2x?x4xf32>
