@@ -65,6 +65,7 @@ def hf_generate(model, prompt, new, source=None, **kw):
             out = model.generate(input_ids=src, attention_mask=torch.ones_like(src),
                                  decoder_input_ids=ids, max_new_tokens=new,
                                  min_new_tokens=new, pad_token_id=hf_compare.PAD,
+                                 decoder_start_token_id=prompt[0],
                                  eos_token_id=None, **kw)
         else:
             out = model.generate(ids, attention_mask=torch.ones_like(ids),
@@ -101,6 +102,7 @@ def main():
             hf_compare.randomize(model, gen)
             if opts.get("untie"):
                 hf_compare._untie_t5(model, gen)
+                model = model.float()  # _untie_t5's head is float64
             folder = os.path.join(work, label)
             model.save_pretrained(folder, safe_serialization=True)
             if opts.get("legacy_rope"):

@@ -104,6 +104,15 @@ private:
   /// FFN variant (LLaMA's MLP).
   std::optional<Activation> readActivation(ObjectReader &root, StringRef key,
                                            StringRef fallback, bool gated);
+  /// head_dim = d_model / num_heads (config.dModel, config.numHeads, read
+  /// from `dKey` and `headsKey`); false, with the error on `dKey`, when they
+  /// do not divide.
+  bool headDimFromDModel(ObjectReader &root, StringRef dKey,
+                         StringRef headsKey);
+  /// The layer of a BERT-like encoder: bidirectional, biased FFN of
+  /// `ffnKey` (default `ffnDefault`) features and activation `actKey`.
+  LayerConfig encoderLayer(ObjectReader &root, StringRef ffnKey,
+                           int64_t ffnDefault, StringRef actKey);
   /// Errors when `key` holds anything but `expected`.
   void requireBool(ObjectReader &root, StringRef key, bool expected);
   /// Picks the tensor-name prefix: the one the checkpoint uses when weights
@@ -123,6 +132,29 @@ void HFParser::requireBool(ObjectReader &root, StringRef key, bool expected) {
       root.error(key, formatv("{0} is not supported by tfm (changes the "
                               "attention math)",
                               *value ? "true" : "false"));
+}
+
+bool HFParser::headDimFromDModel(ObjectReader &root, StringRef dKey,
+                                 StringRef headsKey) {
+  if (config.dModel % config.numHeads != 0) {
+    root.error(dKey, formatv("{0} is not divisible by {1} ({2})", config.dModel,
+                             headsKey, config.numHeads));
+    return false;
+  }
+  config.headDim = config.dModel / config.numHeads;
+  return true;
+}
+
+LayerConfig HFParser::encoderLayer(ObjectReader &root, StringRef ffnKey,
+                                   int64_t ffnDefault, StringRef actKey) {
+  LayerConfig layer;
+  layer.mask = MaskKind::none;
+  layer.ffnHidden =
+      root.getInt(ffnKey, false, 1, limits::kMaxFfnHidden).value_or(ffnDefault);
+  layer.ffnBias = true;
+  if (auto act = readActivation(root, actKey, "gelu", false))
+    layer.activation = *act;
+  return layer;
 }
 
 void HFParser::rejectIfSet(ObjectReader &root, StringRef key, StringRef what) {
@@ -241,12 +273,8 @@ void HFParser::parseGPT2(ObjectReader &root) {
       root.getInt("n_layer", false, 1, limits::kMaxLayers).value_or(12);
   if (errors.failed())
     return;
-  if (config.dModel % config.numHeads != 0) {
-    root.error("n_embd", formatv("{0} is not divisible by n_head ({1})",
-                                 config.dModel, config.numHeads));
+  if (!headDimFromDModel(root, "n_embd", "n_head"))
     return;
-  }
-  config.headDim = config.dModel / config.numHeads;
   LayerConfig layer;
   layer.mask = MaskKind::causal;
   layer.ffnHidden = root.getInt("n_inner", false, 1, limits::kMaxFfnHidden)
@@ -340,21 +368,10 @@ void HFParser::parseBert(ObjectReader &root, StringRef modelType) {
     config.positionOffset = pad + 1;
     config.maxSeqLen -= pad + 1;
   }
-  if (config.dModel % config.numHeads != 0) {
-    root.error("hidden_size",
-               formatv("{0} is not divisible by num_attention_heads ({1})",
-                       config.dModel, config.numHeads));
+  if (!headDimFromDModel(root, "hidden_size", "num_attention_heads"))
     return;
-  }
-  config.headDim = config.dModel / config.numHeads;
-  LayerConfig layer;
-  layer.mask = MaskKind::none;
-  layer.ffnHidden =
-      root.getInt("intermediate_size", false, 1, limits::kMaxFfnHidden)
-          .value_or(3072);
-  layer.ffnBias = true;
-  if (auto act = readActivation(root, "hidden_act", "gelu", false))
-    layer.activation = *act;
+  LayerConfig layer =
+      encoderLayer(root, "intermediate_size", 3072, "hidden_act");
   config.encoderLayers = uniformLayers(layers, layer);
   config.norm.kind = NormKind::LayerNorm;
   config.norm.eps =
@@ -454,13 +471,8 @@ void HFParser::parseLlamaFamily(ObjectReader &root, StringRef modelType) {
   } else if (isQwen3 || isGemma) {
     // Fields of their configuration classes, independent of hidden_size.
     config.headDim = isQwen3 ? 128 : 256;
-  } else if (config.dModel % config.numHeads != 0) {
-    root.error("hidden_size",
-               formatv("{0} is not divisible by num_attention_heads ({1})",
-                       config.dModel, config.numHeads));
+  } else if (!headDimFromDModel(root, "hidden_size", "num_attention_heads")) {
     return;
-  } else {
-    config.headDim = config.dModel / config.numHeads;
   }
   if (config.numHeads % config.numKvHeads != 0) {
     root.error("num_attention_heads",
@@ -820,19 +832,10 @@ void HFParser::parseDistilBert(ObjectReader &root) {
           .value_or(512);
   if (errors.failed())
     return;
-  if (config.dModel % config.numHeads != 0) {
-    root.error("dim", formatv("{0} is not divisible by n_heads ({1})",
-                              config.dModel, config.numHeads));
+  if (!headDimFromDModel(root, "dim", "n_heads"))
     return;
-  }
-  config.headDim = config.dModel / config.numHeads;
-  LayerConfig layer;
-  layer.mask = MaskKind::none;
-  layer.ffnHidden = root.getInt("hidden_dim", false, 1, limits::kMaxFfnHidden)
-                        .value_or(4 * config.dModel);
-  layer.ffnBias = true;
-  if (auto act = readActivation(root, "activation", "gelu", false))
-    layer.activation = *act;
+  LayerConfig layer =
+      encoderLayer(root, "hidden_dim", 4 * config.dModel, "activation");
   config.encoderLayers = uniformLayers(layers, layer);
   // DistilBERT's LayerNorms all use 1e-12, not a config field.
   config.norm.kind = NormKind::LayerNorm;
@@ -922,21 +925,10 @@ void HFParser::parseViT(ObjectReader &root) {
   config.image = image;
   // The [CLS] token and one token per patch.
   config.maxSeqLen = image.patches() + 1;
-  if (config.dModel % config.numHeads != 0) {
-    root.error("hidden_size",
-               formatv("{0} is not divisible by num_attention_heads ({1})",
-                       config.dModel, config.numHeads));
+  if (!headDimFromDModel(root, "hidden_size", "num_attention_heads"))
     return;
-  }
-  config.headDim = config.dModel / config.numHeads;
-  LayerConfig layer;
-  layer.mask = MaskKind::none;
-  layer.ffnHidden =
-      root.getInt("intermediate_size", false, 1, limits::kMaxFfnHidden)
-          .value_or(3072);
-  layer.ffnBias = true;
-  if (auto act = readActivation(root, "hidden_act", "gelu", false))
-    layer.activation = *act;
+  LayerConfig layer =
+      encoderLayer(root, "intermediate_size", 3072, "hidden_act");
   config.encoderLayers = uniformLayers(layers, layer);
   config.norm.kind = NormKind::LayerNorm;
   config.norm.bias = true;

@@ -135,23 +135,42 @@ LayerParams gpt2Layer(const ModelConfig &config, int64_t index) {
   return p;
 }
 
-LayerParams bertLayer(const ModelConfig &config, int64_t index) {
+/// The tensor names (under layer `i`'s path) of a BERT-like encoder layer:
+/// biased q, k, v, o and FFN projections and two LayerNorms.
+struct EncoderLayerNames {
+  StringRef layers; ///< "encoder.layer", "transformer.layer"
+  StringRef q, k, v, o, attnNorm, up, down, ffnNorm;
+  bool qkvBias = true;
+};
+
+LayerParams encoderLayer(const ModelConfig &config, int64_t index,
+                         const EncoderLayerNames &n) {
   const LayerConfig &layer = config.encoderLayers[index];
-  std::string base =
-      config.prefix + "encoder.layer." + std::to_string(index);
-  int64_t d = config.dModel, qDim = config.numHeads * config.headDim,
+  std::string path = (n.layers + "." + Twine(index)).str();
+  std::string base = config.prefix + path + ".";
+  int64_t d = config.dModel, inner = config.numHeads * config.headDim,
           f = layer.ffnHidden;
   LayerParams p;
-  p.path = "encoder.layer." + std::to_string(index);
-  p.q = linear(base + ".attention.self.query", d, qDim, true);
-  p.k = linear(base + ".attention.self.key", d, qDim, true);
-  p.v = linear(base + ".attention.self.value", d, qDim, true);
-  p.o = linear(base + ".attention.output.dense", qDim, d, true);
-  p.attnNorm = norm(config, base + ".attention.output.LayerNorm");
-  p.up = linear(base + ".intermediate.dense", d, f, true);
-  p.down = linear(base + ".output.dense", f, d, true);
-  p.ffnNorm = norm(config, base + ".output.LayerNorm");
+  p.path = path;
+  p.q = linear(base + n.q, d, inner, n.qkvBias);
+  p.k = linear(base + n.k, d, inner, n.qkvBias);
+  p.v = linear(base + n.v, d, inner, n.qkvBias);
+  p.o = linear(base + n.o, inner, d, true);
+  p.attnNorm = norm(config, base + n.attnNorm);
+  p.up = linear(base + n.up, d, f, true);
+  p.down = linear(base + n.down, f, d, true);
+  p.ffnNorm = norm(config, base + n.ffnNorm);
   return p;
+}
+
+/// BERT and RoBERTa (post-norm: attnNorm follows the attention).
+LayerParams bertLayer(const ModelConfig &config, int64_t index) {
+  return encoderLayer(config, index,
+                      {"encoder.layer", "attention.self.query",
+                       "attention.self.key", "attention.self.value",
+                       "attention.output.dense", "attention.output.LayerNorm",
+                       "intermediate.dense", "output.dense",
+                       "output.LayerNorm"});
 }
 
 LayerParams llamaLayer(const ModelConfig &config, int64_t index) {
@@ -264,42 +283,24 @@ LayerParams t5Layer(const ModelConfig &config, Stack stack, int64_t index) {
 
 /// DistilBERT: post-norm like BERT, its own names.
 LayerParams distilbertLayer(const ModelConfig &config, int64_t index) {
-  const LayerConfig &layer = config.encoderLayers[index];
-  std::string path = "transformer.layer." + std::to_string(index);
-  std::string base = config.prefix + path;
-  int64_t d = config.dModel, f = layer.ffnHidden;
-  LayerParams p;
-  p.path = path;
-  p.q = linear(base + ".attention.q_lin", d, d, true);
-  p.k = linear(base + ".attention.k_lin", d, d, true);
-  p.v = linear(base + ".attention.v_lin", d, d, true);
-  p.o = linear(base + ".attention.out_lin", d, d, true);
-  p.attnNorm = norm(config, base + ".sa_layer_norm");
-  p.up = linear(base + ".ffn.lin1", d, f, true);
-  p.down = linear(base + ".ffn.lin2", f, d, true);
-  p.ffnNorm = norm(config, base + ".output_layer_norm");
-  return p;
+  return encoderLayer(config, index,
+                      {"transformer.layer", "attention.q_lin",
+                       "attention.k_lin", "attention.v_lin",
+                       "attention.out_lin", "sa_layer_norm", "ffn.lin1",
+                       "ffn.lin2", "output_layer_norm"});
 }
 
 /// ViT: BERT-like names with the norms before each block
 /// (layernorm_before, layernorm_after).
 LayerParams vitLayer(const ModelConfig &config, int64_t index) {
-  const LayerConfig &layer = config.encoderLayers[index];
-  std::string path = "encoder.layer." + std::to_string(index);
-  std::string base = config.prefix + path;
-  int64_t d = config.dModel, inner = config.numHeads * config.headDim,
-          f = layer.ffnHidden;
-  LayerParams p;
-  p.path = path;
-  p.attnNorm = norm(config, base + ".layernorm_before");
-  p.q = linear(base + ".attention.attention.query", d, inner, config.qkvBias);
-  p.k = linear(base + ".attention.attention.key", d, inner, config.qkvBias);
-  p.v = linear(base + ".attention.attention.value", d, inner, config.qkvBias);
-  p.o = linear(base + ".attention.output.dense", inner, d, true);
-  p.ffnNorm = norm(config, base + ".layernorm_after");
-  p.up = linear(base + ".intermediate.dense", d, f, true);
-  p.down = linear(base + ".output.dense", f, d, true);
-  return p;
+  EncoderLayerNames names{
+      "encoder.layer",           "attention.attention.query",
+      "attention.attention.key", "attention.attention.value",
+      "attention.output.dense",  "layernorm_before",
+      "intermediate.dense",      "output.dense",
+      "layernorm_after"};
+  names.qkvBias = config.qkvBias;
+  return encoderLayer(config, index, names);
 }
 
 } // namespace
