@@ -373,24 +373,10 @@ ModelParams getModelParams(const ModelConfig &config) {
       m.classifier = linear("score", d, config.numClasses, false);
     break;
   case WeightScheme::Bert:
-    m.tokens = tensor(p + "embeddings.word_embeddings.weight", {v, d});
-    m.positions = tensor(p + "embeddings.position_embeddings.weight",
-                         {config.maxSeqLen, d});
-    if (config.tokenTypes > 0)
-      m.tokenTypes = tensor(p + "embeddings.token_type_embeddings.weight",
-                            {config.tokenTypes, d});
-    m.embedNorm = norm(config, p + "embeddings.LayerNorm");
-    if (config.head == HeadKind::Classifier) {
-      m.pooler = linear(p + "pooler.dense", d, d, true);
-      m.classifier = linear("classifier", d, config.numClasses, true);
-    }
-    if (config.head == HeadKind::MaskedLm) {
-      m.mlmTransform = linear("cls.predictions.transform.dense", d, d, true);
-      m.mlmNorm = norm(config, "cls.predictions.transform.LayerNorm");
-      m.lmHeadBias = tensor("cls.predictions.bias", {v});
-    }
-    break;
   case WeightScheme::Roberta:
+  case WeightScheme::DistilBert: {
+    // BERT's embedding names (RoBERTa's positions start at positionOffset;
+    // DistilBERT has no token types); each family's own heads.
     m.tokens = tensor(p + "embeddings.word_embeddings.weight", {v, d});
     m.positions = tensor(p + "embeddings.position_embeddings.weight",
                          {config.maxSeqLen + config.positionOffset, d});
@@ -398,18 +384,39 @@ ModelParams getModelParams(const ModelConfig &config) {
       m.tokenTypes = tensor(p + "embeddings.token_type_embeddings.weight",
                             {config.tokenTypes, d});
     m.embedNorm = norm(config, p + "embeddings.LayerNorm");
-    // RobertaClassificationHead: dense, tanh, out_proj on <s>, which is the
-    // pooler's math under other names.
+    // The pooler (BERT's, RoBERTa's classifier.dense + tanh, DistilBERT's
+    // pre_classifier + relu) and classifier; the masked-LM transform, norm,
+    // decoder bias and, untied (DistilBERT), decoder.
+    struct HeadNames {
+      std::string pooler, classifier, mlmTransform, mlmNorm, lmHeadBias,
+          lmHead;
+    };
+    HeadNames names =
+        config.scheme == WeightScheme::Bert
+            ? HeadNames{p + "pooler.dense", "classifier",
+                        "cls.predictions.transform.dense",
+                        "cls.predictions.transform.LayerNorm",
+                        "cls.predictions.bias", ""}
+        : config.scheme == WeightScheme::Roberta
+            ? HeadNames{"classifier.dense", "classifier.out_proj",
+                        "lm_head.dense", "lm_head.layer_norm", "lm_head.bias",
+                        ""}
+            : HeadNames{"pre_classifier", "classifier", "vocab_transform",
+                        "vocab_layer_norm", "vocab_projector.bias",
+                        "vocab_projector"};
     if (config.head == HeadKind::Classifier) {
-      m.pooler = linear("classifier.dense", d, d, true);
-      m.classifier = linear("classifier.out_proj", d, config.numClasses, true);
+      m.pooler = linear(names.pooler, d, d, true);
+      m.classifier = linear(names.classifier, d, config.numClasses, true);
     }
     if (config.head == HeadKind::MaskedLm) {
-      m.mlmTransform = linear("lm_head.dense", d, d, true);
-      m.mlmNorm = norm(config, "lm_head.layer_norm");
-      m.lmHeadBias = tensor("lm_head.bias", {v});
+      m.mlmTransform = linear(names.mlmTransform, d, d, true);
+      m.mlmNorm = norm(config, names.mlmNorm);
+      if (!config.tieEmbeddings)
+        m.lmHead = linear(names.lmHead, d, v, false);
+      m.lmHeadBias = tensor(names.lmHeadBias, {v});
     }
     break;
+  }
   case WeightScheme::T5: {
     // One embedding shared by both stacks; each stack's relative position
     // table lives in its first block.
@@ -432,24 +439,6 @@ ModelParams getModelParams(const ModelConfig &config) {
       m.lmHead = linear("lm_head", d, v, false);
     break;
   }
-  case WeightScheme::DistilBert:
-    m.tokens = tensor(p + "embeddings.word_embeddings.weight", {v, d});
-    m.positions = tensor(p + "embeddings.position_embeddings.weight",
-                         {config.maxSeqLen, d});
-    m.embedNorm = norm(config, p + "embeddings.LayerNorm");
-    // pre_classifier (+ relu) is the pooler of ClassifierHeadOp.
-    if (config.head == HeadKind::Classifier) {
-      m.pooler = linear("pre_classifier", d, d, true);
-      m.classifier = linear("classifier", d, config.numClasses, true);
-    }
-    if (config.head == HeadKind::MaskedLm) {
-      m.mlmTransform = linear("vocab_transform", d, d, true);
-      m.mlmNorm = norm(config, "vocab_layer_norm");
-      if (!config.tieEmbeddings)
-        m.lmHead = linear("vocab_projector", d, v, false);
-      m.lmHeadBias = tensor("vocab_projector.bias", {v});
-    }
-    break;
   case WeightScheme::ViT: {
     const ImageConfig &image = *config.image;
     LinearRef patches;

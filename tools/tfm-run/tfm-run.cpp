@@ -1333,6 +1333,19 @@ int runGenerate() {
 // Running a model
 //===----------------------------------------------------------------------===//
 
+/// The output of a forward call: to --out, or a summary on stdout.
+int writeOutput(OutputKind kind, llvm::ArrayRef<float> out,
+                llvm::ArrayRef<int64_t> shape,
+                llvm::ArrayRef<int32_t> lengths) {
+  if (!outPath.empty()) {
+    if (llvm::Error e = writeNpyF32(outPath, shape, out))
+      return error(OutputError, llvm::toString(std::move(e)));
+    return Success;
+  }
+  printSummary(kind, out, shape, lengths);
+  return Success;
+}
+
 /// Runs an image model on --pixels.
 int runPixels() {
   if (!tokensPath.empty() || !lengthsPath.empty() ||
@@ -1380,14 +1393,7 @@ int runPixels() {
   if (api.forwardPixels(model, pixels->values.data(), batch, out.data(),
                         out.size()) != TFM_OK)
     return error(RunError, api.lastError());
-  llvm::ArrayRef<int64_t> outShape(shape, rank);
-  if (!outPath.empty()) {
-    if (llvm::Error e = writeNpyF32(outPath, outShape, out))
-      return error(OutputError, llvm::toString(std::move(e)));
-    return Success;
-  }
-  printSummary(m.output, out, outShape, {});
-  return Success;
+  return writeOutput(m.output, out, llvm::ArrayRef<int64_t>(shape, rank), {});
 }
 
 int runModel() {
@@ -1488,15 +1494,8 @@ int runModel() {
   if (status != TFM_OK)
     return error(RunError, api.lastError());
 
-  llvm::ArrayRef<int64_t> outShape(shape, rank);
-  if (!outPath.empty()) {
-    if (llvm::Error e = writeNpyF32(outPath, outShape, out))
-      return error(OutputError, llvm::toString(std::move(e)));
-    return Success;
-  }
-  printSummary(parsed->output, out, outShape,
-               seq2seq ? decoderLengths : lengths);
-  return Success;
+  return writeOutput(parsed->output, out, llvm::ArrayRef<int64_t>(shape, rank),
+                     seq2seq ? decoderLengths : lengths);
 }
 
 } // namespace
