@@ -370,8 +370,13 @@ def softmax_masked(scores, visible):
 
 
 def key_visible(i, j, tq, tk, mask, window, key_length):
-    """The dialect's visibility rule (tfm.attention / tfm.make_mask)."""
-    if key_length is not None and j >= key_length:
+    """The dialect's visibility rule (tfm.attention / tfm.make_mask).
+    key_length: keys j >= key_length are padding; or a list of booleans,
+    Hugging Face's attention_mask of the keys (any pattern)."""
+    if isinstance(key_length, list):
+        if not key_length[j]:
+            return False
+    elif key_length is not None and j >= key_length:
         return False
     off = tk - tq
     if mask == "none":
@@ -2052,7 +2057,9 @@ def _norm_rows(m, P, name, rows):
     return [layer_norm(r, g, b, m.norm_eps) for r in rows]
 
 
-def _embed(m, P, ids):
+def _embed(m, P, ids, positions=None):
+    """positions: each token's position (a row of a learned table, as
+    Hugging Face's position_ids); default t (+ RoBERTa's offset)."""
     tok = P.mat("embed.tokens")
     x = []
     for t, i in enumerate(ids):
@@ -2073,9 +2080,13 @@ def _embed(m, P, ids):
         # RoBERTa counts positions from padding_idx + 1 (offset); padded
         # rows of a sequence take the same rule (they are not compared).
         pos = P.mat("embed.positions")
-        x = [vadd(r, pos[t + m.position_offset]) for t, r in enumerate(x)]
+        rows = positions or [t + m.position_offset for t in range(len(x))]
+        if any(not 0 <= p < len(pos) for p in rows):
+            raise RefError("positions %s outside the table's %d rows" % (rows, len(pos)))
+        x = [vadd(r, pos[p]) for p, r in zip(rows, x)]
     elif m.positions == "sinusoidal":
-        x = [vadd(r, sinusoidal(t, m.d_model)) for t, r in enumerate(x)]
+        rows = positions or list(range(len(x)))
+        x = [vadd(r, sinusoidal(p, m.d_model)) for p, r in zip(rows, x)]
     if m.embed_norm:
         x = _norm_rows(m, P, "embed.norm", x)
     return x
@@ -2093,7 +2104,7 @@ def rope_table(m, total):
 
 
 def _attention_block(m, P, name, x, kv, key_length, mask, window, self_attn, scale,
-                     bias=None):
+                     bias=None, positions=None):
     b_ = lambda n: P.opt_vec(n + ".bias")
     q = linear(x, P.mat(name + ".q.weight"), b_(name + ".q"))
     k = linear(kv, P.mat(name + ".k.weight"), b_(name + ".k"))
@@ -2109,6 +2120,8 @@ def _attention_block(m, P, name, x, kv, key_length, mask, window, self_attn, sca
     if self_attn and m.positions == "rope":
         tq, tk = len(x), len(kv)
         qpos, kpos = list(range(tk - tq, tk)), list(range(tk))
+        if positions is not None:
+            qpos = kpos = positions
         kw = {}
         if m.rope_tables is not None:
             inv, af = rope_table(m, tk)
@@ -2137,7 +2150,8 @@ def _ffn(P, name, x, act):
     return linear(h, P.mat(name + ".down.weight"), bias(name + ".down"))
 
 
-def _stack(m, P, prefix, n, decoder_stack, x, length, memory=None, memory_length=None):
+def _stack(m, P, prefix, n, decoder_stack, x, length, memory=None, memory_length=None,
+           positions=None):
     base_scale = m.attn_scale if m.attn_scale is not None else 1.0 / math.sqrt(m.head_dim)
     pre = m.norm_placement == "pre"
     rel = None
@@ -2156,7 +2170,7 @@ def _stack(m, P, prefix, n, decoder_stack, x, length, memory=None, memory_length
 
         def self_attn(h):
             return _attention_block(m, P, b + "attn", h, h, length, s["mask"],
-                                    s["window"], True, scale, rel)
+                                    s["window"], True, scale, rel, positions)
 
         def cross_attn(h):
             return _attention_block(m, P, b + "cross_attn", h, memory, memory_length,
@@ -2182,10 +2196,17 @@ def _stack(m, P, prefix, n, decoder_stack, x, length, memory=None, memory_length
 
 
 def _head(m, P, x, length):
+    """length: the valid tokens (left-aligned), or a list of booleans (an
+    attention mask: pooling takes the first or last token it keeps)."""
     if m.output == "hidden":
         return x
     if m.output == "classes":
-        if m.pooling == "first":
+        if isinstance(length, list):
+            kept = [t for t, ok in enumerate(length) if ok]
+            if not kept:
+                raise RefError("pooling needs a sequence of at least one token")
+            p = x[kept[0] if m.pooling == "first" else kept[-1]]
+        elif m.pooling == "first":
             p = x[0]
         else:
             last = length if length is not None else len(x)
@@ -2236,6 +2257,37 @@ def _vision_embed(m, P, pixels):
                                             P.vec("embed.patch.bias"))
     pos = P.mat("embed.positions")
     return [vadd(r, pos[t]) for t, r in enumerate(x)]
+
+
+def hf_positions(m, ids, mask):
+    """Hugging Face's default position_ids of one row: RoBERTa counts the
+    tokens that are not padding_idx from padding_idx + 1 (its
+    create_position_ids_from_input_ids, whatever the mask says); the other
+    families take the index in the padded row."""
+    if m.position_offset:
+        pad = m.position_offset - 1
+        out, count = [], 0
+        for i in ids:
+            count += i != pad
+            out.append(pad + count if i != pad else pad)
+        return out
+    return list(range(len(ids)))
+
+
+def forward_masked(m, P, ids, masks, position_ids=None):
+    """An encoder or decoder on Hugging Face's inputs: masks [B][T] of 0/1
+    (keys with 0 are never attended to, any pattern), position_ids [B][T]
+    or None for hf_positions."""
+    if m.architecture == "encoder_decoder" or m.input == "pixels":
+        raise RefError("attention masks are for encoders and decoders of tokens")
+    prefix, n, dec = m.stacks()[0]
+    out = []
+    for b, seq in enumerate(ids):
+        keep = [v == 1 for v in masks[b]]
+        pos = position_ids[b] if position_ids is not None else hf_positions(m, seq, keep)
+        x = _stack(m, P, prefix, n, dec, _embed(m, P, seq, pos), keep, positions=pos)
+        out.append(_head(m, P, x, keep))
+    return out
 
 
 def forward(m, P, ids, lengths=None, dec_ids=None, dec_lengths=None):
@@ -2416,13 +2468,32 @@ def reference(args):
         elif m.architecture == "encoder_decoder":
             raise RefError("%s: an encoder_decoder model needs --decoder-tokens"
                            % args.model)
-    out = forward(m, P, ids, lengths, dec_ids, dec_lengths)
+    masks = positions = None
+    if args.attention_mask or args.position_ids:
+        if lengths is not None or dec_ids is not None:
+            raise RefError("--attention-mask/--position-ids are for encoders and "
+                           "decoders, without --lengths")
+        masks = (_read_ids(args.attention_mask, "attention mask") if args.attention_mask
+                 else [[1] * len(r) for r in ids])
+        if args.position_ids:
+            positions = _read_ids(args.position_ids, "position ids")
+        for what, v in (("attention mask", masks), ("position ids", positions)):
+            if v is not None and [len(r) for r in v] != [len(r) for r in ids]:
+                raise RefError("the %s must have the shape of the tokens" % what)
+
+    def run():
+        if masks is not None:
+            return forward_masked(m, P, ids, masks, positions)
+        return forward(m, P, ids, lengths, dec_ids, dec_lengths)
+    out = run()
     if _PRECISION:
         # A weight that a GEMM reads is rounded when tfm loads it, for every
         # use (a tied embedding table is looked up rounded too): find those
         # names in a first pass, round them, run again.
         P.round_gemm_weights()
-        out = forward(m, P, ids, lengths, dec_ids, dec_lengths)
+        out = run()
+    if masks is not None:
+        return m, out, [[v == 1 for v in r] for r in masks]
     row_lengths = dec_lengths if m.architecture == "encoder_decoder" else lengths
     return m, out, row_lengths
 
@@ -2449,7 +2520,8 @@ def cmd_run(args):
 def compare(ref_shape, ref, act_shape, act, row_lengths, rtol, atol, out=sys.stdout):
     """Compares row by row (a row is the last axis: one position's logits or
     hidden state, or one sequence's class scores). Rows at positions
-    t >= length of [B, T, X] outputs are skipped. Passes when every compared
+    t >= length of [B, T, X] outputs are skipped (row_lengths[b] may also be
+    a list of booleans: the positions an attention mask keeps). Passes when every compared
     element has |actual - ref| <= atol + rtol * max|ref row|."""
     if list(ref_shape) != list(act_shape):
         print("FAIL: output shape %s differs from the reference shape %s"
@@ -2462,8 +2534,10 @@ def compare(ref_shape, ref, act_shape, act, row_lengths, rtol, atol, out=sys.std
     for r in range(nrows):
         if len(ref_shape) == 3:
             b, t = divmod(r, ref_shape[1])
-            if row_lengths is not None and t >= row_lengths[b]:
-                continue
+            if row_lengths is not None:
+                keep = row_lengths[b]
+                if (not keep[t]) if isinstance(keep, list) else t >= keep:
+                    continue
             prefix = [b, t]
         else:
             prefix = [r]
@@ -2573,6 +2647,12 @@ def main(argv=None):
         p.add_argument("--lengths")
         p.add_argument("--decoder-tokens")
         p.add_argument("--decoder-lengths")
+        p.add_argument("--attention-mask",
+                       help="Hugging Face's attention_mask [B, T] of 0/1 (any "
+                            "pattern; rows it masks are not compared)")
+        p.add_argument("--position-ids",
+                       help="Hugging Face's position_ids [B, T] (default: as "
+                            "the Hugging Face model computes them)")
         p.add_argument("--precision", choices=["f32", "bf16", "f16"], default="f32",
                        help="round every GEMM and attention input to this "
                             "precision, as tfmc --precision does")

@@ -580,6 +580,8 @@ struct MaterializeEntryPass
                << image[0] << "x" << image[1] << "x" << image[2] << "xf32>";
       manifest.image = ::tfm::ManifestImage{image[0], image[1], image[2]};
     }
+    if (auto first = module->getAttrOfType<IntegerAttr>(kFirstPositionAttr))
+      manifest.firstPosition = first.getInt();
     size_t numInputs = manifest.inputs().size();
     if (entry.getNumArguments() != numInputs)
       return entry.emitError("architecture '")

@@ -205,24 +205,14 @@ Value ModelBuilder::embed(Value ids, const ModelParams &params,
     x = SinusoidalPositionOp::create(b, loc("embed.positions"), x.getType(), x,
                                      offsets);
     break;
-  case PositionKind::Learned: {
-    Location pl = loc("embed.positions");
-    if (config.positionOffset) {
-      // RoBERTa: token t reads row positionOffset + t. (An encoder: no
-      // generation offsets to add it to.)
-      assert(!offsets && "position offsets of an encoder-only family");
-      Value first =
-          arith::ConstantIntOp::create(b, pl, config.positionOffset, 32);
-      Value batch = tensor::DimOp::create(b, pl, ids, 0);
-      offsets = tensor::SplatOp::create(
-          b, pl, first,
-          RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type()),
-          ValueRange{batch});
-    }
-    x = LearnedPositionOp::create(b, pl, x.getType(), x,
+  case PositionKind::Learned:
+    // RoBERTa's first token reads row positionOffset (padding_idx + 1): the
+    // caller passes it in `offsets` (the manifest's first_position).
+    assert((offsets || !config.positionOffset) &&
+           "a position table that starts past row 0 needs offsets");
+    x = LearnedPositionOp::create(b, loc("embed.positions"), x.getType(), x,
                                   weight(*params.positions), offsets);
     break;
-  }
   case PositionKind::None:
   case PositionKind::Rope:  // applied to q and k in every self-attention
   case PositionKind::Alibi: // a bias inside every self-attention
@@ -619,6 +609,9 @@ OwningOpRef<ModuleOp> ModelBuilder::build() {
   (*module)->setAttr(kVocabSizeAttr, b.getI64IntegerAttr(config.vocabSize));
   (*module)->setAttr(kMaxSeqLenAttr, b.getI64IntegerAttr(config.maxSeqLen));
   (*module)->setAttr(kOutputAttr, b.getStringAttr(config.outputKind()));
+  if (config.positionOffset)
+    (*module)->setAttr(kFirstPositionAttr,
+                       b.getI64IntegerAttr(config.positionOffset));
   if (options.generation && config.ropeFrequencies &&
       config.ropeFrequencies->recomputePastLongAfter)
     (*module)->setAttr(kRecomputeAfterAttr,
@@ -651,6 +644,11 @@ void ModelBuilder::buildForward(ModuleOp module) {
   if (encDec) {
     inputs.append({idsType, lengthsType});
     argLocs.append({loc("tgt"), loc("tgt_lengths")});
+  } else {
+    // The position of each row's first token (left padding shifted out,
+    // explicit position ids, RoBERTa's padding_idx + 1).
+    inputs.push_back(lengthsType);
+    argLocs.push_back(loc("positions"));
   }
   Type result;
   switch (config.head) {
@@ -689,9 +687,11 @@ void ModelBuilder::buildForward(ModuleOp module) {
     out = head(x, tgtLengths, params);
   } else {
     Value ids = body->getArgument(0), lengths = body->getArgument(1);
+    Value positions = body->getArgument(2);
     Stack stack = config.arch == Architecture::Encoder ? Stack::Encoder
                                                        : Stack::Decoder;
-    Value x = runStack(embed(ids, params), stack, lengths, Value(), Value());
+    Value x = runStack(embed(ids, params, positions), stack, lengths, Value(),
+                       Value());
     const std::optional<NormRef> &finalNorm = stack == Stack::Encoder
                                                   ? params.encoderFinalNorm
                                                   : params.decoderFinalNorm;

@@ -314,7 +314,8 @@ private:
   int saved = 0;
 };
 
-using Forward2 = void (*)(void *const *, IdsDesc *, LengthsDesc *, void *);
+using Forward3 = void (*)(void *const *, IdsDesc *, LengthsDesc *,
+                          LengthsDesc *, void *);
 using ForwardPixels = void (*)(void *const *, PixelsDesc *, void *);
 using Forward4 = void (*)(void *const *, IdsDesc *, LengthsDesc *, IdsDesc *,
                           LengthsDesc *, void *);
@@ -324,13 +325,14 @@ using Forward4 = void (*)(void *const *, IdsDesc *, LengthsDesc *, IdsDesc *,
 /// check is off here. `weights` is the table of the model's device.
 __attribute__((no_sanitize("function"))) void
 callForward(void *const *weights, IdsDesc *ids, LengthsDesc *lengths,
-            IdsDesc *tgt, LengthsDesc *tgtLengths, void *out) {
+            LengthsDesc *positions, IdsDesc *tgt, LengthsDesc *tgtLengths,
+            void *out) {
   if (tgt)
     reinterpret_cast<Forward4>(&_mlir_ciface_forward)(weights, ids, lengths,
                                                       tgt, tgtLengths, out);
   else
-    reinterpret_cast<Forward2>(&_mlir_ciface_forward)(weights, ids, lengths,
-                                                      out);
+    reinterpret_cast<Forward3>(&_mlir_ciface_forward)(weights, ids, lengths,
+                                                      positions, out);
 }
 
 __attribute__((no_sanitize("function"))) void
@@ -360,39 +362,43 @@ void *describeOutput(const Manifest &m, float *out, int64_t batch, int64_t seq,
 }
 
 /// Runs a validated forward call: `ids` (batch x seq) and `lengths`, plus
-/// `tgt` (batch x tgtSeq) and `tgtLengths` for encoder-decoder models (null
-/// otherwise), into `out` of `outElements` floats. CPU models run the
-/// generated code on the caller's buffers; CUDA models on device copies.
-tfm_status runForward(const tfm_model *model, const int32_t *ids,
-                      int64_t batch, int64_t seq, const int32_t *lengths,
-                      const int32_t *tgt, int64_t tgtSeq,
-                      const int32_t *tgtLengths, float *out,
+/// `positions` (batch) for encoders and decoders or `tgt` (batch x tgtSeq)
+/// and `tgtLengths` for encoder-decoder models (null otherwise), into `out`
+/// of `outElements` floats. CPU models run the generated code on the
+/// caller's buffers; CUDA models on device copies.
+tfm_status runForward(const tfm_model *model, const int32_t *ids, int64_t batch,
+                      int64_t seq, const int32_t *lengths,
+                      const int32_t *positions, const int32_t *tgt,
+                      int64_t tgtSeq, const int32_t *tgtLengths, float *out,
                       int64_t outElements) {
   const Manifest &m = model->manifest;
   int64_t outSeq = tgt ? tgtSeq : seq;
   // The descriptors of one call, over host or device buffers.
   IdsDesc idsDesc, tgtDesc;
-  LengthsDesc lensDesc, tgtLensDesc;
+  LengthsDesc lensDesc, positionsDesc, tgtLensDesc;
   ClassesOutDesc out2;
   SequenceOutDesc out3;
   auto call = [&](void *const *weights, const void *idsData,
-                  const void *lensData, const void *tgtData,
-                  const void *tgtLensData, void *outData) {
+                  const void *lensData, const void *positionsData,
+                  const void *tgtData, const void *tgtLensData, void *outData) {
     idsDesc = describeContiguous<int32_t, 2>(idsData, {batch, seq});
     lensDesc = describeContiguous<int32_t, 1>(lensData, {batch});
+    if (positions)
+      positionsDesc = describeContiguous<int32_t, 1>(positionsData, {batch});
     if (tgt) {
       tgtDesc = describeContiguous<int32_t, 2>(tgtData, {batch, tgtSeq});
       tgtLensDesc = describeContiguous<int32_t, 1>(tgtLensData, {batch});
     }
     void *outDesc = describeOutput(m, static_cast<float *>(outData), batch,
                                    outSeq, out2, out3);
-    callForward(weights, &idsDesc, &lensDesc, tgt ? &tgtDesc : nullptr,
-                tgt ? &tgtLensDesc : nullptr, outDesc);
+    callForward(weights, &idsDesc, &lensDesc, &positionsDesc,
+                tgt ? &tgtDesc : nullptr, tgt ? &tgtLensDesc : nullptr,
+                outDesc);
   };
 
   if (!model->cuda) {
     ThreadCountScope threads(model);
-    call(hostTable(model), ids, lengths, tgt, tgtLengths, out);
+    call(hostTable(model), ids, lengths, positions, tgt, tgtLengths, out);
     return TFM_OK;
   }
 
@@ -414,15 +420,17 @@ tfm_status runForward(const tfm_model *model, const int32_t *ids,
   if (tgt) {
     inputs.push_back({tgt, tgtBytes});
     inputs.push_back({tgtLengths, lensBytes});
+  } else {
+    inputs.push_back({positions, lensBytes});
   }
   cuda::Instance &instance = *model->cuda;
-  if (llvm::Error e = cuda::run(
-          instance, inputs, out, outBytes,
-          [&](llvm::ArrayRef<void *> device, void *deviceOut) {
-            call(cuda::weightTable(instance), device[0], device[1],
-                 tgt ? device[2] : nullptr, tgt ? device[3] : nullptr,
-                 deviceOut);
-          }))
+  if (llvm::Error e =
+          cuda::run(instance, inputs, out, outBytes,
+                    [&](llvm::ArrayRef<void *> device, void *deviceOut) {
+                      call(cuda::weightTable(instance), device[0], device[1],
+                           tgt ? nullptr : device[2], tgt ? device[2] : nullptr,
+                           tgt ? device[3] : nullptr, deviceOut);
+                    }))
     return failWith(std::move(e));
   return TFM_OK;
 }
@@ -913,10 +921,10 @@ tfm_status pixelsOnly(const Manifest &m) {
                   "call tfm_model_forward_pixels");
 }
 
-tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
-                             int64_t batch, int64_t seq,
-                             const int32_t *lengths, float *out,
-                             size_t out_capacity_elements) {
+/// The checks tfm_model_forward and tfm_model_forward_masked share: a model
+/// of tokens with one stack, and its output buffer.
+tfm_status checkSingleStack(const tfm_model *model, int64_t batch, int64_t seq,
+                            const int32_t *ids, float *out, size_t capacity) {
   if (!model)
     return fail(TFM_ERROR_INVALID_ARGUMENT, "model is NULL");
   const Manifest &m = model->manifest;
@@ -930,15 +938,127 @@ tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
     return s;
   if (tfm_status s = checkTokens(m, ids, batch, seq, "ids"))
     return s;
+  return checkOutput(m, batch, seq, out, capacity);
+}
+
+tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
+                             int64_t batch, int64_t seq, const int32_t *lengths,
+                             float *out, size_t out_capacity_elements) {
+  if (tfm_status s =
+          checkSingleStack(model, batch, seq, ids, out, out_capacity_elements))
+    return s;
+  const Manifest &m = model->manifest;
   std::vector<int32_t> lengthStorage;
   const int32_t *lens;
   if (tfm_status s =
           checkLengths(lengths, batch, seq, "lengths", lengthStorage, lens))
     return s;
-  if (tfm_status s = checkOutput(m, batch, seq, out, out_capacity_elements))
+  // Every sequence starts at the model's first position.
+  std::vector<int32_t> positions(static_cast<size_t>(batch),
+                                 static_cast<int32_t>(m.firstPosition));
+  return runForward(model, ids, batch, seq, lens, positions.data(), nullptr, 0,
+                    nullptr, out, outputElements(m, batch, seq));
+}
+
+tfm_status tfm_model_forward_masked(const tfm_model *model, const int32_t *ids,
+                                    int64_t batch, int64_t seq,
+                                    const int32_t *attention_mask,
+                                    const int32_t *position_ids, float *out,
+                                    size_t out_capacity_elements) {
+  if (tfm_status s =
+          checkSingleStack(model, batch, seq, ids, out, out_capacity_elements))
     return s;
-  return runForward(model, ids, batch, seq, lens, nullptr, 0, nullptr, out,
-                    outputElements(m, batch, seq));
+  const Manifest &m = model->manifest;
+  auto element = [](const char *name, int64_t b, int64_t t) {
+    return (llvm::Twine(name) + "[" + llvm::Twine(b) + "][" + llvm::Twine(t) +
+            "]")
+        .str();
+  };
+  // Each row's run of 1s [start, start + length) and its first position.
+  std::vector<int32_t> starts(batch), lengths(batch), positions(batch);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t first = -1, last = -1;
+    for (int64_t t = 0; t < seq; ++t) {
+      int32_t v = attention_mask ? attention_mask[b * seq + t] : 1;
+      if (v != 0 && v != 1)
+        return fail(TFM_ERROR_INVALID_ARGUMENT,
+                    element("attention_mask", b, t) + " is " + llvm::Twine(v) +
+                        ", must be 0 or 1");
+      if (v == 1) {
+        if (first < 0)
+          first = t;
+        else if (last != t - 1)
+          return fail(TFM_ERROR_INVALID_ARGUMENT,
+                      element("attention_mask", b, t - 1) +
+                          " is 0 between 1s (at positions " +
+                          llvm::Twine(last) + " and " + llvm::Twine(t) +
+                          "): tfm runs each sequence as one run of tokens, "
+                          "padded on the left, the right or both");
+        last = t;
+      }
+    }
+    if (first < 0)
+      return fail(TFM_ERROR_INVALID_ARGUMENT,
+                  "attention_mask[" + llvm::Twine(b) +
+                      "] has no 1: every sequence needs at least one token");
+    int64_t length = last - first + 1;
+    // Hugging Face's default: the index in the padded row, or
+    // first_position for the first token (RoBERTa counts from its ids).
+    int64_t position = m.firstPosition ? m.firstPosition : first;
+    if (position_ids) {
+      const int32_t *row = position_ids + b * seq;
+      position = row[first];
+      for (int64_t t = first + 1; t <= last; ++t)
+        if (row[t] != position + (t - first))
+          return fail(TFM_ERROR_INVALID_ARGUMENT,
+                      element("position_ids", b, t) + " is " +
+                          llvm::Twine(row[t]) + ", expected " +
+                          llvm::Twine(position + (t - first)) +
+                          ": positions count up by one along a sequence");
+      int64_t limit = m.firstPosition + m.maxSeqLen;
+      if (position < 0 || position + length > limit)
+        return fail(TFM_ERROR_INVALID_ARGUMENT,
+                    "position_ids[" + llvm::Twine(b) + "] run from " +
+                        llvm::Twine(position) + " to " +
+                        llvm::Twine(position + length - 1) + ", outside [0, " +
+                        llvm::Twine(limit) + ") (the positions of model '" +
+                        m.modelName + "')");
+    }
+    starts[b] = static_cast<int32_t>(first);
+    lengths[b] = static_cast<int32_t>(length);
+    positions[b] = static_cast<int32_t>(position);
+  }
+
+  // Left padding: run every sequence from column 0 (the padding after it
+  // repeats its first token, a valid id the lengths mask out).
+  bool shifted = llvm::any_of(starts, [](int32_t s) { return s != 0; });
+  std::vector<int32_t> moved;
+  if (shifted) {
+    moved.resize(static_cast<size_t>(batch * seq));
+    for (int64_t b = 0; b < batch; ++b) {
+      const int32_t *row = ids + b * seq + starts[b];
+      int32_t *dst = moved.data() + b * seq;
+      std::copy_n(row, lengths[b], dst);
+      std::fill(dst + lengths[b], dst + seq, row[0]);
+    }
+  }
+  if (tfm_status s = runForward(model, shifted ? moved.data() : ids, batch, seq,
+                                lengths.data(), positions.data(), nullptr, 0,
+                                nullptr, out, outputElements(m, batch, seq)))
+    return s;
+  if (m.output == OutputKind::Classes)
+    return TFM_OK;
+  // Each row's outputs back under its tokens, zeros under the padding.
+  size_t width = static_cast<size_t>(m.outputDim);
+  for (int64_t b = 0; b < batch; ++b) {
+    float *row = out + b * seq * width;
+    size_t start = starts[b], length = lengths[b];
+    if (start)
+      std::memmove(row + start * width, row, length * width * sizeof(float));
+    std::fill(row, row + start * width, 0.0f);
+    std::fill(row + (start + length) * width, row + seq * width, 0.0f);
+  }
+  return TFM_OK;
 }
 
 tfm_status tfm_model_forward_seq2seq(const tfm_model *model,
@@ -977,8 +1097,8 @@ tfm_status tfm_model_forward_seq2seq(const tfm_model *model,
     return s;
   if (tfm_status s = checkOutput(m, batch, tgt_seq, out, out_capacity_elements))
     return s;
-  return runForward(model, src, batch, src_seq, srcLens, tgt, tgt_seq, tgtLens,
-                    out, outputElements(m, batch, tgt_seq));
+  return runForward(model, src, batch, src_seq, srcLens, nullptr, tgt, tgt_seq,
+                    tgtLens, out, outputElements(m, batch, tgt_seq));
 }
 
 tfm_status tfm_model_forward_pixels(const tfm_model *model, const float *pixels,

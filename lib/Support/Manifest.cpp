@@ -236,6 +236,15 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
   if (!maxSeq)
     return maxSeq.takeError();
   m.maxSeqLen = *maxSeq;
+  if (top->get(Field::kFirstPosition)) {
+    Expected<int64_t> first = read.integer(Field::kFirstPosition);
+    if (!first)
+      return first.takeError();
+    if (*first < 0 || *first > INT32_MAX - m.maxSeqLen)
+      return read.bad(Field::kFirstPosition,
+                      "must lie in [0, 2^31 - 1 - max_seq_len]");
+    m.firstPosition = *first;
+  }
 
   Expected<StringRef> output = read.string(Field::kOutput);
   if (!output)
@@ -253,6 +262,10 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
     return read.bad(Field::kOutputDims,
                     "must hold exactly one positive dimension");
   m.outputDim = (*dims)[0];
+  if (m.firstPosition &&
+      (m.image || m.architecture == Architecture::EncoderDecoder))
+    return read.bad(Field::kFirstPosition,
+                    "is only supported for encoders and decoders of tokens");
   if (m.image && m.architecture != Architecture::Encoder)
     return read.bad(Field::kImage, "is only supported for encoders");
   if (m.image && m.output == OutputKind::Logits)

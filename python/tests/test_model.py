@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tfm
+import tfm_ref  # on sys.path through conftest
 from conftest import Compiled, assert_close_to_reference, reference
 
 
@@ -34,6 +35,31 @@ def test_padding_does_not_change_valid_rows(gpt: Compiled, gpt_model: tfm.Model)
     batch = np.concatenate([padded, gpt.tokens(1, 11, seed=8)])
     out = gpt_model(batch, [5, 11])
     np.testing.assert_allclose(out[0, :5], alone[0], rtol=1e-5, atol=1e-5)
+
+
+def test_left_padding_with_attention_mask(gpt: Compiled, gpt_model: tfm.Model) -> None:
+    # Hugging Face's inputs: a left-padded row and a right-padded one.
+    ids = gpt.tokens(2, 9, seed=21)
+    mask = np.array([[0, 0, 0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 0, 0, 0, 0]])
+    out = gpt_model(ids, attention_mask=mask)
+    m = tfm_ref.load_model(str(gpt.spec))
+    params = tfm_ref.Params(tfm_ref.logical_weights(
+        m, tfm_ref.read_safetensors(str(gpt.weights)), str(gpt.weights)))
+    ref = np.array(tfm_ref.forward_masked(m, params, ids.tolist(), mask.tolist()))
+    assert_close_to_reference(out, ref, [[bool(v) for v in r] for r in mask])
+    assert not out[mask == 0].any()  # zeros under the padding
+    # generate()'s positions (cumsum - 1): the left-padded row computes what
+    # the same tokens alone do.
+    positions = np.maximum(np.cumsum(mask, axis=1) - 1, 0)
+    shifted = gpt_model(ids, attention_mask=mask, position_ids=positions)
+    np.testing.assert_allclose(shifted[0, 3:], gpt_model(ids[:1, 3:])[0], rtol=1e-5,
+                               atol=1e-5)
+    with pytest.raises(tfm.InvalidArgumentError, match=r"attention_mask\[0\]\[4\] is 0 between 1s"):
+        gpt_model(ids, attention_mask=[[1, 1, 1, 1, 0, 1, 1, 1, 1]] * 2)
+    with pytest.raises(tfm.InvalidArgumentError, match="describe the same padding"):
+        gpt_model(ids, [9, 5], attention_mask=mask)
+    with pytest.raises(tfm.InvalidArgumentError, match=r"attention_mask has shape \[1, 9\]"):
+        gpt_model(ids, attention_mask=mask[:1])
 
 
 def test_classifier_matches_reference(bert_classifier: Compiled) -> None:

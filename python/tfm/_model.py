@@ -63,6 +63,9 @@ _SESSION_SIGNATURES = {
     "tfm_session_encode": (c_int, [c_void_p, _I64, c_int64, _I32, c_int64, _I32]),
     # Image models; None in libraries built before them.
     "tfm_model_forward_pixels": (c_int, [c_void_p, _F32, c_int64, _F32, c_size_t]),
+    # Hugging Face masks; None in libraries built before them.
+    "tfm_model_forward_masked": (c_int, [c_void_p, _I32, c_int64, c_int64, _I32, _I32,
+                                         _F32, c_size_t]),
 }
 
 
@@ -91,6 +94,7 @@ class _Library:
     tfm_session_copy_slot: Any  # also None in libraries built before it
     tfm_session_encode: Any  # also None in libraries built before it
     tfm_model_forward_pixels: Any  # None in libraries built before it
+    tfm_model_forward_masked: Any  # None in libraries built before it
 
     def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
         self.path = path
@@ -388,8 +392,11 @@ class Model:
         return lens
 
     def __call__(self, tokens: Any, lengths: Any = None, *,
+                 attention_mask: Any = None, position_ids: Any = None,
                  out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Runs the encoder or decoder (``tfm_model_forward``).
+        """Runs the encoder or decoder (``tfm_model_forward``, or
+        ``tfm_model_forward_masked`` with ``attention_mask`` or
+        ``position_ids``).
 
         Args:
             tokens: token ids of shape ``[batch, seq]``, any integer dtype or
@@ -398,6 +405,14 @@ class Model:
             lengths: ``[batch]`` counts of valid tokens, each in
                 ``[1, seq]``: the tokens are right-padded, the padding is
                 masked. ``None``: every token is valid.
+            attention_mask: Hugging Face's ``[batch, seq]`` mask of 0 and 1
+                (a tokenizer's ``attention_mask``), padded on the left, the
+                right or both; each row's 1s must form one run. The result
+                is what the Hugging Face model gives for the same inputs;
+                rows under a 0 are zeros. Not with ``lengths``.
+            position_ids: Hugging Face's ``[batch, seq]`` position ids,
+                counting up by one along each row's run of 1s; ``None``:
+                as the Hugging Face model computes them.
             out: optional float32 C-contiguous array of the output shape to
                 write into.
 
@@ -410,11 +425,34 @@ class Model:
         ids = _int32_array(tokens, "tokens", "[batch, seq]", 2)
         batch, seq = ids.shape
         lens = self._lengths(lengths, batch, "lengths")
+        masked = attention_mask is not None or position_ids is not None
+        per_token = []
+        for name, value in (("attention_mask", attention_mask),
+                            ("position_ids", position_ids)):
+            a = None
+            if value is not None:
+                a = _int32_array(value, name, "[batch, seq]", 2)
+                if a.shape != ids.shape:
+                    raise InvalidArgumentError(
+                        f"{name} has shape {list(a.shape)}, the tokens {list(ids.shape)}")
+            per_token.append(a)
+        if masked and lens is not None:
+            raise InvalidArgumentError(
+                "lengths and attention_mask/position_ids describe the same padding: "
+                "give one or the other")
+        if masked and self._lib.tfm_model_forward_masked is None:
+            raise UnsupportedError(f"{self._lib.path} does not export "
+                                   "tfm_model_forward_masked: recompile it")
         result = self._output(out, self.output_shape(batch, seq))
         with self._use() as h:
-            self._lib.check(self._lib.tfm_model_forward(
-                h, _ptr(ids, _I32), batch, seq, _ptr(lens, _I32),
-                _ptr(result, _F32), result.size))
+            if masked:
+                self._lib.check(self._lib.tfm_model_forward_masked(
+                    h, _ptr(ids, _I32), batch, seq, _ptr(per_token[0], _I32),
+                    _ptr(per_token[1], _I32), _ptr(result, _F32), result.size))
+            else:
+                self._lib.check(self._lib.tfm_model_forward(
+                    h, _ptr(ids, _I32), batch, seq, _ptr(lens, _I32),
+                    _ptr(result, _F32), result.size))
         return result
 
     def seq2seq(self, src: Any, tgt: Any, src_lengths: Any = None,

@@ -16,7 +16,7 @@
 // CHECK: %[[DST:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<2x3x4xf32>
 // CHECK: bufferization.materialize_in_destination %[[P]] in restrict writable %[[DST]] : (tensor<2x3x4xf32>, memref<2x3x4xf32>) -> ()
 // CHECK-NEXT: return
-// CHECK: func.func @forward(%[[T:.*]]: !llvm.ptr, %{{.*}}: tensor<?x?xi32> {bufferization.writable = false}, %{{.*}}: tensor<?xi32> {bufferization.writable = false}, %{{.*}}: memref<?x?x8xf32>)
+// CHECK: func.func @forward(%[[T:.*]]: !llvm.ptr, %{{.*}}: tensor<?x?xi32> {bufferization.writable = false}, %{{.*}}: tensor<?xi32> {bufferization.writable = false}, %{{.*}}: tensor<?xi32> {bufferization.writable = false}, %{{.*}}: memref<?x?x8xf32>)
 // CHECK: llvm.getelementptr %[[T]][2]
 // CHECK: bufferization.to_tensor %{{.*}} restrict : memref<2x3x4xf32>
 // CHECK: llvm.getelementptr %[[T]][0]
@@ -36,7 +36,7 @@ module attributes {tfm.model_name = "tiny", tfm.architecture = "decoder", tfm.vo
     } -> tensor<2x3x4xf32>
     return %p : tensor<2x3x4xf32>
   }
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x8xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x8xf32> attributes {tfm.entry} {
     %p = tfm.weight "w:packed[n=1,panel=4]" prepared : tensor<2x3x4xf32>
     %b = tfm.weight "b" : tensor<8xf32>
     %r = "test.use"(%ids, %p, %b) : (tensor<?x?xi32>, tensor<2x3x4xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>

@@ -11,7 +11,7 @@
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.weights = [{name = "embed.tokens", shape = [16, 4]}, {name = "final_norm.weight", shape = [4]}]
 // CHECK: func.func @tfm_prepare(%{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface, tfm.prepare}
-// CHECK: func.func @forward(%[[FT:.*]]: !llvm.ptr, %{{.*}}: tensor<?x?xi32> {bufferization.writable = false}, %{{.*}}: tensor<?xi32> {bufferization.writable = false}, %[[FOUT:.*]]: memref<?x?x16xf32>)
+// CHECK: func.func @forward(%[[FT:.*]]: !llvm.ptr, %{{.*}}: tensor<?x?xi32> {bufferization.writable = false}, %{{.*}}: tensor<?xi32> {bufferization.writable = false}, %{{.*}}: tensor<?xi32> {bufferization.writable = false}, %[[FOUT:.*]]: memref<?x?x16xf32>)
 // CHECK-SAME: attributes {llvm.emit_c_interface, tfm.entry}
 // CHECK: llvm.getelementptr %[[FT]][0]
 // CHECK: %[[FL:.*]] = tfm.lm_head
@@ -34,9 +34,9 @@
 // CHECK-NEXT: bufferization.materialize_in_destination %[[NEW]] in restrict writable %[[CACHE]] : (tensor<?x3x2x2x?x8xf32>, memref<?x3x2x2x?x8xf32>) -> ()
 // CHECK-NEXT: return
 // CHECK-NOT: tfm.weight
-// CHECK: llvm.mlir.global external constant @tfm_model_manifest("{\22format\22:\22tfm-manifest/1\22,\22model_name\22:\22tiny\22,\22architecture\22:\22decoder\22,\22vocab_size\22:16,\22max_seq_len\22:8,\22output\22:\22logits\22,\22output_dims\22:[16],\22inputs\22:[\22ids\22,\22lengths\22],\22weights\22:[{\22name\22:\22embed.tokens\22,\22shape\22:[16,4]},{\22name\22:\22final_norm.weight\22,\22shape\22:[4]}],\22kv_cache\22:{\22layers\22:3,\22kv_heads\22:2,\22head_dim\22:8}}\00")
+// CHECK: llvm.mlir.global external constant @tfm_model_manifest("{\22format\22:\22tfm-manifest/1\22,\22model_name\22:\22tiny\22,\22architecture\22:\22decoder\22,\22vocab_size\22:16,\22max_seq_len\22:8,\22output\22:\22logits\22,\22output_dims\22:[16],\22inputs\22:[\22ids\22,\22lengths\22,\22positions\22],\22weights\22:[{\22name\22:\22embed.tokens\22,\22shape\22:[16,4]},{\22name\22:\22final_norm.weight\22,\22shape\22:[4]}],\22kv_cache\22:{\22layers\22:3,\22kv_heads\22:2,\22head_dim\22:8}}\00")
 module attributes {tfm.model_name = "tiny", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %e = tfm.weight "embed.tokens" : tensor<16x4xf32>
     %x = tfm.embedding %ids, %e : (tensor<?x?xi32>, tensor<16x4xf32>) -> tensor<?x?x4xf32>
     %l = tfm.lm_head %x, %e {tied} : (tensor<?x?x4xf32>, tensor<16x4xf32>) -> tensor<?x?x16xf32>
@@ -67,7 +67,7 @@ module attributes {tfm.model_name = "tiny", tfm.architecture = "decoder", tfm.vo
 // CHECK-NEXT: return
 // CHECK: \22kv_cache\22:{\22layers\22:1,\22kv_heads\22:1,\22head_dim\22:4}}\00"
 module attributes {tfm.model_name = "tiny", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -80,7 +80,7 @@ module attributes {tfm.model_name = "tiny", tfm.architecture = "decoder", tfm.vo
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -94,7 +94,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -109,7 +109,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 
 // Two arguments cannot both be written into result 1.
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -123,7 +123,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -138,7 +138,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -153,7 +153,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 
 // The in-out argument's new value alone: no output left.
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -168,7 +168,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // The main entry (checked like the step) has no in-out arguments.
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
   // expected-error @+1 {{the main entry has no in-out arguments (only @step has)}}
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32> {tfm.inout = 1 : i64}) -> (tensor<?x?x16xf32>, tensor<?xi32>) attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32> {tfm.inout = 1 : i64}, %positions: tensor<?xi32>) -> (tensor<?x?x16xf32>, tensor<?xi32>) attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r, %lengths : tensor<?x?x16xf32>, tensor<?xi32>
   }
@@ -177,7 +177,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -202,7 +202,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 
 // The manifest's KV cache is [B, layers, 2, kv_heads, C, head_dim] of f32.
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -216,7 +216,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
@@ -230,7 +230,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }

@@ -2,7 +2,7 @@
 
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.weights = [{name = "embed.tokens", shape = [16, 4]}, {name = "final_norm.weight", shape = [4]}]
-// CHECK: func.func @forward(%[[TABLE:.*]]: !llvm.ptr, %[[IDS:.*]]: tensor<?x?xi32> {bufferization.writable = false}, %[[LEN:.*]]: tensor<?xi32> {bufferization.writable = false}, %[[OUT:.*]]: memref<?x?x16xf32>)
+// CHECK: func.func @forward(%[[TABLE:.*]]: !llvm.ptr, %[[IDS:.*]]: tensor<?x?xi32> {bufferization.writable = false}, %[[LEN:.*]]: tensor<?xi32> {bufferization.writable = false}, %[[POS:.*]]: tensor<?xi32> {bufferization.writable = false}, %[[OUT:.*]]: memref<?x?x16xf32>)
 // CHECK-SAME: attributes {llvm.emit_c_interface, tfm.entry}
 // Slot 0: a 16x4 descriptor {data, data, 0, [16, 4], [4, 1]}.
 // CHECK: %[[P0:.*]] = llvm.getelementptr %[[TABLE]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
@@ -22,9 +22,9 @@
 // CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[OUT]] : (tensor<?x?x16xf32>, memref<?x?x16xf32>) -> ()
 // CHECK-NEXT: return
 // CHECK-NOT: tfm.weight
-// CHECK: llvm.mlir.global external constant @tfm_model_manifest("{\22format\22:\22tfm-manifest/1\22,\22model_name\22:\22tiny\22,\22architecture\22:\22decoder\22,\22vocab_size\22:16,\22max_seq_len\22:8,\22output\22:\22logits\22,\22output_dims\22:[16],\22inputs\22:[\22ids\22,\22lengths\22],\22weights\22:[{\22name\22:\22embed.tokens\22,\22shape\22:[16,4]},{\22name\22:\22final_norm.weight\22,\22shape\22:[4]}]}\00")
+// CHECK: llvm.mlir.global external constant @tfm_model_manifest("{\22format\22:\22tfm-manifest/1\22,\22model_name\22:\22tiny\22,\22architecture\22:\22decoder\22,\22vocab_size\22:16,\22max_seq_len\22:8,\22output\22:\22logits\22,\22output_dims\22:[16],\22inputs\22:[\22ids\22,\22lengths\22,\22positions\22],\22weights\22:[{\22name\22:\22embed.tokens\22,\22shape\22:[16,4]},{\22name\22:\22final_norm.weight\22,\22shape\22:[4]}]}\00")
 module attributes {tfm.model_name = "tiny", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %e = tfm.weight "embed.tokens" : tensor<16x4xf32>
     %x = tfm.embedding %ids, %e : (tensor<?x?xi32>, tensor<16x4xf32>) -> tensor<?x?x4xf32>
     %g = tfm.weight "final_norm.weight" : tensor<4xf32>
@@ -69,7 +69,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
     %w = tfm.weight "w" : tensor<4xf32>
     return %w : tensor<4xf32>
   }
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<4xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<4xf32> attributes {tfm.entry} {
     %w = func.call @helper() : () -> tensor<4xf32>
     return %w : tensor<4xf32>
   }
@@ -78,7 +78,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<4xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<4xf32> attributes {tfm.entry} {
     %a = tfm.weight "w" : tensor<4xf32>
     // expected-error @+1 {{weight 'w' is used as 'tensor<2x2xf32>' and as 'tensor<4xf32>'}}
     %b = tfm.weight "w" : tensor<2x2xf32>
@@ -90,7 +90,7 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 
 // expected-error @+1 {{module attribute 'tfm.vocab_size' (integer) is missing; the manifest needs it}}
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?xi32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?xi32> attributes {tfm.entry} {
     return %lengths : tensor<?xi32>
   }
 }
@@ -98,8 +98,8 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.max_s
 // -----
 
 module attributes {tfm.model_name = "m", tfm.architecture = "encoder_decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  // expected-error @+1 {{architecture 'encoder_decoder' needs 4 entry inputs, @forward takes 2}}
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?xi32> attributes {tfm.entry} {
+  // expected-error @+1 {{architecture 'encoder_decoder' needs 4 entry inputs, @forward takes 3}}
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?xi32> attributes {tfm.entry} {
     return %lengths : tensor<?xi32>
   }
 }

@@ -17,14 +17,14 @@
 // CHECK-DAG: llvm.getelementptr %[[TABLE]][1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-DAG: llvm.getelementptr %[[TABLE]][8] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NOT: llvm.getelementptr %[[TABLE]][9]
-// CHECK: llvm.func @_mlir_ciface_forward(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
-// CHECK: llvm.mlir.global external constant @tfm_model_manifest("{\22format\22:\22tfm-manifest/1\22,\22model_name\22:\22tiny-gpt\22,\22architecture\22:\22decoder\22,\22vocab_size\22:16,\22max_seq_len\22:8,\22output\22:\22logits\22,\22output_dims\22:[16],\22inputs\22:[\22ids\22,\22lengths\22],\22weights\22:[{\22name\22:\22embed.tokens\22,\22shape\22:[16,8]},
+// CHECK: llvm.func @_mlir_ciface_forward(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK: llvm.mlir.global external constant @tfm_model_manifest("{\22format\22:\22tfm-manifest/1\22,\22model_name\22:\22tiny-gpt\22,\22architecture\22:\22decoder\22,\22vocab_size\22:16,\22max_seq_len\22:8,\22output\22:\22logits\22,\22output_dims\22:[16],\22inputs\22:[\22ids\22,\22lengths\22,\22positions\22],\22weights\22:[{\22name\22:\22embed.tokens\22,\22shape\22:[16,8]},
 
 // IR: @tfm_model_manifest = constant [{{[0-9]+}} x i8] c"{\22format\22:\22tfm-manifest/1\22
-// IR: define void @_mlir_ciface_forward(ptr %0, ptr %1, ptr %2, ptr %3)
+// IR: define void @_mlir_ciface_forward(ptr %0, ptr %1, ptr %2, ptr %3, ptr %4)
 
 module attributes {tfm.model_name = "tiny-gpt", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %emb = tfm.weight "embed.tokens" : tensor<16x8xf32>
     %pos = tfm.weight "embed.positions" : tensor<8x8xf32>
     %x0 = tfm.embedding %ids, %emb : (tensor<?x?xi32>, tensor<16x8xf32>) -> tensor<?x?x8xf32>

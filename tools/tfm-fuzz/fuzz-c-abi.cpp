@@ -3,7 +3,9 @@
 // The tiny GPT example, compiled by tfmc when the harness is built and
 // linked with the runtime compiled again under the sanitizers, called the
 // way a careless host would: any batch, sequence length, token ids,
-// lengths, output capacity and NULL pointers. Every call either succeeds
+// lengths or Hugging Face attention masks and position ids
+// (tfm_model_forward_masked), output capacity and NULL pointers. Every
+// call either succeeds
 // on valid arguments, writing exactly the output's elements, or fails with
 // the status the C ABI documents for the first invalid one, writing
 // nothing; nothing crashes, reads or writes out of bounds.
@@ -132,6 +134,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   bool nullIds = in.ConsumeProbability<float>() > 0.98f;
   bool nullOut = in.ConsumeProbability<float>() > 0.98f;
   bool withLengths = in.ConsumeBool();
+  // One call in three goes through tfm_model_forward_masked.
+  bool masked = in.ConsumeIntegralInRange<int>(0, 2) == 2;
   // One call in ten gets some out-of-range ids, one in ten bad lengths.
   bool wildIds = in.ConsumeProbability<float>() > 0.9f;
   bool wildLengths = in.ConsumeProbability<float>() > 0.9f;
@@ -158,6 +162,51 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   if (!withLengths)
     lengthsValid = true;
 
+  // Masked calls: each row a run [start, end) of 1s, sometimes with a hole,
+  // a value other than 0/1 or no 1; position ids (half the calls) counting
+  // up from a first position, sometimes out of range or jumping.
+  int64_t rows = batch > 0 ? batch : 1, cols = seq > 0 ? seq : 1;
+  std::vector<int32_t> mask(static_cast<size_t>(rows * cols), 1),
+      positions(static_cast<size_t>(rows * cols), 0);
+  bool withMask = in.ConsumeBool(), withPositions = in.ConsumeBool();
+  bool maskValid = true, positionsValid = true;
+  std::vector<int64_t> runStart(rows, 0), runLength(rows, cols);
+  for (int64_t r = 0; r < rows && masked; ++r) {
+    int64_t start = 0, end = cols;
+    if (withMask) {
+      start = in.ConsumeIntegralInRange<int64_t>(0, cols - 1);
+      end = in.ConsumeIntegralInRange<int64_t>(start + 1, cols);
+      int flaw = in.ConsumeIntegralInRange<int>(0, 40);
+      for (int64_t c = 0; c < cols; ++c)
+        mask[r * cols + c] = c >= start && c < end;
+      if (flaw == 38 && end - start >= 3) { // a 0 between 1s
+        mask[r * cols + start + 1] = 0;
+        maskValid = false;
+      } else if (flaw == 39) { // a value other than 0 and 1
+        int32_t v = in.ConsumeIntegral<int32_t>();
+        mask[r * cols + start] = v == 0 || v == 1 ? 2 : v;
+        maskValid = false;
+      } else if (flaw == 40) { // no 1
+        std::fill_n(&mask[r * cols], cols, 0);
+        maskValid = false;
+      }
+    }
+    runStart[r] = start;
+    runLength[r] = end - start;
+    if (withPositions) {
+      // Valid first positions lie in [0, maxSeq - length].
+      int64_t first = in.ConsumeIntegralInRange<int64_t>(0, maxSeq + 1);
+      for (int64_t c = 0; c < cols; ++c)
+        positions[r * cols + c] = static_cast<int32_t>(
+            c >= start ? first + (c - start) : in.ConsumeIntegral<int32_t>());
+      positionsValid &= first + (end - start) <= maxSeq;
+      if (in.ConsumeIntegralInRange<int>(0, 30) == 30 && end - start >= 2) {
+        ++positions[r * cols + end - 1]; // a jump
+        positionsValid = false;
+      }
+    }
+  }
+
   // The output buffer: exactly the capacity the call is told, so that a
   // write past it is an AddressSanitizer report.
   int64_t shape[3];
@@ -181,19 +230,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   const float sentinel = -12345.5f;
   std::fill(out.begin(), out.end(), sentinel);
 
-  tfm_status s = tfm_model_forward(
-      model, nullIds ? nullptr : ids.data(), batch, seq,
-      withLengths ? lengths.data() : nullptr, nullOut ? nullptr : out.data(),
-      capacity);
+  tfm_status s =
+      masked
+          ? tfm_model_forward_masked(model, nullIds ? nullptr : ids.data(),
+                                     batch, seq,
+                                     withMask ? mask.data() : nullptr,
+                                     withPositions ? positions.data() : nullptr,
+                                     nullOut ? nullptr : out.data(), capacity)
+          : tfm_model_forward(model, nullIds ? nullptr : ids.data(), batch, seq,
+                              withLengths ? lengths.data() : nullptr,
+                              nullOut ? nullptr : out.data(), capacity);
 
-  bool argsValid =
-      !nullIds && !nullOut && dimsValid && idsValid && lengthsValid;
+  bool argsValid = !nullIds && !nullOut && dimsValid && idsValid &&
+                   (masked ? maskValid && positionsValid : lengthsValid);
   if (argsValid && capacity >= needed) {
     if (s != TFM_OK)
       fail("valid arguments were refused");
     for (size_t i = 0; i < needed; ++i)
       if (!std::isfinite(out[i]))
         fail("a valid call gave a non-finite output");
+    // A masked call writes zeros under the padding (logits [B, T, V]).
+    if (masked && rank == 3)
+      for (int64_t r = 0; r < batch; ++r)
+        for (int64_t c = 0; c < seq; ++c) {
+          bool padding = c < runStart[r] || c >= runStart[r] + runLength[r];
+          for (int64_t v = 0; padding && v < shape[2]; ++v)
+            if (out[(r * seq + c) * shape[2] + v] != 0.0f)
+              fail("a masked call wrote a non-zero output under the padding");
+        }
     ++counts.ran;
     return 0;
   }

@@ -2,6 +2,8 @@
 //
 //   tfm-run model.so [--weights W] --tokens ids.npy [--lengths len.npy]
 //           [--decoder-tokens tgt.npy] [--decoder-lengths len.npy]
+//   tfm-run model.so [--weights W] --tokens ids.npy
+//           [--attention-mask mask.npy] [--position-ids pos.npy]
 //   tfm-run model.so [--weights W] --pixels images.npy   (image models)
 //           [--out out.npy] [--top-k N] [--threads N]
 //   tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids ...]
@@ -97,6 +99,16 @@ llvm::cl::opt<std::string>
     lengthsPath("lengths",
                 llvm::cl::desc("Valid tokens per sequence, .npy [batch]"),
                 llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> attentionMaskPath(
+    "attention-mask",
+    llvm::cl::desc("Hugging Face's attention_mask, integer .npy [batch, seq] "
+                   "of 0 and 1: padding on the left, the right or both"),
+    llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> positionIdsPath(
+    "position-ids",
+    llvm::cl::desc("Hugging Face's position_ids, integer .npy [batch, seq] "
+                   "(default: as the Hugging Face model computes them)"),
+    llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
 llvm::cl::opt<std::string> decoderTokensPath(
     "decoder-tokens",
     llvm::cl::desc("Decoder token ids of an encoder-decoder model"),
@@ -284,6 +296,8 @@ struct Api {
   decltype(&tfm_model_destroy) destroy;
   decltype(&tfm_model_forward) forward;
   decltype(&tfm_model_forward_seq2seq) forwardSeq2seq;
+  /// Null in libraries built before attention masks.
+  decltype(&tfm_model_forward_masked) forwardMasked;
   /// Null in libraries built before image models.
   decltype(&tfm_model_forward_pixels) forwardPixels;
   decltype(&tfm_model_output_shape) outputShape;
@@ -354,6 +368,27 @@ llvm::Expected<Tokens> readTokens(StringRef path) {
     return ids.takeError();
   tokens.ids = std::move(*ids);
   return tokens;
+}
+
+/// Reads an optional [batch, seq] integer file (--attention-mask,
+/// --position-ids); an empty path gives an empty vector.
+llvm::Expected<std::vector<int32_t>>
+readPerToken(StringRef path, const Tokens &tokens, StringRef what) {
+  if (path.empty())
+    return std::vector<int32_t>{};
+  llvm::Expected<NpyArray> array = readNpy(path);
+  if (!array)
+    return array.takeError();
+  std::vector<int64_t> expected{tokens.batch, tokens.seq};
+  // A single sequence's tokens may be [seq]; so may its mask.
+  if (array->shape != expected &&
+      !(tokens.batch == 1 && array->shape.size() == 1 &&
+        array->shape[0] == tokens.seq))
+    return llvm::createStringError(path + ": " + what +
+                                   " must have the shape of the token ids " +
+                                   runtime::formatShape(expected) + ", found " +
+                                   runtime::formatShape(array->shape));
+  return array->toInt32(path);
 }
 
 /// Reads an optional lengths file; an empty path gives an empty vector.
@@ -459,6 +494,7 @@ int openLibrary(Library &lib) {
   // them; only --threads and generation need them.
   lookup(api.setNumThreads, "tfm_model_set_num_threads");
   lookup(api.forwardPixels, "tfm_model_forward_pixels");
+  lookup(api.forwardMasked, "tfm_model_forward_masked");
   lookup(api.sessionCreate, "tfm_session_create");
   lookup(api.sessionDestroy, "tfm_session_destroy");
   lookup(api.sessionPrefill, "tfm_session_prefill");
@@ -1349,7 +1385,8 @@ int writeOutput(OutputKind kind, llvm::ArrayRef<float> out,
 /// Runs an image model on --pixels.
 int runPixels() {
   if (!tokensPath.empty() || !lengthsPath.empty() ||
-      !decoderTokensPath.empty() || !decoderLengthsPath.empty())
+      !decoderTokensPath.empty() || !decoderLengthsPath.empty() ||
+      !attentionMaskPath.empty() || !positionIdsPath.empty())
     return error(InputError, "--pixels is the whole input of an image "
                              "model: drop --tokens, --lengths and "
                              "--decoder-tokens");
@@ -1411,7 +1448,7 @@ int runModel() {
 
   // Inputs first: they are cheap to check and need no library.
   Tokens tokens, decoderTokens;
-  std::vector<int32_t> lengths, decoderLengths;
+  std::vector<int32_t> lengths, decoderLengths, attentionMask, positionIds;
   if (!printManifest) {
     if (tokensPath.empty())
       return error(InputError, "--tokens (or --prompt-ids) is required");
@@ -1424,6 +1461,20 @@ int runModel() {
     if (!l)
       return error(InputError, llvm::toString(l.takeError()));
     lengths = std::move(*l);
+    llvm::Expected<std::vector<int32_t>> mask =
+        readPerToken(attentionMaskPath, tokens, "the attention mask");
+    if (!mask)
+      return error(InputError, llvm::toString(mask.takeError()));
+    attentionMask = std::move(*mask);
+    llvm::Expected<std::vector<int32_t>> positions =
+        readPerToken(positionIdsPath, tokens, "the position ids");
+    if (!positions)
+      return error(InputError, llvm::toString(positions.takeError()));
+    positionIds = std::move(*positions);
+    if (!lengths.empty() && (!attentionMask.empty() || !positionIds.empty()))
+      return error(InputError,
+                   "--lengths and --attention-mask/--position-ids describe "
+                   "the same padding: give one or the other");
     if (!decoderTokensPath.empty()) {
       llvm::Expected<Tokens> d = readTokens(decoderTokensPath);
       if (!d)
@@ -1469,6 +1520,29 @@ int runModel() {
   if (!seq2seq && !decoderTokensPath.empty())
     return error(InputError, "--decoder-tokens given but '" + modelPath +
                                  "' is not an encoder-decoder model");
+  bool masked = !attentionMask.empty() || !positionIds.empty();
+  if (masked && seq2seq)
+    return error(InputError,
+                 "--attention-mask and --position-ids are for encoders and "
+                 "decoders; '" +
+                     modelPath +
+                     "' is an encoder-decoder model: "
+                     "pass right-padded batches with --lengths and "
+                     "--decoder-lengths");
+  if (masked && !api.forwardMasked)
+    return error(LoadError, "'" + modelPath +
+                                "' does not export tfm_model_forward_masked "
+                                "(built by an older tfm): recompile it");
+  // The summary's "last token" of each masked row: the end of its 1s.
+  if (!attentionMask.empty()) {
+    for (int64_t b = 0; b < tokens.batch; ++b) {
+      int32_t end = 0;
+      for (int64_t t = 0; t < tokens.seq; ++t)
+        if (attentionMask[b * tokens.seq + t] == 1)
+          end = static_cast<int32_t>(t + 1);
+      lengths.push_back(std::max(end, 1));
+    }
+  }
 
   int64_t outSeq = seq2seq ? decoderTokens.seq : tokens.seq;
   int64_t shape[3];
@@ -1481,16 +1555,20 @@ int runModel() {
   std::vector<float> out(static_cast<size_t>(elements));
 
   tfm_status status =
-      seq2seq
-          ? api.forwardSeq2seq(
-                model, tokens.ids.data(), tokens.batch, tokens.seq,
-                lengths.empty() ? nullptr : lengths.data(),
-                decoderTokens.ids.data(), decoderTokens.seq,
-                decoderLengths.empty() ? nullptr : decoderLengths.data(),
-                out.data(), out.size())
-          : api.forward(model, tokens.ids.data(), tokens.batch, tokens.seq,
-                        lengths.empty() ? nullptr : lengths.data(), out.data(),
-                        out.size());
+      seq2seq ? api.forwardSeq2seq(
+                    model, tokens.ids.data(), tokens.batch, tokens.seq,
+                    lengths.empty() ? nullptr : lengths.data(),
+                    decoderTokens.ids.data(), decoderTokens.seq,
+                    decoderLengths.empty() ? nullptr : decoderLengths.data(),
+                    out.data(), out.size())
+      : masked ? api.forwardMasked(
+                     model, tokens.ids.data(), tokens.batch, tokens.seq,
+                     attentionMask.empty() ? nullptr : attentionMask.data(),
+                     positionIds.empty() ? nullptr : positionIds.data(),
+                     out.data(), out.size())
+               : api.forward(model, tokens.ids.data(), tokens.batch, tokens.seq,
+                             lengths.empty() ? nullptr : lengths.data(),
+                             out.data(), out.size());
   if (status != TFM_OK)
     return error(RunError, api.lastError());
 

@@ -35,6 +35,11 @@ constexpr llvm::StringLiteral kImageAttr = "tfm.image";
 /// manifest's kv_cache.recompute_after). Absent: never.
 constexpr llvm::StringLiteral kRecomputeAfterAttr = "tfm.recompute_after";
 
+/// The position of a sequence's first token when the caller gives none
+/// (i64; RoBERTa's padding_idx + 1, the manifest's first_position). Absent:
+/// 0.
+constexpr llvm::StringLiteral kFirstPositionAttr = "tfm.first_position";
+
 /// The module attribute that states the target (#tfm.cpu_target), set once
 /// by the driver or -tfm-set-target.
 constexpr llvm::StringLiteral kTargetAttr = "tfm.target";

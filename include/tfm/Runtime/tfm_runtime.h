@@ -178,6 +178,38 @@ TFM_API tfm_status tfm_model_forward(const tfm_model *model,
                                      int64_t seq, const int32_t *lengths,
                                      float *out, size_t out_capacity_elements);
 
+/* Runs an encoder or decoder model on a batch padded the way Hugging Face
+ * tokenizers pad it, on either side, and gives what the Hugging Face model
+ * gives for the same `input_ids`, `attention_mask` and `position_ids`.
+ *
+ * `ids`: batch x seq token ids as for tfm_model_forward (every one, masked
+ * or not, in [0, vocab_size)). `attention_mask`: batch x seq, each 0 or 1,
+ * or NULL for all 1; the 1s of a row must form one run (left padding, right
+ * padding or both), with at least one 1. `position_ids`: batch x seq or
+ * NULL; where given, a row's positions must count up by one along its run
+ * of 1s (their values under the 0s are ignored), and lie in
+ * [0, first_position + max_seq_len) (first_position: the manifest's, 0 for
+ * most models). NULL gives Hugging Face's default: the token's index in
+ * the padded row (so left padding shifts positions), or, for models whose
+ * manifest has "first_position" (RoBERTa), first_position for the first
+ * token of the run.
+ *
+ * The output is that of tfm_model_forward; the rows of masked positions
+ * of a [batch, seq, *] output are 0. A pooled [batch, classes] output pools
+ * the first or last token of each run. A mask with a 0 between 1s, a value
+ * other than 0 and 1, a row without a 1 or positions that do not count up
+ * are TFM_ERROR_INVALID_ARGUMENT naming the element: the compiled kernels
+ * represent each sequence as one run of tokens, and the call refuses what
+ * they cannot compute rather than compute it wrong.
+ *
+ * RoPE, ALiBi and relative position biases depend only on differences of
+ * positions: for those models the positions change nothing but the choice
+ * of LongRoPE factors, which follows seq as in tfm_model_forward. */
+TFM_API tfm_status tfm_model_forward_masked(
+    const tfm_model *model, const int32_t *ids, int64_t batch, int64_t seq,
+    const int32_t *attention_mask, const int32_t *position_ids, float *out,
+    size_t out_capacity_elements);
+
 /* Runs an encoder-decoder model: `src` (batch x src_seq) feeds the encoder,
  * `tgt` (batch x tgt_seq) the decoder. Lengths as for tfm_model_forward,
  * each may be NULL. The output is [batch, tgt_seq, vocab]. */

@@ -154,11 +154,13 @@ inline std::optional<Precision> parsePrecision(llvm::StringRef name) {
   return std::nullopt;
 }
 
-/// The entry's inputs, in argument order: ids, lengths or src, src_lengths,
-/// tgt, tgt_lengths; for an image model (`image`), pixels.
+/// The entry's inputs, in argument order: ids, lengths, positions (the
+/// position of each row's first token) or src, src_lengths, tgt,
+/// tgt_lengths; for an image model (`image`), pixels.
 inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch,
                                                        bool image = false) {
-  static constexpr llvm::StringLiteral kSingle[] = {"ids", "lengths"};
+  static constexpr llvm::StringLiteral kSingle[] = {"ids", "lengths",
+                                                    "positions"};
   static constexpr llvm::StringLiteral kSeq2Seq[] = {"src", "src_lengths",
                                                      "tgt", "tgt_lengths"};
   static constexpr llvm::StringLiteral kPixels[] = {"pixels"};
@@ -231,6 +233,10 @@ struct Manifest {
     static constexpr llvm::StringLiteral kPrecision = "precision";
     static constexpr llvm::StringLiteral kVocabSize = "vocab_size";
     static constexpr llvm::StringLiteral kMaxSeqLen = "max_seq_len";
+    /// Optional: the position of a sequence's first token when the caller
+    /// gives no position ids (RoBERTa: padding_idx + 1); 0, not written,
+    /// otherwise.
+    static constexpr llvm::StringLiteral kFirstPosition = "first_position";
     static constexpr llvm::StringLiteral kOutput = "output";
     static constexpr llvm::StringLiteral kOutputDims = "output_dims";
     static constexpr llvm::StringLiteral kInputs = "inputs";
@@ -269,6 +275,10 @@ struct Manifest {
   Precision precision = Precision::F32;
   int64_t vocabSize = 0;
   int64_t maxSeqLen = 0;
+  /// The position of a sequence's first token by default (Field::
+  /// kFirstPosition); a sequence's positions lie in [firstPosition,
+  /// firstPosition + maxSeqLen).
+  int64_t firstPosition = 0;
   OutputKind output = OutputKind::Logits;
   /// The static trailing output dimension: V, C or D ("output_dims": [d]).
   int64_t outputDim = 0;
@@ -316,6 +326,8 @@ struct Manifest {
         j.attribute(Field::kPrecision, precisionName(precision));
       j.attribute(Field::kVocabSize, vocabSize);
       j.attribute(Field::kMaxSeqLen, maxSeqLen);
+      if (firstPosition != 0)
+        j.attribute(Field::kFirstPosition, firstPosition);
       j.attribute(Field::kOutput, outputKindName(output));
       j.attributeArray(Field::kOutputDims, [&] { j.value(outputDim); });
       j.attributeArray(Field::kInputs, [&] {

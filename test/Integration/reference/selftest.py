@@ -51,6 +51,20 @@ def case_masks():
     vis_rows(3, 5, "sliding_window", window=2)
     vis_rows(3, 3, "none", length=2)
     vis_rows(3, 3, "causal", length=0)
+    # Hugging Face attention masks (any pattern): left padding, a hole.
+    vis_rows(4, 4, "causal", length=[False, False, True, True])
+    vis_rows(3, 3, "none", length=[True, False, True])
+
+
+def case_positions():
+    # Hugging Face's default position ids: the index in the padded row; for
+    # RoBERTa (padding_idx 1, position_offset 2) one past padding_idx for
+    # each token that is not padding, padding_idx for padding.
+    m = R.Model()
+    print("arange", R.hf_positions(m, [1, 1, 7, 8], None))
+    m.position_offset = 2
+    print("roberta", R.hf_positions(m, [1, 1, 7, 8], None))
+    print("roberta-right", R.hf_positions(m, [5, 7, 8, 1], None))
 
 
 def case_gqa():

@@ -156,6 +156,33 @@ int main(int argc, char **argv) {
     report("pixels entry",
            tfm_model_forward_pixels(m, pixels, 1, out, capacity));
   }
+  if (seq2seq) {
+    report("masked entry", tfm_model_forward_masked(m, ids, B, T, NULL, NULL,
+                                                    out, capacity));
+  } else if (strstr(json, "\"fake-bigram\"")) {
+    /* Hugging Face masks: row 1 is left-padded by one token. The fake model
+     * adds 100 * the row's first position to E[id] (E[id][0] = 6 id). */
+    int32_t mask[B * T] = {1, 1, 1, 0, 1, 1};
+    int64_t v = shape[2];
+    report("masked", tfm_model_forward_masked(m, ids, B, T, mask, NULL, out,
+                                              capacity));
+    printf("masked row 1: %g %g %g\n", out[(T + 0) * v], out[(T + 1) * v],
+           out[(T + 2) * v]);
+    int32_t positions[B * T] = {0, 1, 2, -7, 3, 4};
+    report("masked positions", tfm_model_forward_masked(m, ids, B, T, mask,
+                                                        positions, out,
+                                                        capacity));
+    printf("masked positions row 1: %g %g %g\n", out[(T + 0) * v],
+           out[(T + 1) * v], out[(T + 2) * v]);
+    int32_t hole[B * T] = {1, 0, 1, 1, 1, 1};
+    report("masked hole", tfm_model_forward_masked(m, ids, B, T, hole, NULL,
+                                                   out, capacity));
+    positions[5] = 5;
+    report("masked jump", tfm_model_forward_masked(m, ids, B, T, mask,
+                                                   positions, out, capacity));
+    report("masked null ids", tfm_model_forward_masked(m, NULL, B, T, mask,
+                                                       NULL, out, capacity));
+  }
   free(out);
 
   /* Errors are per thread; instances are independent. */

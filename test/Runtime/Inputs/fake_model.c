@@ -6,8 +6,9 @@
 |* the compiler. Every call checks the memref descriptors the runtime built  *|
 |* and aborts on any mismatch.                                               *|
 |*                                                                            *|
-|*   default       decoder, V = 6, out[b,t,:] = E[id] + bias (t < len),      *|
-|*                 -1000 at padded positions                                 *|
+|*   default       decoder, V = 6, out[b,t,:] = E[id] + bias + 100 * pos[b]  *|
+|*                 (t < len; pos: the positions input), -1000 at padded     *|
+|*                 positions                                                 *|
 |*   FAKE_CLASSES  encoder, 3 classes, out[b,c] = sum_{t<len} W[c][id]       *|
 |*   FAKE_SEQ2SEQ  encoder_decoder, out[b,t,:] = E[tgt] + E[src[len_src-1]]  *|
 |*   FAKE_BAD_MANIFEST  a manifest without vocab_size (never runs)           *|
@@ -48,6 +49,16 @@ __attribute__((unused)) static void checkIds(const tfm_memref_i32_2d *ids,
   }
 }
 
+/* The positions input of an encoder or decoder: one per sequence. */
+__attribute__((unused)) static void
+checkPositions(const tfm_memref_i32_2d *ids,
+               const tfm_memref_i32_1d *positions) {
+  EXPECT(positions->offset == 0 && positions->strides[0] == 1);
+  EXPECT(positions->sizes[0] == ids->sizes[0]);
+  for (int64_t b = 0; b < ids->sizes[0]; ++b)
+    EXPECT(positions->aligned[b] >= 0);
+}
+
 __attribute__((unused)) static void checkOut3(const tfm_memref_f32_3d *out,
                                               int64_t b, int64_t t) {
   EXPECT(out->allocated == out->aligned && out->offset == 0);
@@ -56,13 +67,14 @@ __attribute__((unused)) static void checkOut3(const tfm_memref_f32_3d *out,
          out->strides[0] == t * V);
 }
 
-/* out[b,t,:] = E[id] + bias - biasOffset (t < len), -1000 at padded
- * positions; E is read as stored ([V][V]) or transposed. */
+/* out[b,t,:] = E[id] + bias - biasOffset + 100 * positions[b] (t < len),
+ * -1000 at padded positions; E is read as stored ([V][V]) or transposed. */
 __attribute__((unused)) static void
 bigram(const tfm_memref_i32_2d *ids, const tfm_memref_i32_1d *lens,
-       tfm_memref_f32_3d *out, const float *e, int transposed,
-       const float *bias, float biasOffset) {
+       const tfm_memref_i32_1d *positions, tfm_memref_f32_3d *out,
+       const float *e, int transposed, const float *bias, float biasOffset) {
   checkIds(ids, lens);
+  checkPositions(ids, positions);
   int64_t B = ids->sizes[0], T = ids->sizes[1];
   checkOut3(out, B, T);
   for (int64_t b = 0; b < B; ++b)
@@ -72,7 +84,7 @@ bigram(const tfm_memref_i32_2d *ids, const tfm_memref_i32_1d *lens,
         out->aligned[(b * T + t) * V + v] =
             t < lens->aligned[b]
                 ? (transposed ? e[v * V + id] : e[id * V + v]) + bias[v] -
-                      biasOffset
+                      biasOffset + 100.0f * (float)positions->aligned[b]
                 : -1000.0f;
     }
 }
@@ -83,13 +95,15 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-classifier\", "
     "\"architecture\": \"encoder\", \"vocab_size\": 6, \"max_seq_len\": 4, "
     "\"output\": \"classes\", \"output_dims\": [3], "
-    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"classifier.weight\", \"shape\": [3, 6]}]}";
 
 void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
-                          tfm_memref_i32_1d *lens, tfm_memref_f32_2d *out) {
+                          tfm_memref_i32_1d *lens, tfm_memref_i32_1d *positions,
+                          tfm_memref_f32_2d *out) {
   const float *w = weights[0];
   checkIds(ids, lens);
+  checkPositions(ids, positions);
   EXPECT(out->offset == 0 && out->sizes[0] == ids->sizes[0]);
   EXPECT(out->sizes[1] == 3 && out->strides[1] == 1 && out->strides[0] == 3);
   for (int64_t b = 0; b < ids->sizes[0]; ++b)
@@ -107,7 +121,7 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"broken\", "
     "\"architecture\": \"decoder\", \"max_seq_len\": 4, "
     "\"output\": \"logits\", \"output_dims\": [6], "
-    "\"inputs\": [\"ids\", \"lengths\"], \"weights\": []}";
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], \"weights\": []}";
 
 void _mlir_ciface_forward(void) { abort(); }
 
@@ -146,10 +160,11 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-prepared\", "
     "\"architecture\": \"decoder\", \"vocab_size\": 6, \"max_seq_len\": 5, "
     "\"output\": \"logits\", \"output_dims\": [6], "
-    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}, "
     "{\"name\": \"lm_head.bias\", \"shape\": [6]}], "
-    "\"prepared\": [{\"name\": \"embed.tokens:transposed\", \"shape\": [6, 6]}, "
+    "\"prepared\": [{\"name\": \"embed.tokens:transposed\", \"shape\": [6, "
+    "6]}, "
     "{\"name\": \"lm_head.bias:plus1000\", \"shape\": [6]}]}";
 
 #if defined(FAKE_PREPARED)
@@ -169,9 +184,11 @@ void _mlir_ciface_tfm_prepare(void *const *weights) {
 }
 
 void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
-                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
+                          tfm_memref_i32_1d *lens, tfm_memref_i32_1d *positions,
+                          tfm_memref_f32_3d *out) {
   EXPECT(prepared);
-  bigram(ids, lens, out, weights[2], /*transposed=*/1, weights[3], 1000.0f);
+  bigram(ids, lens, positions, out, weights[2], /*transposed=*/1, weights[3],
+         1000.0f);
 }
 #else
 void _mlir_ciface_forward(void) { abort(); }
@@ -183,13 +200,15 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-bigram\", "
     "\"architecture\": \"decoder\", \"vocab_size\": 6, \"max_seq_len\": 5, "
     "\"output\": \"logits\", \"output_dims\": [6], "
-    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}, "
     "{\"name\": \"lm_head.bias\", \"shape\": [6]}]}";
 
 void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
-                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
-  bigram(ids, lens, out, weights[0], /*transposed=*/0, weights[1], 0.0f);
+                          tfm_memref_i32_1d *lens, tfm_memref_i32_1d *positions,
+                          tfm_memref_f32_3d *out) {
+  bigram(ids, lens, positions, out, weights[0], /*transposed=*/0, weights[1],
+         0.0f);
 }
 
 #endif

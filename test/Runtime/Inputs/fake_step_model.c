@@ -49,7 +49,7 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-generator\", "
     "\"architecture\": \"decoder\", \"vocab_size\": 8, \"max_seq_len\": 12, "
     "\"output\": \"logits\", \"output_dims\": [8], "
-    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [8, 8]}, "
     "{\"name\": \"lm_head.bias\", \"shape\": [8]}], "
     "\"kv_cache\": {\"layers\": 2, \"kv_heads\": 2, \"head_dim\": 3}}";
@@ -65,10 +65,12 @@ static void writeLogits(float *row, const float *e, const float *bias,
 }
 
 void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
-                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
+                          tfm_memref_i32_1d *lens, tfm_memref_i32_1d *positions,
+                          tfm_memref_f32_3d *out) {
   const float *e = weights[0], *bias = weights[1];
   int64_t B = ids->sizes[0], T = ids->sizes[1];
   EXPECT(ids->offset == 0 && ids->strides[0] == T && ids->strides[1] == 1);
+  EXPECT(positions->sizes[0] == B && positions->aligned[0] == 0);
   EXPECT(lens->sizes[0] == B && out->sizes[0] == B && out->sizes[1] == T &&
          out->sizes[2] == V);
   for (int64_t b = 0; b < B; ++b) {

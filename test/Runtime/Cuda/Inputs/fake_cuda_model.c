@@ -77,7 +77,7 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-tpu\", "
     "\"architecture\": \"decoder\", \"device\": \"tpu\", \"vocab_size\": 6, "
     "\"max_seq_len\": 5, \"output\": \"logits\", \"output_dims\": [6], "
-    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}]}";
 
 void _mlir_ciface_forward(void) { abort(); }
@@ -88,7 +88,7 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-cuda-bigram\", "
     "\"architecture\": \"decoder\", \"device\": \"cuda\", \"vocab_size\": 6, "
     "\"max_seq_len\": 5, \"output\": \"logits\", \"output_dims\": [6], "
-    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [6, 6]}, "
     "{\"name\": \"lm_head.bias\", \"shape\": [6]}], "
     "\"prepared\": [{\"name\": \"embed.tokens:transposed\", "
@@ -148,13 +148,15 @@ void _mlir_ciface_tfm_prepare(void *const *weights) {
 }
 
 void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
-                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
+                          tfm_memref_i32_1d *lens, tfm_memref_i32_1d *positions,
+                          tfm_memref_f32_3d *out) {
   EXPECT(__atomic_load_n(&prepared, __ATOMIC_RELAXED));
   /* The descriptors hold device pointers: only their shapes are checked. */
   int64_t B = ids->sizes[0], T = ids->sizes[1];
   EXPECT(ids->allocated == ids->aligned && ids->offset == 0);
   EXPECT(ids->strides[0] == T && ids->strides[1] == 1);
   EXPECT(lens->sizes[0] == B && lens->strides[0] == 1);
+  EXPECT(positions->sizes[0] == B && positions->strides[0] == 1);
   EXPECT(out->sizes[0] == B && out->sizes[1] == T && out->sizes[2] == V);
   EXPECT(out->strides[0] == T * V && out->strides[1] == V &&
          out->strides[2] == 1);

@@ -17,13 +17,15 @@ const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"team\", "
     "\"architecture\": \"decoder\", \"vocab_size\": 2, \"max_seq_len\": 4, "
     "\"output\": \"logits\", \"output_dims\": [2], "
-    "\"inputs\": [\"ids\", \"lengths\"], "
+    "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"w\", \"shape\": [1]}]}";
 
 void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
-                          tfm_memref_i32_1d *lens, tfm_memref_f32_3d *out) {
+                          tfm_memref_i32_1d *lens, tfm_memref_i32_1d *positions,
+                          tfm_memref_f32_3d *out) {
   (void)weights;
   (void)lens;
+  (void)positions;
   int maxThreads = omp_get_max_threads();
   int team = 0;
 #pragma omp parallel

@@ -3,7 +3,7 @@
 // the tiled attention's batch x head x query-block loop, and the row blocks
 // of every projection (batch by 1, rows by parallel-rows).
 module attributes {tfm.model_name = "tiny-threads", tfm.architecture = "decoder", tfm.vocab_size = 64 : i64, tfm.max_seq_len = 128 : i64, tfm.output = "logits"} {
-  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>) -> tensor<?x?x64xf32> attributes {tfm.entry} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x64xf32> attributes {tfm.entry} {
     %emb = tfm.weight "embed.tokens" : tensor<64x32xf32>
     %x = tfm.embedding %ids, %emb : (tensor<?x?xi32>, tensor<64x32xf32>) -> tensor<?x?x32xf32>
     %g = tfm.weight "layers.0.attn_norm.weight" : tensor<32xf32>
