@@ -12,10 +12,13 @@
 #      message otherwise, or with --ref-only).
 #
 # Token batches include padded, ragged batches with odd lengths; T5 rows get
-# decoder tokens too, ViT rows random pixels. Errors are measured as in
-# tfm_ref.py's `check`: per output row (one position's logits, hidden state
-# or class scores), |actual - expected| / max|expected row|. Only positions
-# < length are compared.
+# decoder tokens too, ViT rows random pixels. Single-stack token models also
+# run Hugging Face's attention_mask (tfm-run --attention-mask): a batch
+# padded on the left (and on both sides), and for decoders the same batch
+# with the position_ids that generate passes (--position-ids). Errors are
+# measured as in tfm_ref.py's `check`: per output row (one position's
+# logits, hidden state or class scores), |actual - expected| / max|expected
+# row|. Only positions < length (under a 1 of the mask) are compared.
 #
 # --check-configs runs the other direction for the integration-test configs
 # test/Integration/reference/Inputs/hf-*.json: weights from `tfm_ref.py init`
@@ -368,14 +371,20 @@ def make_float64(model):
 
 class Batch:
     """One input batch: ids [B, T] int32 and lengths [B] (None: full), plus
-    decoder ids and lengths (T5) or pixels [B, C, H, W] float32 (ViT)."""
+    decoder ids and lengths (T5) or pixels [B, C, H, W] float32 (ViT); or,
+    instead of lengths, Hugging Face's attention_mask [B, T] of 0/1 (one
+    run of 1s a row) and optional position_ids [B, T]."""
 
     def __init__(self, label, ids=None, lengths=None, dec_ids=None, dec_lengths=None,
-                 pixels=None):
+                 pixels=None, mask=None, positions=None):
         self.label, self.ids, self.lengths = label, ids, lengths
         self.dec_ids, self.dec_lengths, self.pixels = dec_ids, dec_lengths, pixels
+        self.mask, self.positions = mask, positions
 
     def row_lengths(self):
+        """What row_errors compares: lengths [B] or the mask [B, T]."""
+        if self.mask is not None:
+            return self.mask
         return self.dec_lengths if self.dec_ids is not None else self.lengths
 
 
@@ -389,9 +398,20 @@ def _ids(rng, vocab, lengths, seq, pad=PAD):
     return ids
 
 
+ENCODER_TYPES = ("bert", "roberta", "distilbert")
+# Single-stack token models: the ones that take Hugging Face's attention_mask
+# through tfm_model_forward_masked (tfm-run --attention-mask); not T5, not ViT.
+MASKED_TYPES = ENCODER_TYPES + ("gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma",
+                                "phi3")
+
+
 def batches(rng, seq, cfg):
     """One full batch and one padded, ragged batch with odd lengths (ViT:
-    one batch of three random images)."""
+    one batch of three random images); single-stack token models also a
+    batch with an attention mask ("left": runs [0:T], [3:T], [T-1:T] and
+    [2:T-3], the pad id under the 0s, default position ids) and decoders
+    that batch again with generate's position_ids ("left-pos":
+    max(cumsum(mask) - 1, 0))."""
     kind = kind_of(cfg)
     if kind == "pixels":
         c = cfg.num_channels
@@ -410,12 +430,35 @@ def batches(rng, seq, cfg):
             b.dec_ids = _ids(rng, cfg.vocab_size, dl, dseq, pad)
             b.dec_lengths = np.array(dl, dtype=np.int32)
         out.append(b)
+    if cfg.model_type in MASKED_TYPES:
+        runs = [(0, seq), (3, seq), (seq - 1, seq), (2, seq - 3)]
+        label = "left"
+        # HF's BERT, RoBERTa and DistilBERT classifiers pool index 0 even
+        # when it is padding; tfm pools the first token of each run. The two
+        # differ on left-padded rows by design, so these heads get runs that
+        # start at 0 (right padding through the mask) instead.
+        if cfg.model_type in ENCODER_TYPES and \
+                any("SequenceClassification" in a for a in cfg.architectures or []):
+            runs, label = [(0, seq), (0, seq - 3), (0, 1), (0, 7)], "mask-r"
+        mask = np.zeros((len(runs), seq), dtype=np.int64)
+        for i, (s, e) in enumerate(runs):
+            mask[i, s:e] = 1
+        # From a spawned stream: the full and ragged batches of every
+        # variant stay those of the runs recorded in docs/numerics.md.
+        ids = _ids(rng.spawn(1)[0], cfg.vocab_size, [seq] * len(runs), seq, pad)
+        ids[mask == 0] = pad  # RoBERTa's positions come from the ids
+        out.append(Batch(label, ids, mask=mask))
+        if cfg.model_type not in ENCODER_TYPES:
+            out.append(Batch("left-pos", ids, mask=mask,
+                             positions=np.maximum(mask.cumsum(1) - 1, 0)))
     return out
 
 
-def _torch_call(model, ids, mask, dec_ids=None, dec_mask=None):
+def _torch_call(model, ids, mask, dec_ids=None, dec_mask=None, positions=None):
     kw = {"input_ids": torch.from_numpy(ids.astype(np.int64)),
           "attention_mask": torch.from_numpy(mask.astype(np.int64))}
+    if positions is not None:
+        kw["position_ids"] = torch.from_numpy(positions.astype(np.int64))
     if dec_ids is not None:
         kw["decoder_input_ids"] = torch.from_numpy(dec_ids.astype(np.int64))
         kw["decoder_attention_mask"] = torch.from_numpy(dec_mask.astype(np.int64))
@@ -430,7 +473,10 @@ def torch_forward(model, batch, padded=False):
     unpadded sequence at a time, which is what padding must reproduce (and
     avoids HF's NaN or arbitrary values in rows whose keys are all masked),
     or, with padded=True, as one padded call (longrope decides long or
-    short on the padded width)."""
+    short on the padded width). A batch with a mask runs as one call with
+    it (what tfm's masked forward must reproduce on the rows under a 1)."""
+    if batch.mask is not None:
+        return _torch_call(model, batch.ids, batch.mask, positions=batch.positions)
     if batch.pixels is not None:
         with torch.no_grad():
             res = model(pixel_values=torch.from_numpy(batch.pixels).double())
@@ -468,14 +514,18 @@ def torch_forward(model, batch, padded=False):
 
 def row_errors(actual, expected, lengths):
     """(max abs error, max error relative to the row's max |expected|) over
-    positions < length ([B, T, X]) or over all rows ([B, C])."""
+    positions < length ([B, T, X]; lengths [B], or a mask [B, T]: positions
+    under a 1) or over all rows ([B, C])."""
     if actual.shape != expected.shape:
         raise ValueError("shape %s differs from %s" % (actual.shape, expected.shape))
     err = np.abs(actual.astype(np.float64) - expected)
     rowmax = np.abs(expected).max(axis=-1, keepdims=True)
     rel = err / np.maximum(rowmax, 1e-300)
     if expected.ndim == 3 and lengths is not None:
-        keep = np.arange(expected.shape[1])[None, :] < lengths[:, None]
+        if lengths.ndim == 2:
+            keep = lengths == 1
+        else:
+            keep = np.arange(expected.shape[1])[None, :] < lengths[:, None]
         err, rel = err[keep], rel[keep]
     return float(err.max()), float(rel.max())
 
@@ -486,6 +536,9 @@ def reference_forward(folder, batch, weights=None):
     P = tfm_ref.Params(tfm_ref.logical_weights(m, st, folder))
     if batch.pixels is not None:
         out = tfm_ref.forward(m, P, batch.pixels.astype(np.float64).tolist())
+    elif batch.mask is not None:
+        pos = batch.positions.tolist() if batch.positions is not None else None
+        out = tfm_ref.forward_masked(m, P, batch.ids.tolist(), batch.mask.tolist(), pos)
     else:
         dec = batch.dec_ids.tolist() if batch.dec_ids is not None else None
         dlen = batch.dec_lengths.tolist() if batch.dec_lengths is not None else None
@@ -495,7 +548,8 @@ def reference_forward(folder, batch, weights=None):
 
 def compiled_forward(tools, folder, work, batch):
     """Runs tfmc + tfm-run; returns the float32 output or raises. Image
-    models take --pixels (float32 [B, C, H, W])."""
+    models take --pixels (float32 [B, C, H, W]); a batch with a mask
+    --attention-mask (and --position-ids) instead of --lengths."""
     so = os.path.join(work, "model.so")
     if not os.path.exists(so):
         subprocess.run([tools["tfmc"], folder, "--emit=so", "-o", so], check=True,
@@ -508,8 +562,16 @@ def compiled_forward(tools, folder, work, batch):
         cmd += ["--pixels", path("pixels.npy")]
     else:
         np.save(path("ids.npy"), batch.ids)
-        np.save(path("lengths.npy"), batch.lengths)
-        cmd += ["--tokens", path("ids.npy"), "--lengths", path("lengths.npy")]
+        cmd += ["--tokens", path("ids.npy")]
+        if batch.mask is not None:
+            np.save(path("mask.npy"), batch.mask)
+            cmd += ["--attention-mask", path("mask.npy")]
+            if batch.positions is not None:
+                np.save(path("positions.npy"), batch.positions)
+                cmd += ["--position-ids", path("positions.npy")]
+        else:
+            np.save(path("lengths.npy"), batch.lengths)
+            cmd += ["--lengths", path("lengths.npy")]
         if batch.dec_ids is not None:
             np.save(path("dec.npy"), batch.dec_ids)
             np.save(path("dec-lengths.npy"), batch.dec_lengths)
@@ -584,6 +646,11 @@ def write_golden():
     return 0
 
 
+def selected(only, label):
+    """--only: comma-separated substrings of the labels to run."""
+    return not only or any(o in label for o in only.split(","))
+
+
 def check_configs(only=None):
     """For each Inputs/hf-*.json: tfm_ref.py init's weights must load into the
     transformers class exactly (no missing, unexpected or mismatched
@@ -594,7 +661,7 @@ def check_configs(only=None):
     failures = 0
     for cfg_path in sorted(glob.glob(os.path.join(REF_DIR, "Inputs", "hf-*.json"))):
         name = os.path.basename(cfg_path)[3:-5]
-        if only and only not in name:
+        if not selected(only, name):
             continue
         with tempfile.TemporaryDirectory(prefix="tfm-cfg-") as folder:
             shutil.copy(cfg_path, os.path.join(folder, "config.json"))
@@ -653,7 +720,8 @@ def main():
                     help="compare only tfm_ref.py with PyTorch (skip tfmc/tfm-run)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--seq", type=int, default=11)
-    ap.add_argument("--only", help="run only variants whose label contains this")
+    ap.add_argument("--only", help="comma-separated substrings: run only variants "
+                                   "whose label contains one of them")
     ap.add_argument("--keep", help="keep the model folders under this directory")
     ap.add_argument("--write-golden", action="store_true",
                     help="regenerate test/Integration/reference/Inputs/golden-*.npy "
@@ -685,7 +753,7 @@ def main():
         for entry in variants():
             label, cfg_cls, model_cls, kw = entry[:4]
             opts = entry[4] if len(entry) > 4 else {}
-            if args.only and args.only not in label:
+            if not selected(args.only, label):
                 continue
             cfg = cfg_cls(**kw)
             # Eager attention of the LLaMA family runs softmax in float32; SDPA on
@@ -713,7 +781,7 @@ def main():
                         str(e).split(": ", 1)[-1][:90]
                 failures += not ok
                 rows.append({"variant": label, "batch": "-", "note": note})
-                print("%-30s %-7s %s" % (label, "-", note), flush=True)
+                print("%-30s %-8s %s" % (label, "-", note), flush=True)
                 continue
             model = model.double()
             make_float64(model)
@@ -742,7 +810,7 @@ def main():
                         line["note"] = "tfm failed: " + \
                             (msg.strip().splitlines() or ["?"])[-1][:120]
                 rows.append(line)
-                print("%-30s %-7s ref-vs-torch abs %s rel %s | tfm-vs-torch abs %s rel %s %s"
+                print("%-30s %-8s ref-vs-torch abs %s rel %s | tfm-vs-torch abs %s rel %s %s"
                       % (label, batch.label, fmt(ra), fmt(rr), fmt(line["tfm_abs"]),
                          fmt(line["tfm_rel"]), line["note"]), flush=True)
     finally:

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # README command 2: builds if needed and runs the whole test suite: lit, then
 # the Python package's pytest suite (python/tests) from the virtual
-# environment that install-deps.sh sets up, against this build's tools.
+# environment that install-deps.sh sets up, against this build's tools, then
+# the readers' and the runtime's lit tests again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (scripts/sanitize.sh, its own build in
+# build-asan; TFM_SKIP_SANITIZERS=1 leaves that stage out).
 # The output ends with the line "N passed, N failed, 0 skipped" counting both.
 # A test that lit skips (UNSUPPORTED) or that pytest skips fails the run: a
 # suite that silently stops running because a runtime archive, library or
@@ -18,23 +21,40 @@ rm -f "$BUILD_DIR/pytest-results.xml"
 TFM_BIN="$(cd "$BUILD_DIR" && pwd)/bin" "$VENV/bin/python" -m pytest -q -rfEs \
   -p no:cacheprovider --junitxml="$BUILD_DIR/pytest-results.xml" python/tests
 py_rc=$?
-/usr/bin/python3 - "$BUILD_DIR/lit-results.json" "$BUILD_DIR/pytest-results.xml" <<'PY'
+san_rc=0
+SAN_RESULTS=""
+if [ "${TFM_SKIP_SANITIZERS:-0}" != 1 ]; then
+  scripts/sanitize.sh
+  san_rc=$?
+  SAN_RESULTS="${TFM_ASAN_BUILD_DIR:-build-asan}/lit-results.json"
+fi
+/usr/bin/python3 - "$BUILD_DIR/lit-results.json" "$BUILD_DIR/pytest-results.xml" \
+  "$SAN_RESULTS" "$san_rc" <<'PY'
 import json, sys
 import xml.etree.ElementTree as ET
 p = f = 0
 skipped = []
-try:
-    tests = json.load(open(sys.argv[1]))["tests"]
-except Exception as e:
-    print(f"could not read lit results: {e}")
-    tests = []
-    f += 1
 ok = {"PASS", "XFAIL"}
 bad = {"FAIL", "XPASS", "TIMEOUT", "UNRESOLVED"}
-p += sum(t["code"] in ok for t in tests)
-f += sum(t["code"] in bad for t in tests)
-skipped += [t["name"].split(" :: ", 1)[-1] for t in tests
-            if t["code"] in {"UNSUPPORTED", "SKIPPED"}]
+# The main lit run, then (when it ran) the sanitized one, whose tests count
+# again under their own name.
+for path, prefix in ((sys.argv[1], ""), (sys.argv[3], "sanitized: ")):
+    if not path:
+        continue
+    try:
+        tests = json.load(open(path))["tests"]
+    except Exception as e:
+        print(f"could not read {prefix}lit results: {e}")
+        tests = []
+        f += 1
+    p += sum(t["code"] in ok for t in tests)
+    f += sum(t["code"] in bad for t in tests)
+    skipped += [prefix + t["name"].split(" :: ", 1)[-1] for t in tests
+                if t["code"] in {"UNSUPPORTED", "SKIPPED"}]
+# A sanitizer report with every test passing (a step under `not`) fails too.
+if sys.argv[4] != "0" and f == 0:
+    print("the sanitized run failed (scripts/sanitize.sh's output above)")
+    f += 1
 try:
     cases = list(ET.parse(sys.argv[2]).getroot().iter("testcase"))
     if not cases:
@@ -62,4 +82,5 @@ PY
 summary_rc=$?
 [ $rc -ne 0 ] && exit $rc
 [ $py_rc -ne 0 ] && exit $py_rc
+[ $san_rc -ne 0 ] && exit $san_rc
 exit $summary_rc

@@ -1103,9 +1103,12 @@ int runBeamSearch(const Api &api, const Manifest &m, tfm_model *model,
       break;
     int64_t n = rows.size();
     logits.resize(n * vocab);
+    // Only a session tracks slots (with --no-cache `slots` keeps each
+    // group's first slot while its beams multiply).
     std::vector<int64_t> rowSlots;
     for (auto [g, j] : rows)
-      rowSlots.push_back(slots[g][j]);
+      if (session)
+        rowSlots.push_back(slots[g][j]);
     tfm_status status;
     if (session && !first) {
       std::vector<int32_t> ids;

@@ -1,7 +1,9 @@
-//===- frontend-asan-options.cpp - ASan defaults of the frontend harnesses ===//
+//===- asan-options.cpp - ASan defaults of tools that run MLIR ------------===//
 //
-// The frontend harnesses run instrumented tfm code over the uninstrumented
-// libMLIR.so, and both allocate from one MLIRContext's bump allocators.
+// Linked into every instrumented executable that runs tfm's code over the
+// uninstrumented libMLIR.so: tfmc, tfm-opt and tfm-bench of a sanitizer
+// build (-DTFM_ENABLE_SANITIZERS=ON, tools/CMakeLists.txt) and the frontend
+// fuzz harnesses. Both allocate from one MLIRContext's bump allocators.
 // LLVM's BumpPtrAllocator poisons a new slab when the code that starts it
 // is instrumented (LLVM_ADDRESS_SANITIZER_BUILD) and unpoisons each
 // allocation it hands out; libMLIR's copy of the allocator does neither, so
