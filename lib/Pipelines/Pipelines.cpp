@@ -138,6 +138,7 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     CpuConfigurePassOptions configure;
     configure.elementwise = options.vectorizeElementwise;
     configure.parallelRows = options.parallelRows;
+    configure.parallelCols = options.parallelCols;
     pm.addNestedPass<func::FuncOp>(createCpuConfigurePass(configure));
     pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
     pm.addPass(createCanonicalizerPass());

@@ -81,7 +81,8 @@ LogicalResult AttentionTilingAttr::verify(
 LogicalResult
 CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t lanes, int64_t mr, int64_t nr, int64_t kc,
-                           int64_t nc, int64_t parallelRows) {
+                           int64_t nc, int64_t parallelRows,
+                           int64_t parallelCols) {
   if (lanes < 1 || mr < 1 || nr < 1 || kc < 1 || nc < 1)
     return emitError() << "'lanes', 'mr', 'nr', 'kc' and 'nc' must be "
                           "positive";
@@ -90,6 +91,12 @@ CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << nr << ")";
   if (parallelRows < 0)
     return emitError() << "'parallel_rows' must not be negative";
+  if (parallelCols < 0 || parallelCols % nr != 0)
+    return emitError() << "'parallel_cols' (" << parallelCols
+                       << ") must be a non-negative multiple of 'nr' (" << nr
+                       << ")";
+  if (parallelCols > 0 && parallelRows == 0)
+    return emitError() << "'parallel_cols' needs 'parallel_rows' (threads)";
   return success();
 }
 

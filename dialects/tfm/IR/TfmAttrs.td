@@ -208,8 +208,10 @@ def Tfm_CpuContractionAttr : AttrDef<Tfm_Dialect, "CpuContraction"> {
     The decision of `-tfm-cpu-configure` for one linalg contraction, which
     `-tfm-tile-and-vectorize` carries out: register tiles of `mr` x `nr`
     (`nr` = two vectors of `lanes` f32), cache tiles of `kc` (k) x `nc`
-    (n), and, with `parallel_rows` > 0, threads: row blocks of that many
-    rows (0: serial).
+    (n), and, with `parallel_rows` > 0, threads: blocks of that many rows
+    (0: serial) by `parallel_cols` columns (a multiple of `nr`; 0: whole
+    cache tiles), so that a contraction of few rows (a decode step's GEMMs,
+    one row per sequence) still splits across threads.
   }];
   let parameters = (ins
     "int64_t":$lanes,
@@ -217,7 +219,8 @@ def Tfm_CpuContractionAttr : AttrDef<Tfm_Dialect, "CpuContraction"> {
     "int64_t":$nr,
     "int64_t":$kc,
     "int64_t":$nc,
-    "int64_t":$parallel_rows
+    "int64_t":$parallel_rows,
+    "int64_t":$parallel_cols
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -55,6 +55,12 @@ struct TfmToLLVMPipelineOptions
       llvm::cl::desc("Rows per parallel block of a contraction (0: four "
                      "register tiles; -tfm-cpu-configure)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> parallelCols{
+      *this, "parallel-cols",
+      llvm::cl::desc("Columns per parallel block of a contraction, a "
+                     "multiple of nr (-1: four register tiles; 0: whole "
+                     "cache tiles; -tfm-cpu-configure)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<bool> fuseAttention{
       *this, "fuse-attention",
       llvm::cl::desc("Raise unfused scale-softmax-matmul chains into "

@@ -80,6 +80,10 @@ struct CpuConfigurePass
     // so a 128-token prompt gives four blocks; each block reads the whole
     // packed B tile from L2 for 4·MR·KC·NC FMAs.
     int64_t mc = parallelRows > 0 ? int64_t(parallelRows) : 4 * mr;
+    // Four register tiles of columns: a block of few rows (a decode step's
+    // GEMM has one per sequence) still gives every thread columns of the
+    // cache tile, each block reading its own part of the packed B tile.
+    int64_t ncBlock = parallelCols >= 0 ? int64_t(parallelCols) : 4 * nr;
     // A static reduction of at most an L1 / 16 of f32 stays whole.
     int64_t wholeReduction = std::max<int64_t>(vl, l1 / 16 / 4);
     // A block of an elementwise op or a row reduction streams its data
@@ -101,9 +105,11 @@ struct CpuConfigurePass
       if (classifyContraction(op)) {
         if (!contractions)
           return;
+        bool split = threads && topLevel;
         op->setAttr(kLoweringConfigAttr,
                     CpuContractionAttr::get(ctx, vl, mr, nr, kc, nc,
-                                            threads && topLevel ? mc : 0));
+                                            split ? mc : 0,
+                                            split ? ncBlock : 0));
         ++configuredContractions;
         return;
       }

@@ -69,6 +69,7 @@ struct Schedule {
   int64_t mr = 1, nr = 1; // register tile of a contraction
   int64_t kc = 1, nc = 1; // cache tile of a contraction
   int64_t mc = 0;     // rows of a parallel block of a contraction (0: serial)
+  int64_t ncBlock = 0; // its columns (0: the whole cache tile)
   int64_t maxWholeReduction = 1; // elements of a static reduction kept whole
   int64_t blockBytes = 0; // least data of a parallel block of another op
                           // (0: serial)
@@ -83,6 +84,7 @@ Schedule scheduleOf(Attribute config) {
     s.kc = c.getKc();
     s.nc = c.getNc();
     s.mc = c.getParallelRows();
+    s.ncBlock = c.getParallelCols();
   } else if (auto e = dyn_cast_or_null<CpuElementwiseAttr>(config)) {
     s.vl = e.getLanes();
     s.maxWholeReduction = e.getWholeReduction();
@@ -559,14 +561,17 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
                            kVectorTile)))
       return failure();
   }
-  // With `parallel`, row blocks of MC split across threads, inside the
-  // cache tile: every block reads the one packed B tile (shared, written
-  // before the loop), so B is packed and brought into cache once, not once
-  // per block. Only for contractions that no loop of the input encloses
-  // and that have no batch forall: one level of parallelism.
+  // With `parallel`, blocks of MC rows by `parallel_cols` columns split
+  // across threads, inside the cache tile: every block reads its part of
+  // the one packed B tile (shared, written before the loop), so B is packed
+  // and brought into cache once, not once per block; the columns keep the
+  // threads busy when there are few rows (a decode step). Only for
+  // contractions that no loop of the input encloses and that have no batch
+  // forall: one level of parallelism.
   if (splitRows) {
     SmallVector<int64_t> blocks(op.getNumLoops(), 0);
     blocks[g->m] = s.mc;
+    blocks[g->n] = s.ncBlock;
     FailureOr<Operation *> block = forallBlocks(rw, op, blocks, parallelLoops);
     if (failed(block))
       return failure();

@@ -1,17 +1,25 @@
 // RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{elementwise=true},tfm-tile-and-vectorize),canonicalize,cse)' | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{elementwise=true parallel-cols=0},tfm-tile-and-vectorize),canonicalize,cse)' | FileCheck %s --check-prefix=ROWS
 
 // An out_in GEMM: inside each KC = 192 cache tile of k, the pack of B is
-// split across threads (blocks of 2·VL = 32 rows of k), then the rows
-// (blocks of MC = 4·MR = 32), each block reading the one packed tile; the
-// k loop stays serial.
+// split across threads (blocks of 2·VL = 32 rows of k), then blocks of
+// MC = 4·MR = 32 rows by 4·NR = 128 columns, each block reading its part
+// of the one packed tile (a decode step's GEMM has one row per sequence:
+// the six column blocks still give both threads work); the k loop stays
+// serial. With parallel-cols=0 the blocks are whole rows of the tile.
 // CHECK-LABEL: func.func @out_in
 // CHECK: scf.for %[[K:.*]] = %c0 to %c768 step %c192
 // CHECK:   %[[PACKED:.*]] = scf.forall (%{{.*}}) = (0) to (192) step (32)
 // CHECK:     vector.transfer_read {{.*}}permutation_map
-// CHECK:   scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (32) shared_outs(%{{.*}} = %{{.*}})
+// CHECK:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 768) step (32, 128) shared_outs(%{{.*}} = %{{.*}})
 // CHECK:     scf.for %{{.*}} step %c8
-// CHECK:       vector.contract
+// CHECK:       scf.for %{{.*}} = %c0 to %c128 step %c32
+// CHECK:         vector.contract
 // CHECK:     tensor.parallel_insert_slice
+// ROWS-LABEL: func.func @out_in
+// ROWS: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (32) shared_outs(%{{.*}} = %{{.*}})
+// ROWS:   scf.for %{{.*}} step %c8
+// ROWS:     scf.for %{{.*}} = %c0 to %c768 step %c32
 func.func @out_in(%a: tensor<?x768xf32>, %b: tensor<768x768xf32>, %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
   %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%a, %b : tensor<?x768xf32>, tensor<768x768xf32>) outs(%c : tensor<?x768xf32>) -> tensor<?x768xf32>

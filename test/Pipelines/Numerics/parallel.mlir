@@ -7,7 +7,7 @@
 //
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=1 vector-bits=256 l1-bytes=4096 l2-bytes=16384},tfm-lower-to-llvm{attention-untiled-max-keys=0})' \
 // RUN:   | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.serial
-// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=256 l1-bytes=4096 l2-bytes=16384},tfm-lower-to-llvm{attention-untiled-max-keys=0 parallel-rows=16})' > %t.par.mlir
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=256 l1-bytes=4096 l2-bytes=16384},tfm-lower-to-llvm{attention-untiled-max-keys=0 parallel-rows=16 parallel-cols=16})' > %t.par.mlir
 // RUN: FileCheck %s --check-prefix=OMP < %t.par.mlir
 // RUN: env OMP_NUM_THREADS=1 %mlir_runner < %t.par.mlir | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.par1
 // RUN: env OMP_NUM_THREADS=2 %mlir_runner < %t.par.mlir | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.par2
@@ -15,8 +15,9 @@
 // RUN: diff %t.serial %t.par2
 // RUN: FileCheck %s < %t.par2
 
-// Two GEMMs (row blocks of 16 inside each cache tile: over a dynamic M of
-// 150, and over the 50 rows of each batch index; NC = 64 over N = 70 and
+// Two GEMMs (blocks of 16 rows by 16 columns inside each cache tile: over
+// a dynamic M of 150, and over the 50 rows of each batch index; NC = 64
+// over N = 70 (four column blocks, then one of 6) and
 // KC = 32 over K = 40 leave remainder tiles, each with its own loops; the
 // packing of the out_in weight is split across threads too), one tiled
 // attention (batch x head x query block), and the row blocks of the

@@ -89,7 +89,8 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       uses `2·mr` registers), `kc = l1_bytes / 2 / (4·nr)` and
       `nc = l2_bytes / 2 / (4·kc)` (a multiple of `nr`); with more than one
       thread and no loop around it, `parallel_rows` = `parallel-rows`
-      (default `4·mr`), else 0;
+      (default `4·mr`) and `parallel_cols` = `parallel-cols` (default
+      `4·nr`; 0 keeps whole cache tiles), else 0 and 0;
     - every **other op** gets `#tfm.cpu_elementwise` when it is to be
       vectorized (`elementwise`, or a statically shaped op inside a tiled
       attention's key loop, an `scf.for` carrying `#tfm.key_blocks`: the
@@ -113,6 +114,9 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
     Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
            "Rows (m) per parallel block of a contraction (0: 4 register "
            "tiles, 4·mr)">,
+    Option<"parallelCols", "parallel-cols", "int64_t", /*default=*/"-1",
+           "Columns (n) per parallel block of a contraction, a multiple of "
+           "nr (-1: 4 register tiles, 4·nr; 0: whole cache tiles)">,
     Option<"parallelBlockBytes", "parallel-block-bytes", "int64_t",
            /*default=*/"0",
            "Least data (bytes of its operands) per parallel row block of a "

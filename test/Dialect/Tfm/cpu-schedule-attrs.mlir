@@ -1,0 +1,40 @@
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// The CPU schedule of a contraction (-tfm-cpu-configure writes it,
+// -tfm-tile-and-vectorize carries it out) round-trips.
+// CHECK: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 32, parallel_cols = 128>
+// CHECK: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0>
+func.func @threads() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 32, parallel_cols = 128>} {
+  return
+}
+func.func @serial() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'nc' (100) must be a multiple of 'nr' (32)}}
+func.func @nc() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 100, parallel_rows = 32, parallel_cols = 128>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'parallel_cols' (100) must be a non-negative multiple of 'nr' (32)}}
+func.func @cols() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 32, parallel_cols = 100>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'parallel_cols' needs 'parallel_rows' (threads)}}
+func.func @cols_without_threads() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 128>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'parallel_rows' must not be negative}}
+func.func @rows() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = -1, parallel_cols = 0>} {
+  return
+}
