@@ -21,6 +21,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${TFM_ASAN_BUILD_DIR:-build-asan}
 LIT=/usr/lib/llvm-22/bin/lit
+# No stale results if the build below fails.
+rm -f "$BUILD_DIR/lit-results.json"
 
 TFM_BUILD_DIR=$BUILD_DIR TFM_NINJA_TARGETS="tfmc tfm-opt tfm-run TfmRuntime TfmSupport" \
   scripts/build.sh -DTFM_ENABLE_SANITIZERS=ON \

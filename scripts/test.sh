@@ -5,7 +5,8 @@
 # the readers' and the runtime's lit tests again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (scripts/sanitize.sh, its own build in
 # build-asan; TFM_SKIP_SANITIZERS=1 leaves that stage out).
-# The output ends with the line "N passed, N failed, 0 skipped" counting both.
+# The output ends with the line "N passed, N failed, 0 skipped" counting all
+# three runs.
 # A test that lit skips (UNSUPPORTED) or that pytest skips fails the run: a
 # suite that silently stops running because a runtime archive, library or
 # Python package went missing must not look green.

@@ -159,8 +159,9 @@ tfm_status failWith(llvm::Error error) {
   return fail(status, message);
 }
 
-/// The descriptors of the generated entry's arguments: token ids [B, T] and
-/// lengths [B] (src/tgt alike), the output as [B, C] classes or [B, T, V|D].
+/// The descriptors of the generated entry's arguments: token ids [B, T],
+/// lengths [B] (src/tgt alike) and positions [B], the output as [B, C]
+/// classes or [B, T, V|D].
 using IdsDesc = MemRefDescriptor<int32_t, 2>;
 using LengthsDesc = MemRefDescriptor<int32_t, 1>;
 using ClassesOutDesc = MemRefDescriptor<float, 2>;
@@ -829,6 +830,11 @@ tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
   if (!manifest)
     return fail(TFM_ERROR_MODEL, llvm::toString(manifest.takeError()));
 
+  if (!manifest->positionsInput)
+    return fail(TFM_ERROR_MODEL,
+                "model manifest lists the inputs ids and lengths, without "
+                "positions: its generated code predates this runtime");
+
   if (!manifest->prepared.empty() && !_mlir_ciface_tfm_prepare)
     return fail(TFM_ERROR_MODEL,
                 "model manifest lists " +
@@ -954,9 +960,11 @@ tfm_status tfm_model_forward(const tfm_model *model, const int32_t *ids,
           checkLengths(lengths, batch, seq, "lengths", lengthStorage, lens))
     return s;
   // Every sequence starts at the model's first position.
-  std::vector<int32_t> positions(static_cast<size_t>(batch),
-                                 static_cast<int32_t>(m.firstPosition));
-  return runForward(model, ids, batch, seq, lens, positions.data(), nullptr, 0,
+  ZeroedArray<int32_t> positions;
+  if (!positions.allocate(static_cast<uint64_t>(batch)))
+    return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the positions");
+  std::fill_n(positions.get(), batch, static_cast<int32_t>(m.firstPosition));
+  return runForward(model, ids, batch, seq, lens, positions.get(), nullptr, 0,
                     nullptr, out, outputElements(m, batch, seq));
 }
 
@@ -974,8 +982,13 @@ tfm_status tfm_model_forward_masked(const tfm_model *model, const int32_t *ids,
             "]")
         .str();
   };
-  // Each row's run of 1s [start, start + length) and its first position.
-  std::vector<int32_t> starts(batch), lengths(batch), positions(batch);
+  // Each row's run of 1s [start, start + length) and its first position
+  // (int32: seq <= max_seq_len, which Manifest::parse bounds to int32).
+  ZeroedArray<int32_t> starts, lengths, positions;
+  if (!starts.allocate(batch) || !lengths.allocate(batch) ||
+      !positions.allocate(batch))
+    return fail(TFM_ERROR_OUT_OF_MEMORY,
+                "cannot allocate the lengths and positions");
   for (int64_t b = 0; b < batch; ++b) {
     int64_t first = -1, last = -1;
     for (int64_t t = 0; t < seq; ++t) {
@@ -1031,19 +1044,22 @@ tfm_status tfm_model_forward_masked(const tfm_model *model, const int32_t *ids,
 
   // Left padding: run every sequence from column 0 (the padding after it
   // repeats its first token, a valid id the lengths mask out).
-  bool shifted = llvm::any_of(starts, [](int32_t s) { return s != 0; });
-  std::vector<int32_t> moved;
+  bool shifted = std::any_of(starts.get(), starts.get() + batch,
+                             [](int32_t s) { return s != 0; });
+  ZeroedArray<int32_t> moved;
   if (shifted) {
-    moved.resize(static_cast<size_t>(batch * seq));
+    if (!moved.allocate(static_cast<uint64_t>(batch * seq)))
+      return fail(TFM_ERROR_OUT_OF_MEMORY,
+                  "cannot allocate the shifted token ids");
     for (int64_t b = 0; b < batch; ++b) {
       const int32_t *row = ids + b * seq + starts[b];
-      int32_t *dst = moved.data() + b * seq;
+      int32_t *dst = moved.get() + b * seq;
       std::copy_n(row, lengths[b], dst);
       std::fill(dst + lengths[b], dst + seq, row[0]);
     }
   }
-  if (tfm_status s = runForward(model, shifted ? moved.data() : ids, batch, seq,
-                                lengths.data(), positions.data(), nullptr, 0,
+  if (tfm_status s = runForward(model, shifted ? moved.get() : ids, batch, seq,
+                                lengths.get(), positions.get(), nullptr, 0,
                                 nullptr, out, outputElements(m, batch, seq)))
     return s;
   if (m.output == OutputKind::Classes)

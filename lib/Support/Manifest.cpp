@@ -235,6 +235,9 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
   Expected<int64_t> maxSeq = read.positive(Field::kMaxSeqLen);
   if (!maxSeq)
     return maxSeq.takeError();
+  if (*maxSeq > INT32_MAX)
+    return read.bad(Field::kMaxSeqLen,
+                    "does not fit the int32 lengths and positions");
   m.maxSeqLen = *maxSeq;
   if (top->get(Field::kFirstPosition)) {
     Expected<int64_t> first = read.integer(Field::kFirstPosition);
@@ -291,6 +294,11 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
       return read.bad(Field::kInputs, "has an element that is not a string");
     inputNames.push_back(*s);
   }
+  // Encoders and decoders built before the positions input list ids and
+  // lengths only.
+  if (!m.image && m.architecture != Architecture::EncoderDecoder &&
+      llvm::equal(inputNames, entryInputs(m.architecture, false, false)))
+    m.positionsInput = false;
   if (!llvm::equal(inputNames, m.inputs()))
     return read.bad(Field::kInputs,
                     "does not match the architecture '" + *arch + "'");

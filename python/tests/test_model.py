@@ -54,6 +54,8 @@ def test_left_padding_with_attention_mask(gpt: Compiled, gpt_model: tfm.Model) -
     shifted = gpt_model(ids, attention_mask=mask, position_ids=positions)
     np.testing.assert_allclose(shifted[0, 3:], gpt_model(ids[:1, 3:])[0], rtol=1e-5,
                                atol=1e-5)
+    # A boolean mask (ids != pad) is taken as 0/1.
+    np.testing.assert_array_equal(gpt_model(ids, attention_mask=mask.astype(bool)), out)
     with pytest.raises(tfm.InvalidArgumentError, match=r"attention_mask\[0\]\[4\] is 0 between 1s"):
         gpt_model(ids, attention_mask=[[1, 1, 1, 1, 0, 1, 1, 1, 1]] * 2)
     with pytest.raises(tfm.InvalidArgumentError, match="describe the same padding"):

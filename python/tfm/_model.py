@@ -406,7 +406,7 @@ class Model:
                 ``[1, seq]``: the tokens are right-padded, the padding is
                 masked. ``None``: every token is valid.
             attention_mask: Hugging Face's ``[batch, seq]`` mask of 0 and 1
-                (a tokenizer's ``attention_mask``), padded on the left, the
+                (a tokenizer's ``attention_mask``, integers or booleans), padded on the left, the
                 right or both; each row's 1s must form one run. The result
                 is what the Hugging Face model gives for the same inputs;
                 rows under a 0 are zeros. Not with ``lengths``.
@@ -431,6 +431,8 @@ class Model:
                             ("position_ids", position_ids)):
             a = None
             if value is not None:
+                if name == "attention_mask" and np.asarray(value).dtype == np.bool_:
+                    value = np.asarray(value, dtype=np.int32)  # e.g. ids != pad
                 a = _int32_array(value, name, "[batch, seq]", 2)
                 if a.shape != ids.shape:
                     raise InvalidArgumentError(

@@ -107,7 +107,8 @@ llvm::cl::opt<std::string> attentionMaskPath(
 llvm::cl::opt<std::string> positionIdsPath(
     "position-ids",
     llvm::cl::desc("Hugging Face's position_ids, integer .npy [batch, seq] "
-                   "(default: as the Hugging Face model computes them)"),
+                   "(default: as the Hugging Face model's forward computes "
+                   "them: the index in the padded row)"),
     llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
 llvm::cl::opt<std::string> decoderTokensPath(
     "decoder-tokens",
@@ -745,7 +746,7 @@ int checkGenerationOptions() {
   for (const llvm::cl::Option *o :
        std::initializer_list<const llvm::cl::Option *>{
            &tokensPath, &lengthsPath, &decoderTokensPath, &decoderLengthsPath,
-           &outPath})
+           &attentionMaskPath, &positionIdsPath, &outPath})
     if (o->getNumOccurrences())
       return error(InputError, "--prompt-ids and --" + o->ArgStr +
                                    " cannot be combined (generation takes "
@@ -1391,7 +1392,8 @@ int runPixels() {
       !decoderTokensPath.empty() || !decoderLengthsPath.empty() ||
       !attentionMaskPath.empty() || !positionIdsPath.empty())
     return error(InputError, "--pixels is the whole input of an image "
-                             "model: drop --tokens, --lengths and "
+                             "model: drop --tokens, --lengths, "
+                             "--attention-mask, --position-ids and "
                              "--decoder-tokens");
   llvm::Expected<Pixels> pixels = readPixels(pixelsPath);
   if (!pixels)

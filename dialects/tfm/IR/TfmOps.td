@@ -131,8 +131,11 @@ def Tfm_LearnedPositionOp : Tfm_Op<"learned_position", [Pure]> {
     `result[b, t, :] = x[b, t, :] + table[p, :]` for `x : [B, T, D]` and
     `table : [P, D]`, where token `t` of sequence `b` sits at position
     `p = t` (T may not exceed P), or `p = offsets[b] + t` with
-    `offsets : [B]` (a generation step; the runtime keeps `p < P`, and the
-    lowering clamps `p` into the table).
+    `offsets : [B]` (each sequence's first position: a forward's
+    `positions` input or a generation step's offsets). The runtime keeps
+    the positions of valid tokens below `P`; the padding after a sequence
+    can run past it (a left-padded row moved to column 0), and the lowering
+    clamps `p` into the table, which those reads rely on.
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$table,
                        Optional<Tfm_IndexTensor>:$offsets);

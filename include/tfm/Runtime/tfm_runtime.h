@@ -192,7 +192,8 @@ TFM_API tfm_status tfm_model_forward(const tfm_model *model,
  * most models). NULL gives Hugging Face's default: the token's index in
  * the padded row (so left padding shifts positions), or, for models whose
  * manifest has "first_position" (RoBERTa), first_position for the first
- * token of the run.
+ * token of the run (Hugging Face's RoBERTa counts the ids that are not
+ * pad_token_id: the same when the padding is made of pad_token_id).
  *
  * The output is that of tfm_model_forward; the rows of masked positions
  * of a [batch, seq, *] output are 0. A pooled [batch, classes] output pools

@@ -156,9 +156,11 @@ inline std::optional<Precision> parsePrecision(llvm::StringRef name) {
 
 /// The entry's inputs, in argument order: ids, lengths, positions (the
 /// position of each row's first token) or src, src_lengths, tgt,
-/// tgt_lengths; for an image model (`image`), pixels.
-inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch,
-                                                       bool image = false) {
+/// tgt_lengths; for an image model (`image`), pixels. `positions` false:
+/// the ids and lengths of an encoder or decoder built before the positions
+/// input existed.
+inline llvm::ArrayRef<llvm::StringLiteral>
+entryInputs(Architecture arch, bool image = false, bool positions = true) {
   static constexpr llvm::StringLiteral kSingle[] = {"ids", "lengths",
                                                     "positions"};
   static constexpr llvm::StringLiteral kSeq2Seq[] = {"src", "src_lengths",
@@ -168,7 +170,8 @@ inline llvm::ArrayRef<llvm::StringLiteral> entryInputs(Architecture arch,
     return kPixels;
   if (arch == Architecture::EncoderDecoder)
     return kSeq2Seq;
-  return kSingle;
+  return positions ? llvm::ArrayRef(kSingle)
+                   : llvm::ArrayRef(kSingle).drop_back();
 }
 
 /// The input of an image model: float pixels [batch, channels, height,
@@ -294,9 +297,14 @@ struct Manifest {
   std::optional<ManifestKvCache> kvCache;
   /// Present for image models, whose entry takes pixels (entryInputs).
   std::optional<ManifestImage> image;
+  /// False for an encoder or decoder library built before the positions
+  /// input (its "inputs" are ids and lengths): tools still read it, the
+  /// runtime refuses to run it (every library carries its own runtime, so
+  /// only a hand-made one can disagree).
+  bool positionsInput = true;
 
   llvm::ArrayRef<llvm::StringLiteral> inputs() const {
-    return entryInputs(architecture, image.has_value());
+    return entryInputs(architecture, image.has_value(), positionsInput);
   }
 
   /// Parses and validates a manifest. Every error starts with `origin` (the

@@ -84,6 +84,13 @@ struct CpuConfigurePass
     // GEMM has one per sequence) still gives every thread columns of the
     // cache tile, each block reading its own part of the packed B tile.
     int64_t ncBlock = parallelCols >= 0 ? int64_t(parallelCols) : 4 * nr;
+    if (parallelCols < -1 || ncBlock % nr != 0) {
+      func.emitError() << "-tfm-cpu-configure: parallel-cols is "
+                       << int64_t(parallelCols)
+                       << ", must be -1, 0 or a multiple of nr (" << nr
+                       << " on this target)";
+      return signalPassFailure();
+    }
     // A static reduction of at most an L1 / 16 of f32 stays whole.
     int64_t wholeReduction = std::max<int64_t>(vl, l1 / 16 / 4);
     // A block of an elementwise op or a row reduction streams its data

@@ -138,8 +138,11 @@ struct LearnedPositionLowering : TfmLowering<LearnedPositionOp> {
     SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
     Type et = xType.getElementType();
     if (Value offsets = op.getOffsets()) {
-      // Row offsets[b] + t of the table, clamped into it: the runtime keeps
-      // positions below P; the clamp keeps a caller that skipped validation
+      // Row offsets[b] + t of the table, clamped into it. Load-bearing: the
+      // runtime keeps the positions of valid tokens below P, but the
+      // padding columns after a sequence (a left-padded row moved to column
+      // 0 by tfm_model_forward_masked) run past it; the clamp also keeps a
+      // caller that skipped validation
       // from reading out of bounds.
       Value lastRow = arith::SubIOp::create(
           b, loc, tensor::DimOp::create(b, loc, table, 0), cstIndex(b, loc, 1));

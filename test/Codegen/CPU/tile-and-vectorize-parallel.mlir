@@ -1,5 +1,8 @@
 // RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{elementwise=true},tfm-tile-and-vectorize),canonicalize,cse)' | FileCheck %s
 // RUN: tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{elementwise=true parallel-cols=0},tfm-tile-and-vectorize),canonicalize,cse)' | FileCheck %s --check-prefix=ROWS
+// Column blocks must be whole register tiles (NR = 32 here).
+// RUN: not tfm-opt %s -split-input-file -pass-pipeline='builtin.module(tfm-set-target{threads=2 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{parallel-cols=48}))' 2>&1 | FileCheck %s --check-prefix=BADCOLS
+// BADCOLS: error: -tfm-cpu-configure: parallel-cols is 48, must be -1, 0 or a multiple of nr (32 on this target)
 
 // An out_in GEMM: inside each KC = 192 cache tile of k, the pack of B is
 // split across threads (blocks of 2·VL = 32 rows of k), then blocks of

@@ -12,6 +12,8 @@
 |*   FAKE_CLASSES  encoder, 3 classes, out[b,c] = sum_{t<len} W[c][id]       *|
 |*   FAKE_SEQ2SEQ  encoder_decoder, out[b,t,:] = E[tgt] + E[src[len_src-1]]  *|
 |*   FAKE_BAD_MANIFEST  a manifest without vocab_size (never runs)           *|
+|*   FAKE_LEGACY_INPUTS  a decoder listing ids and lengths only, as before   *|
+|*                 the positions input (never runs)                          *|
 |*   FAKE_PREPARED the default model, reading E from a prepared tensor: its  *|
 |*                 tfm_prepare writes E transposed (and bias + 1000) into    *|
 |*                 the slots after the weights, forward reads them back      *|
@@ -122,6 +124,16 @@ const char tfm_model_manifest[] =
     "\"architecture\": \"decoder\", \"max_seq_len\": 4, "
     "\"output\": \"logits\", \"output_dims\": [6], "
     "\"inputs\": [\"ids\", \"lengths\", \"positions\"], \"weights\": []}";
+
+void _mlir_ciface_forward(void) { abort(); }
+
+#elif defined(FAKE_LEGACY_INPUTS)
+
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"old\", "
+    "\"architecture\": \"decoder\", \"vocab_size\": 6, \"max_seq_len\": 4, "
+    "\"output\": \"logits\", \"output_dims\": [6], "
+    "\"inputs\": [\"ids\", \"lengths\"], \"weights\": []}";
 
 void _mlir_ciface_forward(void) { abort(); }
 
