@@ -64,8 +64,28 @@ GPT2_SMALL = {
     "vocab_size": 50257, "bos_token_id": 50256, "eos_token_id": 50256,
     "scale_attn_weights": True, "tie_word_embeddings": True, "use_cache": False,
 }
-CHECK_SHAPE = (2, 128)
+CHECK_SHAPES = [(2, 128), (1, 1024)]
 TIMING_SHAPES = [(1, 512), (8, 128)]
+# --precision=bf16|f16 variants (GPU library only; the CPU's are checked in
+# CI): against the reference that rounds the same GEMM and attention
+# inputs, with test/Integration/GPU/precision.test's tolerances (a few
+# units of the format's rounding: a value computed in f32 may land on the
+# other side of a rounding boundary than the float64 one).
+#
+# The GPU's attention is always the tiled online-softmax nest, which rounds
+# each key block's unnormalized probabilities exp(s - running max), as
+# FlashAttention does, where the reference rounds the normalized ones
+# (softmax, then round). The two roundings differ by up to a unit of the
+# format per probability, and the difference grows through the layers: on
+# an H200 (2026-11-26) up to 7e-3 relative for decoders and 2e-2 for the
+# encoder-decoders at bf16 (2.8e-3 at f16), the same numbers the emulated
+# kernels give on the host. Hence tolerances of ten units of each format
+# (2^-8, 2^-11 relative), and the sharper check beside it: the GPU against
+# the same kernels emulated on the host ("emu", --gpu-emulate), which
+# round at the same places.
+PRECISION_RTOL = {"bf16": 4e-2, "f16": 5e-3}
+# Models whose 16-bit variants are prepared besides the shipped-weight ones.
+PRECISION_LARGE = {"gpt-decoder": ["bf16"]}
 
 
 class PrepareError(Exception):
@@ -129,12 +149,25 @@ def plan(args):
             continue
         small = params <= SHIP_LIMIT
         batch, seq = (SMALL_BATCH, SMALL_SEQ) if small else (LARGE_BATCH, LARGE_SEQ)
-        jobs.append({"name": name, "kind": "reference", "source": path, "params": params,
-                     "description": "model.json" if origin == "example" else "config.json",
-                     "weights": "ship" if small else "generate",
-                     "batch": batch, "seq": min(seq, m.max_seq_len),
-                     "seq2seq": m.architecture == "encoder_decoder"})
-    if not args.only or any(o in "gpt2-small" for o in args.only):
+        seq2seq = m.architecture == "encoder_decoder"
+        job = {"name": name, "kind": "reference", "source": path, "params": params,
+               "description": "model.json" if origin == "example" else "config.json",
+               "weights": "ship" if small else "generate",
+               "batch": batch, "seq": min(seq, m.max_seq_len), "seq2seq": seq2seq,
+               "precision": "f32", "targets": ["gpu", "cpu"],
+               # Left, right and both-sided padding through
+               # tfm_model_forward_masked (single-stack models).
+               "masked": small and not seq2seq and m.input != "pixels",
+               "pixels": m.input == "pixels"}
+        variants = [p for p in args.precisions if p != "f32"] if small else \
+            [p for p in PRECISION_LARGE.get(name, []) if p in args.precisions]
+        if "f32" in args.precisions:
+            jobs.append(job)
+        for p in variants:
+            jobs.append(dict(job, name="%s@%s" % (name, p), precision=p, targets=["gpu", "emu"],
+                             masked=False))
+    if (not args.only or any(o in "gpt2-small" for o in args.only)) and \
+            "f32" in args.precisions:
         jobs.append({"name": "gpt2-small", "kind": "timing", "source": None,
                      "params": 124_439_808, "weights": "torch"})
     # Longest first, so that the parallel workers finish together.
@@ -144,13 +177,14 @@ def plan(args):
 
 # --------------------------------------------------------------- one model
 
-def compile_library(tools, source, folder, target, args):
+def compile_library(tools, source, folder, target, args, precision="f32"):
     """Compiles one library; returns its index entry."""
     so = os.path.join(folder, target + ".so")
-    cmd = [tools["tfmc"], source, "--quiet", "--target-cpu=" + args.cpu_target, "-o", so]
-    if target == "gpu":
+    cmd = [tools["tfmc"], source, "--quiet", "--target-cpu=" + args.cpu_target,
+           "--precision=" + precision, "-o", so]
+    if target in ("gpu", "emu"):
         cmd += ["--target=nvptx", "--gpu-arch=" + args.arch]
-        if args.gpu_emulate:
+        if args.gpu_emulate or target == "emu":
             cmd.append("--gpu-emulate")
     start = time.time()
     log = os.path.join(folder, target + "-compile.log")
@@ -192,14 +226,18 @@ def prepare_model(job, outdir, tools, args):
             source = os.path.join(folder, "config.json")
             with open(source, "w") as f:
                 json.dump(GPT2_SMALL, f, indent=2)
-            entry.update(config="config.json", seed=args.seed, check_shape=list(CHECK_SHAPE),
+            entry.update(config="config.json", seed=args.seed,
+                         check_shapes=[list(s) for s in CHECK_SHAPES],
                          timing_shapes=[list(s) for s in TIMING_SHAPES])
         else:
             source = os.path.join(folder, job["description"])
             shutil.copy(job["source"], source)
             entry.update(source=os.path.relpath(job["source"], ROOT),
                          description=os.path.basename(source))
-        libs = {t: compile_library(tools, source, folder, t, args) for t in ("gpu", "cpu")}
+        precision = job.get("precision", "f32")
+        entry["precision"] = precision
+        libs = {t: compile_library(tools, source, folder, t, args, precision)
+                for t in job.get("targets", ["gpu", "cpu"])}
         manifests = [lib.pop("manifest") for lib in libs.values() if "manifest" in lib]
         omp = [lib.pop("libomp") for lib in libs.values() if "libomp" in lib]
         if omp:
@@ -219,10 +257,15 @@ def prepare_model(job, outdir, tools, args):
 def prepare_reference(job, source, folder, tools, manifest):
     """Weights, tokens and the float64 reference output."""
     seed = job["seed"]
-    files = {"ids": "ids.npy", "lengths": "lengths.npy"}
-    ref("tokens", source, os.path.join(folder, "ids.npy"), "--batch", job["batch"],
-        "--seq", job["seq"], "--seed", seed + 1,
-        "--lengths-out", os.path.join(folder, "lengths.npy"), "--ragged")
+    if job.get("pixels"):  # an image model (ViT): pixels [B, C, H, W], no lengths
+        files = {"pixels": "pixels.npy"}
+        ref("pixels", source, os.path.join(folder, "pixels.npy"), "--batch", job["batch"],
+            "--seed", seed + 1)
+    else:
+        files = {"ids": "ids.npy", "lengths": "lengths.npy"}
+        ref("tokens", source, os.path.join(folder, "ids.npy"), "--batch", job["batch"],
+            "--seq", job["seq"], "--seed", seed + 1,
+            "--lengths-out", os.path.join(folder, "lengths.npy"), "--ragged")
     dec = []
     if job["seq2seq"]:
         files.update(decoder_ids="decoder_ids.npy", decoder_lengths="decoder_lengths.npy")
@@ -231,8 +274,9 @@ def prepare_reference(job, source, folder, tools, manifest):
             "--lengths-out", os.path.join(folder, "decoder_lengths.npy"), "--ragged")
         dec = ["--decoder-tokens", os.path.join(folder, "decoder_ids.npy"),
                "--decoder-lengths", os.path.join(folder, "decoder_lengths.npy")]
+    precision = job["precision"]
     out = {"inputs": files, "reference": "reference.npy",
-           "tolerance": {"rtol": RTOL, "atol": ATOL}}
+           "tolerance": {"rtol": PRECISION_RTOL.get(precision, RTOL), "atol": ATOL}}
     with tempfile.TemporaryDirectory(prefix="tfm-gpu-bench-") as tmp:
         if job["weights"] == "ship":
             weights = os.path.join(folder, "weights.safetensors")
@@ -246,10 +290,42 @@ def prepare_reference(job, source, folder, tools, manifest):
                                            "bytes": os.path.getsize(weights),
                                            "tensors": tensors}}
         check_weights(tools, weights, manifest, tmp)
-        ref("run", source, weights, os.path.join(folder, "ids.npy"),
-            "--lengths", os.path.join(folder, "lengths.npy"), *dec,
-            "--out", os.path.join(folder, "reference.npy"))
+        lens = [] if job.get("pixels") else ["--lengths", os.path.join(folder, "lengths.npy")]
+        ref("run", source, weights, os.path.join(folder, files.get("pixels", "ids.npy")),
+            *lens, *dec, "--precision", precision, "--out", os.path.join(folder, "reference.npy"))
+        if job["masked"]:
+            mask = write_mask(os.path.join(folder, "mask.npy"), job["batch"], job["seq"])
+            # Under the padding, the pad id where the model has one: RoBERTa
+            # counts its positions from the ids that are not padding_idx
+            # (as Hugging Face does, and tfm assumes the mask agrees).
+            pad = tfm_ref.load_model(source).pad_token_id
+            shape, ids, _ = tfm_ref.read_npy(os.path.join(folder, "ids.npy"))
+            if pad is not None:
+                ids = [v if keep else pad for v, keep in zip(ids, mask)]
+            tfm_ref.write_npy(os.path.join(folder, "masked_ids.npy"), shape, ids, "<i4")
+            ref("run", source, weights, os.path.join(folder, "masked_ids.npy"),
+                "--attention-mask", os.path.join(folder, "mask.npy"),
+                "--precision", precision, "--out", os.path.join(folder, "reference_masked.npy"))
+            out["masked"] = {"attention_mask": "mask.npy", "ids": "masked_ids.npy",
+                             "reference": "reference_masked.npy"}
     return out
+
+
+def write_mask(path, batch, seq):
+    """Hugging Face attention_mask [B, T] as int32 .npy: row 0 full, then
+    left padding, padding on both sides, right padding (cycling)."""
+    rows = []
+    for b in range(batch):
+        left, right = [(0, 0), (seq // 3, 0), (seq // 4, seq // 5), (0, seq // 3)][b % 4]
+        rows.append([0] * left + [1] * (seq - left - right) + [0] * right)
+    header = "{'descr': '<i4', 'fortran_order': False, 'shape': (%d, %d), }" % (batch, seq)
+    header += " " * (63 - len(header) % 64) + "\n"  # 10 + len(header) is a multiple of 64
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+        for row in rows:
+            for v in row:
+                f.write(v.to_bytes(4, "little", signed=True))
+    return [v for row in rows for v in row]
 
 
 # ------------------------------------------------------------------ driver
@@ -289,12 +365,20 @@ def main():
                          "host): tests this bundle and run.py on a machine without a GPU")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--precisions", default="f32,bf16,f16",
+                    help="comma-separated --precision values: f32 prepares every model; "
+                         "bf16/f16 add GPU-only variants NAME@bf16 of the small models "
+                         "(and of %s)" % ", ".join(sorted(PRECISION_LARGE)))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="models prepared at once (default: one per core)")
     ap.add_argument("--only", action="append",
                     help="prepare only models whose name contains this (repeatable)")
     ap.add_argument("--force", action="store_true", help="replace an existing OUTDIR")
     args = ap.parse_args()
+    args.precisions = [p.strip() for p in args.precisions.split(",") if p.strip()]
+    bad = [p for p in args.precisions if p not in ("f32", "bf16", "f16")]
+    if bad or not args.precisions:
+        sys.exit("prepare: --precisions takes f32, bf16 and f16, not %r" % ",".join(bad))
 
     tools = {t: os.path.join(args.build_dir, "bin", t) for t in ("tfmc", "tfm-run")}
     for path in tools.values():

@@ -91,6 +91,9 @@ class Library:
         lib.tfm_model_create.argtypes = [ctypes.c_char_p, ctypes.POINTER(vp)]
         lib.tfm_model_destroy.argtypes = [vp]
         lib.tfm_model_forward.argtypes = [vp, _i32p, i64, i64, _i32p, _f32p, ctypes.c_size_t]
+        lib.tfm_model_forward_masked.argtypes = [vp, _i32p, i64, i64, _i32p, _i32p, _f32p,
+                                                 ctypes.c_size_t]
+        lib.tfm_model_forward_pixels.argtypes = [vp, _f32p, i64, _f32p, ctypes.c_size_t]
         lib.tfm_model_forward_seq2seq.argtypes = [vp, _i32p, i64, i64, _i32p, _i32p, i64,
                                                   _i32p, _f32p, ctypes.c_size_t]
         lib.tfm_model_output_shape.argtypes = [vp, i64, i64, ctypes.POINTER(i64),
@@ -137,6 +140,23 @@ class Model:
         self.library.check(self.lib.tfm_model_forward(
             self.handle, _ptr(ids, _i32p), batch, seq, _ptr(lengths, _i32p),
             _ptr(out, _f32p), out.size), "tfm_model_forward")
+        return out
+
+    def forward_pixels(self, pixels, tokens):
+        out = self.output(pixels.shape[0], tokens)
+        self.library.check(self.lib.tfm_model_forward_pixels(
+            self.handle, _ptr(pixels, _f32p), pixels.shape[0], _ptr(out, _f32p), out.size),
+            "tfm_model_forward_pixels")
+        return out
+
+    def forward_masked(self, ids, attention_mask, position_ids=None):
+        batch, seq = ids.shape
+        out = self.output(batch, seq)
+        out.fill(np.nan)  # every element must be written, zeros under the padding too
+        self.library.check(self.lib.tfm_model_forward_masked(
+            self.handle, _ptr(ids, _i32p), batch, seq, _ptr(attention_mask, _i32p),
+            _ptr(position_ids, _i32p), _ptr(out, _f32p), out.size),
+            "tfm_model_forward_masked")
         return out
 
     def forward_seq2seq(self, src, src_lengths, tgt, tgt_lengths):
@@ -218,7 +238,8 @@ class Worker:
         self.work = args.work_dir
         self.result = {"name": entry["name"], "kind": entry["kind"], "checks": [],
                        "timings": [], "step": "starting"}
-        self.targets = ["cpu"] if args.cpu_only else ["gpu", "cpu"]
+        self.targets = [t for t in (["cpu", "emu"] if args.cpu_only else ["gpu", "cpu", "emu"])
+                        if t in entry.get("libraries", {"gpu": {}, "cpu": {}})]
         self.truth = "float64 reference" if entry["kind"] == "reference" else "PyTorch float64"
         self.save()
 
@@ -260,6 +281,7 @@ class Worker:
                 raise Unavailable(SKIP, "cpu .so not loadable: %s" % e)
             raise
         device = library.manifest().get("device", "cpu")
+        # "emu": the GPU pipeline's kernels emulated on the host (--gpu-emulate).
         want = "cuda" if target == "gpu" and not self.bundle.get("gpu_emulate") else "cpu"
         if device != want:
             raise Unavailable(ERROR, "the library's manifest says device %r, expected %r"
@@ -282,7 +304,7 @@ class Worker:
 
     def run(self):
         libomp = self.bundle.get("libomp")
-        if libomp and "cpu" in self.targets:
+        if libomp and ("cpu" in self.targets or "emu" in self.targets):
             # The CPU libraries need LLVM's OpenMP runtime; once loaded, the
             # dynamic linker finds it by its soname.
             ctypes.CDLL(self.unpack(libomp, os.path.basename(libomp)[:-3]))
@@ -313,7 +335,7 @@ class Worker:
         reference = np.load(os.path.join(self.folder, self.entry["reference"]))
         tol = self.entry["tolerance"]
         weights = self.weights_file()
-        row_lengths = inputs.get("decoder_lengths", inputs["lengths"])
+        row_lengths = inputs.get("decoder_lengths", inputs.get("lengths"))
         outputs = {}
 
         def check(target, library):
@@ -323,23 +345,63 @@ class Worker:
             create_ms = 1e3 * (time.perf_counter() - t0)
             self.step("forward (%s)" % target)
             t0 = time.perf_counter()
-            if "decoder_ids" in inputs:
+            if "pixels" in inputs:
+                out = model.forward_pixels(inputs["pixels"].astype(np.float32),
+                                           library.manifest()["max_seq_len"])
+            elif "decoder_ids" in inputs:
                 out = model.forward_seq2seq(inputs["ids"], inputs["lengths"],
                                             inputs["decoder_ids"], inputs["decoder_lengths"])
             else:
                 out = model.forward(inputs["ids"], inputs["lengths"])
             forward_ms = 1e3 * (time.perf_counter() - t0)
-            model.close()
             outputs[target] = out
             ok, a, r, note = compare(out, reference, row_lengths, tol["rtol"], tol["atol"])
             self.add(check_entry("%s vs %s" % (target, self.truth), ok, a, r, note,
                                  create_ms=create_ms, forward_ms=forward_ms))
+            if "masked" in self.entry:
+                self.check_masked(target, model, tol)
+            model.close()
 
         self.for_each_target(check)
-        if len(outputs) == 2:
+        if "gpu" in outputs and "cpu" in outputs:
             _, a, r, _ = compare(outputs["gpu"], outputs["cpu"].astype(np.float64), row_lengths)
             self.add({"check": "gpu vs cpu", "status": INFO, "max_abs": a, "max_rel": r,
                       "note": "informational"})
+        if "gpu" in outputs and "emu" in outputs:
+            # The same kernels, rounding at the same places: only f32
+            # arithmetic differs (FMA contraction, exp/tanh approximations),
+            # and a value that lands on the other side of a 16-bit rounding
+            # boundary.
+            _, a, r, _ = compare(outputs["gpu"], outputs["emu"].astype(np.float64), row_lengths)
+            self.add({"check": "gpu vs emulated", "status": INFO, "max_abs": a, "max_rel": r,
+                      "note": "same kernels on the host"})
+
+    def check_masked(self, target, model, tol):
+        """tfm_model_forward_masked with Hugging Face's attention_mask (left,
+        right and both-sided padding) against the reference's masked run:
+        the rows under 1s within tolerance, the rows under 0s exactly 0."""
+        spec = self.entry["masked"]
+        mask = np.load(os.path.join(self.folder, spec["attention_mask"]))
+        ids = np.load(os.path.join(self.folder, spec["ids"]))
+        reference = np.load(os.path.join(self.folder, spec["reference"]))
+        self.step("forward_masked (%s)" % target)
+        out = model.forward_masked(ids, mask)
+        what = "%s masked vs reference" % target
+        if out.ndim == 3:
+            keep = mask.astype(bool)
+            if out.shape != reference.shape:
+                ok, a, r, note = False, None, None, "shape %s, expected %s" % (
+                    list(out.shape), list(reference.shape))
+            else:
+                ok, a, r, note = compare(out[keep][None], reference[keep][None], None,
+                                         tol["rtol"], tol["atol"])
+                pad = out[~keep]
+                if pad.size and not np.all(pad == 0):
+                    ok, note = False, "%d of %d outputs under the padding are not 0" % (
+                        int(np.count_nonzero(pad != 0) + np.isnan(pad).sum()), pad.size)
+        else:
+            ok, a, r, note = compare(out, reference, None, tol["rtol"], tol["atol"])
+        self.add(check_entry(what, ok, a, r, note))
 
     # ----- GPT-2 small against PyTorch
 
@@ -375,21 +437,17 @@ class Worker:
                    for w in self.entry["manifest_weights"]}, weights)
 
         rng = np.random.default_rng(self.entry["seed"])
-        batch, seq = self.entry["check_shape"]
-        ids = rng.integers(0, config.vocab_size, size=(batch, seq), dtype=np.int32)
-
-        def torch_logits(m):
-            with torch.no_grad():
-                x = torch.from_numpy(ids).long().to(dev)
-                return m(input_ids=x, use_cache=False).logits.double().cpu().numpy()
-
-        self.step("PyTorch forward (float32 and float64)")
-        expected = torch_logits(copy.deepcopy(model).double().to(dev))
+        shapes = self.entry.get("check_shapes") or [self.entry["check_shape"]]
+        cases = []
+        for batch, seq in shapes:
+            ids = rng.integers(0, config.vocab_size, size=(batch, seq), dtype=np.int32)
+            self.step("PyTorch forward %dx%d (float32 and float64)" % (batch, seq))
+            cases.append((ids, self.torch_logits(model, ids, dev, torch, float64=True),
+                          self.torch_logits(model, ids, dev, torch)))
+            _, a, r, _ = compare(cases[-1][2], cases[-1][1])
+            self.add({"check": "PyTorch f32 vs float64", "status": INFO, "max_abs": a,
+                      "max_rel": r, "note": "%s, %dx%d" % (dev, batch, seq)})
         model.to(dev)
-        expected32 = torch_logits(model)
-        _, a, r, _ = compare(expected32, expected)
-        self.add({"check": "PyTorch f32 vs float64", "status": INFO, "max_abs": a,
-                  "max_rel": r, "note": "%s, %dx%d" % (dev, batch, seq)})
 
         timed = []
 
@@ -398,14 +456,17 @@ class Worker:
             t0 = time.perf_counter()
             tfm_model = library.create(weights)
             create_ms = 1e3 * (time.perf_counter() - t0)
-            self.step("forward (%s)" % target)
-            out = tfm_model.forward(ids)
-            ok, a, r, note = compare(out, expected)
-            self.add(check_entry("%s vs %s" % (target, self.truth), ok, a, r, note,
-                                 shape="%dx%d" % (batch, seq), create_ms=create_ms))
-            _, a, r, _ = compare(out, expected32)
-            self.add({"check": "%s vs PyTorch f32" % target, "status": INFO, "max_abs": a,
-                      "max_rel": r, "note": "informational"})
+            for ids, expected, expected32 in cases:
+                shape = "%dx%d" % ids.shape
+                self.step("forward %s (%s)" % (shape, target))
+                out = tfm_model.forward(ids)
+                ok, a, r, note = compare(out, expected)
+                self.add(check_entry("%s vs %s" % (target, self.truth), ok, a, r,
+                                     ("%s %s" % (shape, note)).strip(), shape=shape,
+                                     create_ms=create_ms))
+                _, a, r, _ = compare(out, expected32)
+                self.add({"check": "%s vs PyTorch f32" % target, "status": INFO,
+                          "max_abs": a, "max_rel": r, "note": "%s, informational" % shape})
             if target == "gpu":
                 timed.append(tfm_model)
             else:
@@ -415,6 +476,20 @@ class Worker:
         for tfm_model in timed:
             self.time_gpt2(tfm_model, model, config.vocab_size, torch)
             tfm_model.close()
+
+    @staticmethod
+    def torch_logits(model, ids, dev, torch, float64=False):
+        """Hugging Face's logits for ids, float64 on the host; float64=True
+        runs a float64 copy of the model."""
+        m = copy.deepcopy(model).double().to(dev) if float64 else model.to(dev)
+        with torch.no_grad():
+            x = torch.from_numpy(ids).long().to(dev)
+            out = m(input_ids=x, use_cache=False).logits.double().cpu().numpy()
+        if float64:
+            del m
+            if dev == "cuda":
+                torch.cuda.empty_cache()
+        return out
 
     def time_gpt2(self, tfm_model, model, vocab, torch):
         args = self.args
@@ -442,8 +517,52 @@ class Worker:
                 for label, fn in (("tfm", tfm_call), ("torch", torch_call),
                                   ("torch_copies", torch_copies_call)):
                     row[label] = median_ms(fn, args.warmup, args.reps, args.time_budget)
+                self.step("profiling %dx%d" % (batch, seq))
+                row["kernels"] = profile_kernels(tfm_call, torch, calls=3)
+                row["torch_kernels"] = profile_kernels(torch_call, torch, calls=3)
             self.result["timings"].append(row)
             self.save()
+
+
+def profile_kernels(fn, torch, calls):
+    """GPU time per call by kernel, from CUPTI through torch.profiler (which
+    records every kernel of the process, tfm's driver-API launches too):
+    {"kernel_ms", "copy_ms", "launches", "top": [[group, ms, launches]]},
+    kernels grouped by name with layer indices and numeric suffixes
+    folded (layers_3_attn_q_1 -> layers_N_attn_q_1). {"error": ...} when the
+    profiler is not usable."""
+    import re
+    try:
+        from torch.autograd import DeviceType
+        from torch.profiler import ProfilerActivity, profile
+        fn()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+        groups, kernel_us, copy_us, launches = {}, 0.0, 0.0, 0
+        for e in prof.events():
+            if e.device_type != DeviceType.CUDA:
+                continue
+            us = e.time_range.elapsed_us()
+            if "memcpy" in e.name.lower() or "memset" in e.name.lower():
+                copy_us += us
+                continue
+            kernel_us += us
+            launches += 1
+            # Layer indices folded, the launch suffix kept: h_3_attn_2 ->
+            # h_N_attn_2 (the third kernel of layer 3's attention).
+            name = re.sub(r"(?<=_)\d+(?=_)", "N", e.name)
+            g = groups.setdefault(name[:80], [0.0, 0])
+            g[0] += us
+            g[1] += 1
+        top = sorted(groups.items(), key=lambda kv: -kv[1][0])[:20]
+        return {"kernel_ms": kernel_us / calls / 1e3, "copy_ms": copy_us / calls / 1e3,
+                "launches": launches // calls,
+                "top": [[k, v[0] / calls / 1e3, v[1] // calls] for k, v in top]}
+    except Exception as e:  # informational only
+        return {"error": "%s: %s" % (type(e).__name__, e)}
 
 
 def randomize_gpt2(model, seed):
@@ -581,7 +700,9 @@ def table(results, info, bundle, args):
                 fmt(c.get("max_rel")), fmt(c.get("create_ms"), "%.1f"),
                 fmt(c.get("forward_ms"), "%.2f"), c.get("note", "")))
     lines += ["max rel: |error| / max |reference| of the row (a position's logits or a "
-              "sequence's scores); PASS: every |error| <= 1e-6 + 1e-4 * max |row|.",
+              "sequence's scores); PASS: every |error| <= 1e-6 + 1e-4 * max |row| (NAME@bf16: "
+              "4e-2, NAME@f16: 5e-3 against the reference that rounds the same inputs, "
+              "bench/gpu/prepare.py says why).",
               "create ms: tfm_model_create (weights read and checked; for the GPU: kernels "
               "loaded, weights copied to the device); fwd ms: the one checked forward call."]
     timings = [(r["name"], t) for r in results for t in r.get("timings", [])]
@@ -595,6 +716,22 @@ def table(results, info, bundle, args):
                 name, "%dx%d" % (t["batch"], t["seq"]), t["tfm"]["median_ms"],
                 t["torch"]["median_ms"], t["torch_copies"]["median_ms"],
                 t["torch"]["median_ms"] / t["tfm"]["median_ms"]))
+        for name, t in timings:
+            for label in ("kernels", "torch_kernels"):
+                k = t.get(label)
+                if not k:
+                    continue
+                who = "tfm" if label == "kernels" else "PyTorch"
+                if "error" in k:
+                    lines.append("%s %dx%d %s kernels: profiler unavailable (%s)"
+                                 % (name, t["batch"], t["seq"], who, k["error"][:200]))
+                    continue
+                lines.append("%s %dx%d %s: %.2f ms in %d kernels, %.2f ms of copies per call; "
+                             "by kernel (ms, launches):" % (name, t["batch"], t["seq"], who,
+                                                            k["kernel_ms"], k["launches"],
+                                                            k["copy_ms"]))
+                for group, ms, n in k["top"][:12]:
+                    lines.append("    %8.3f %5d  %s" % (ms, n, group))
         lines += ["tfm: wall clock around tfm_model_forward, which includes copying the int32 "
                   "ids to the GPU and the float32 logits back to host memory.",
                   "PyTorch: eager forward between torch.cuda.synchronize() calls, logits left on "

@@ -2,10 +2,12 @@
 //
 // -tfm-gpu-device-memory: the host functions' memref.alloc/dealloc become
 // stream-ordered gpu.alloc/gpu.dealloc (every buffer is only ever touched by
-// kernels), and an allocation inside a kernel is an error.
+// kernels), constant globals a kernel reads are taken inside the kernel (so
+// that outlining puts a copy in the device module), and an allocation
+// inside a kernel is an error.
 //
 // -tfm-gpu-check-kernels: after outlining, nothing on the host may read or
-// write a buffer.
+// write a buffer, and no kernel may be given a host global.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_GPUDEVICEMEMORYPASS
@@ -47,7 +52,7 @@ struct GPUDeviceMemoryPass
   void runOnOperation() override {
     SmallVector<memref::AllocOp> allocs;
     SmallVector<memref::DeallocOp> deallocs;
-    bool failed = false;
+    bool bad = false;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op->getParentOfType<gpu::GPUModuleOp>())
         return WalkResult::skip();
@@ -60,7 +65,7 @@ struct GPUDeviceMemoryPass
               "allocates global memory inside a GPU kernel (it would become "
               "a per-thread device malloc); shared buffers must be "
               "workgroup attributions of the kernel");
-          failed = true;
+          bad = true;
         }
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
         if (!inKernel)
@@ -68,10 +73,12 @@ struct GPUDeviceMemoryPass
       }
       return WalkResult::advance();
     });
-    if (failed)
+    if (bad)
       return signalPassFailure();
 
     IRRewriter rewriter(&getContext());
+    if (failed(sinkGlobals(rewriter)))
+      return signalPassFailure();
     Type token = gpu::AsyncTokenType::get(&getContext());
     for (memref::AllocOp alloc : allocs) {
       rewriter.setInsertionPoint(alloc);
@@ -101,8 +108,56 @@ struct GPUDeviceMemoryPass
     }
   }
 
+  /// A memref.get_global on the host names the host's copy of the global:
+  /// a kernel given it would read host memory (an illegal address on the
+  /// device). Each launch that uses one gets its own get_global at the top
+  /// of its body, and gpu-kernel-outlining then copies the global into the
+  /// kernel module. Only constant globals can be shared this way.
+  LogicalResult sinkGlobals(IRRewriter &rewriter) {
+    SmallVector<memref::GetGlobalOp> gets;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (auto get = dyn_cast<memref::GetGlobalOp>(op))
+        gets.push_back(get);
+      return WalkResult::advance();
+    });
+    SymbolTableCollection symbols;
+    for (memref::GetGlobalOp get : gets) {
+      // The launches that read it, each once.
+      llvm::SetVector<gpu::LaunchOp> launches;
+      for (Operation *user : get->getUsers())
+        if (auto launch = user->getParentOfType<gpu::LaunchOp>())
+          launches.insert(launch);
+      if (launches.empty())
+        continue;
+      auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      if (!global || !global.getConstant())
+        return get.emitOpError("is read by a GPU kernel but names ")
+               << (global ? "a global that is not constant"
+                          : "no memref.global")
+               << ": kernels can only share constant globals (copied into "
+                  "the device module)";
+      for (gpu::LaunchOp launch : launches) {
+        rewriter.setInsertionPointToStart(&launch.getBody().front());
+        auto inside = cast<memref::GetGlobalOp>(rewriter.clone(*get));
+        rewriter.replaceUsesWithIf(get, inside, [&](OpOperand &use) {
+          return launch->isProperAncestor(use.getOwner());
+        });
+        ++globals;
+      }
+      if (get->use_empty())
+        rewriter.eraseOp(get);
+    }
+    return success();
+  }
+
   tfm::PassStatistic moved{this, numAllocs, "device-allocs",
                            "Host allocations moved to device memory"};
+  tfm::PassStatistic globals{
+      this, numGlobals, "kernel-globals",
+      "Constant globals read inside a kernel instead of from the host"};
 };
 
 struct GPUCheckKernelsPass
@@ -117,6 +172,17 @@ struct GPUCheckKernelsPass
                         "gpu-kernel-outlining)");
         failed = true;
         return WalkResult::skip();
+      }
+      if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+        for (Value arg : launch.getKernelOperands())
+          if (auto get = arg.getDefiningOp<memref::GetGlobalOp>()) {
+            launch.emitOpError("passes the host's global @")
+                << get.getName()
+                << " to the kernel, which cannot read host memory (run "
+                   "-tfm-gpu-device-memory before outlining)";
+            failed = true;
+          }
+        return WalkResult::advance();
       }
       if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp,
               vector::TransferReadOp, vector::TransferWriteOp,

@@ -35,3 +35,22 @@ func.func @bad(%m: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A kernel given the host's copy of a global would read host memory.
+module attributes {gpu.container_module} {
+  memref.global "private" constant @table : memref<3xf64> = dense<[1.0, 0.5, 0.25]>
+  gpu.module @kernels {
+    gpu.func @k(%m: memref<3xf64>) kernel {
+      gpu.return
+    }
+  }
+  func.func @host() {
+    %c1 = arith.constant 1 : index
+    %t = memref.get_global @table : memref<3xf64>
+    // expected-error @+1 {{passes the host's global @table to the kernel}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%t : memref<3xf64>)
+    return
+  }
+}

@@ -43,3 +43,58 @@ func.func @kernel_alloc() {
   }
   return
 }
+
+// -----
+
+// A constant table read by two kernels and by the host's own code: each
+// kernel gets its own memref.get_global (outlining then copies the global
+// into the device module); the host's use keeps the host's copy. Before,
+// the kernels were given the host's address (LongRoPE's inverse
+// frequencies: CUDA_ERROR_ILLEGAL_ADDRESS on an H200).
+// CHECK-LABEL: func.func @constant_table
+// CHECK:         %[[HOST:.*]] = memref.get_global @table
+// CHECK:         gpu.launch
+// CHECK-NEXT:      %[[K1:.*]] = memref.get_global @table : memref<3xf64>
+// CHECK:           memref.load %[[K1]]
+// CHECK:         gpu.launch
+// CHECK-NEXT:      %[[K2:.*]] = memref.get_global @table : memref<3xf64>
+// CHECK:           memref.load %[[K2]]
+// CHECK:         memref.dim %[[HOST]]
+memref.global "private" constant @table : memref<3xf64> = dense<[1.0, 0.5, 0.25]>
+func.func @constant_table(%out: memref<3xf64>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = memref.get_global @table : memref<3xf64>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %t[%c0] : memref<3xf64>
+    memref.store %v, %out[%c0] : memref<3xf64>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %t[%c1] : memref<3xf64>
+    memref.store %v, %out[%c1] : memref<3xf64>
+    gpu.terminator
+  }
+  %d = memref.dim %t, %c0 : memref<3xf64>
+  return %d : index
+}
+
+// -----
+
+// A kernel cannot share a global the host may write.
+memref.global "private" @state : memref<3xf64> = dense<0.0>
+func.func @mutable_global(%out: memref<3xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{is read by a GPU kernel but names a global that is not constant}}
+  %t = memref.get_global @state : memref<3xf64>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %t[%c0] : memref<3xf64>
+    memref.store %v, %out[%c0] : memref<3xf64>
+    gpu.terminator
+  }
+  return
+}

@@ -317,14 +317,24 @@ def GPUDeviceMemoryPass : Pass<"tfm-gpu-device-memory", "ModuleOp"> {
     stream-ordered, from a pool that keeps freed memory: no synchronization
     per buffer).
 
+    A `memref.get_global` on the host that a kernel reads (a constant table
+    such as LongRoPE's inverse frequencies) names the host's copy: passed
+    to the kernel, it is a host address, an illegal address on the device.
+    Each `gpu.launch` that reads it gets its own `memref.get_global` at the
+    top of its body, and `gpu-kernel-outlining` copies the global into the
+    kernel module (device memory, loaded with the module).
+
     **Untouched.** Kernel bodies, `memref.alloca`, views.
 
     **Errors.** A `memref.alloc` inside a `gpu.launch` in the default memory
     space: lowered, it would become a per-thread `malloc` of device heap
-    (MLIR's known trap); workgroup buffers must be kernel attributions.
+    (MLIR's known trap); workgroup buffers must be kernel attributions. A
+    kernel that reads a global that is not constant (the host's copy and
+    the device's would diverge).
   }];
   let statistics = [
     Statistic<"numAllocs", "device-allocs", "Host allocations moved to device memory">,
+    Statistic<"numGlobals", "kernel-globals", "Constant globals read inside a kernel instead of from the host">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
@@ -430,8 +440,10 @@ def GPUCheckKernelsPass : Pass<"tfm-gpu-check-kernels", "ModuleOp"> {
     arithmetic, memref views and metadata, and `llvm` dialect ops (the host
     weights table); any `memref.load`, `memref.store`, `vector` transfer or
     leftover `gpu.launch` outside a `gpu.module` is reported, naming the op,
-    and the pass fails. Without it such an op would segfault at run time
-    (a host read of a device pointer).
+    and the pass fails; so is a `gpu.launch_func` given a host
+    `memref.get_global` (the kernel would read host memory). Without it
+    such an op would segfault at run time (a host read of a device
+    pointer) or stop the device (`CUDA_ERROR_ILLEGAL_ADDRESS`).
   }];
 }
 
