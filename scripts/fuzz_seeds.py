@@ -60,7 +60,9 @@ def seeds(target):
             "precision": "bf16", "vocab_size": 8, "max_seq_len": 4,
             "output": "logits", "output_dims": [8],
             "inputs": ["src", "src_lengths", "tgt", "tgt_lengths"],
-            "weights": [{"name": "a", "shape": [8, 2], "round": "bf16"}],
+            "weights": [{"name": "a", "shape": [8, 2], "round": "bf16"},
+                        {"name": "b", "shape": [2], "round": "bf16",
+                         "storage": "bf16"}],
             "prepared": [{"name": "a:packed[n=0,panel=8]",
                           "shape": [1, 2, 8]}]}).encode()
     elif target in ("spec", "hf-config"):

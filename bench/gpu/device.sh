@@ -8,6 +8,8 @@
 # OUTDIR gets results.json/.txt, run.log, smi.txt and one log per
 # sanitizer tool. SANITIZED_MODEL: run.py --only patterns (default: the
 # tiny GPT and LLaMA decoders, f32 and bf16, and the tiny encoder-decoder).
+# TFM_SANITIZER_TOOLS picks the tools, TFM_DEVICE_DEADLINE run.py's
+# --deadline (300 s).
 set -u
 bundle=$1 out=$2
 shift 2
@@ -35,7 +37,7 @@ if [ -z "$sanitizer" ]; then
 fi
 only=()
 for m in "${models[@]}"; do only+=(--only "$m"); done
-for tool in memcheck racecheck synccheck; do
+for tool in ${TFM_SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
   start=$(date +%s)
   timeout "${TFM_SANITIZER_TIMEOUT:-75}" "$sanitizer" --tool "$tool" --print-limit 20 \
     --target-processes all --error-exitcode 3 \

@@ -73,9 +73,9 @@ TIMING_SHAPES = [(1, 512), (8, 128)]
 # other side of a rounding boundary than the float64 one).
 #
 # The GPU's attention is always the tiled online-softmax nest, which rounds
-# each key block's unnormalized probabilities exp(s - running max), as
-# FlashAttention does, where the reference rounds the normalized ones
-# (softmax, then round). The two roundings differ by up to a unit of the
+# each key block's probabilities against the running maximum of the blocks
+# so far, exp(s - m_block), as FlashAttention does, where the reference
+# rounds exp(s - m_row). The two roundings differ by up to a unit of the
 # format per probability, and the difference grows through the layers: on
 # an H200 (2026-11-26) up to 7e-3 relative for decoders and 2e-2 for the
 # encoder-decoders at bf16 (2.8e-3 at f16), the same numbers the emulated

@@ -285,9 +285,17 @@ struct MaterializeEntryPass
     SmallVector<WeightOp> weightOps;
     auto collect = [&](WeightOp w) {
       auto type = cast<RankedTensorType>(w.getType());
-      if (!type.hasStaticShape() || !type.getElementType().isF32()) {
+      // f32, or the 16-bit storage -tfm-apply-precision chose for a file
+      // weight (the runtime converts it when it binds the weights).
+      Type element = type.getElementType();
+      bool storable =
+          element.isF32() ||
+          (!w.getPrepared() && (element.isBF16() || element.isF16()));
+      if (!type.hasStaticShape() || !storable) {
         w.emitOpError("weight '")
-            << w.getName() << "' must have a static f32 shape, got " << type;
+            << w.getName() << "' must have a static f32 shape"
+            << (w.getPrepared() ? "" : " (or bf16/f16, its storage)")
+            << ", got " << type;
         return WalkResult::interrupt();
       }
       if (w.getPrepared()) {
@@ -620,12 +628,19 @@ struct MaterializeEntryPass
     if (auto names = module->getAttrOfType<ArrayAttr>(kRoundedWeightsAttr))
       for (auto name : names.getAsRange<StringAttr>())
         rounding[name.getValue()] = manifest.precision;
-    for (auto &[wname, type] : weights)
+    for (auto &[wname, type] : weights) {
+      ::tfm::Precision storage = precisionOf(type.getElementType());
+      ::tfm::Precision round = rounding.lookup(wname);
+      if (storage != ::tfm::Precision::F32 && storage != round)
+        return module.emitError("weight '")
+               << wname << "' is stored as " << type.getElementType()
+               << " but the runtime is not asked to round it to that type ("
+               << kRoundedWeightsAttr << ")";
       manifest.weights.push_back(
           {wname.str(),
-           std::vector<int64_t>(type.getShape().begin(),
-                                type.getShape().end()),
-           rounding.lookup(wname)});
+           std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+           round, storage});
+    }
     for (auto &[pname, type] : prepared)
       manifest.prepared.push_back(
           {pname.str(), std::vector<int64_t>(type.getShape().begin(),

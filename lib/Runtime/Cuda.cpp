@@ -623,8 +623,10 @@ llvm::Error tfm::runtime::cuda::uploadWeights(Instance &instance,
     for (int64_t d : w.shape)
       if (d < 0 || __builtin_mul_overflow(elements, uint64_t(d), &elements))
         return std::nullopt;
+    // f32, or 2 bytes for a weight stored in 16 bits (as bound).
+    uint64_t width = w.storage == Precision::F32 ? 4 : 2;
     uint64_t bytes;
-    if (__builtin_mul_overflow(elements, uint64_t(4), &bytes))
+    if (__builtin_mul_overflow(elements, width, &bytes))
       return std::nullopt;
     return bytes;
   };

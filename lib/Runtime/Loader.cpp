@@ -86,6 +86,29 @@ float roundToBF16(float x) {
 /// infinity), as an f32.
 float roundToF16(float x) { return static_cast<float>(static_cast<_Float16>(x)); }
 
+/// Element `i` of a little-endian F32, F16 or BF16 tensor, as an f32.
+float readElement(DType dtype, const uint8_t *bytes, size_t i) {
+  float v;
+  switch (dtype) {
+  case DType::F32: {
+    uint32_t bits = llvm::support::endian::read32le(bytes + 4 * i);
+    std::memcpy(&v, &bits, 4);
+    return v;
+  }
+  case DType::F16:
+    return halfToFloat(llvm::support::endian::read16le(bytes + 2 * i));
+  case DType::BF16: {
+    uint32_t bits =
+        static_cast<uint32_t>(llvm::support::endian::read16le(bytes + 2 * i))
+        << 16;
+    std::memcpy(&v, &bits, 4);
+    return v;
+  }
+  default:
+    llvm_unreachable("dtype checked by the caller");
+  }
+}
+
 /// `count` floats (at least one), 64-byte aligned; null when out of memory.
 AlignedFloats allocateFloats(size_t count) {
   return AlignedFloats(new (std::align_val_t(64), std::nothrow)
@@ -152,8 +175,35 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
     bool aligned = reinterpret_cast<uintptr_t>(bytes.data()) % 4 == 0;
     // A weight the model reads at a lower precision is rounded once, here
     // (the manifest's "round"); it needs its own copy.
-    if (t.dtype == DType::F32 && aligned && llvm::sys::IsLittleEndianHost &&
-        spec.round == Precision::F32) {
+    if (spec.storage != Precision::F32) {
+      // Stored in 16 bits (GPU libraries): the generated code reads bf16
+      // or f16 elements, rounded to nearest even from the file's value.
+      AlignedFloats buffer = allocateFloats((count + 1) / 2);
+      if (!buffer) {
+        if (failure)
+          *failure = BindFailure::OutOfMemory;
+        return makeError(file + ": weight " + found + ": cannot allocate " +
+                         llvm::Twine(count * 2) + " bytes for its " +
+                         precisionName(spec.storage) + " copy");
+      }
+      auto *halves = reinterpret_cast<uint16_t *>(buffer.get());
+      for (size_t i = 0; i < count; ++i) {
+        float v = readElement(t.dtype, bytes.data(), i);
+        if (spec.storage == Precision::BF16) {
+          uint32_t bits;
+          float r = roundToBF16(v);
+          std::memcpy(&bits, &r, 4);
+          halves[i] = static_cast<uint16_t>(bits >> 16);
+        } else {
+          _Float16 h = static_cast<_Float16>(v);
+          std::memcpy(&halves[i], &h, 2);
+        }
+      }
+      bound.table.push_back(buffer.get());
+      bound.owned.push_back(std::move(buffer));
+      ++bound.converted;
+    } else if (t.dtype == DType::F32 && aligned &&
+               llvm::sys::IsLittleEndianHost && spec.round == Precision::F32) {
       bound.table.push_back(bytes.data());
       ++bound.zeroCopy;
     } else {
@@ -164,28 +214,8 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
         return makeError(file + ": weight " + found + ": cannot allocate " +
                          llvm::Twine(count * 4) + " bytes for its f32 copy");
       }
-      for (size_t i = 0; i < count; ++i) {
-        switch (t.dtype) {
-        case DType::F32: {
-          uint32_t bits = llvm::support::endian::read32le(bytes.data() + 4 * i);
-          std::memcpy(&buffer[i], &bits, 4);
-          break;
-        }
-        case DType::F16:
-          buffer[i] =
-              halfToFloat(llvm::support::endian::read16le(bytes.data() + 2 * i));
-          break;
-        case DType::BF16: {
-          uint32_t bits = static_cast<uint32_t>(llvm::support::endian::read16le(
-                              bytes.data() + 2 * i))
-                          << 16;
-          std::memcpy(&buffer[i], &bits, 4);
-          break;
-        }
-        default:
-          llvm_unreachable("dtype checked above");
-        }
-      }
+      for (size_t i = 0; i < count; ++i)
+        buffer[i] = readElement(t.dtype, bytes.data(), i);
       if (spec.round == Precision::BF16)
         for (size_t i = 0; i < count; ++i)
           buffer[i] = roundToBF16(buffer[i]);

@@ -135,7 +135,20 @@ Error readWeights(const Reader &read, StringRef origin, StringRef field,
                          "' must be \"bf16\" or \"f16\"");
       round = *parsed;
     }
-    out.push_back(ManifestWeight{wname->str(), std::move(*shape), round});
+    Precision storage = Precision::F32;
+    if (const json::Value *r = w->get(Manifest::Field::kWeightStorage)) {
+      std::optional<StringRef> text = r->getAsString();
+      std::optional<Precision> parsed =
+          text ? parsePrecision(*text) : std::nullopt;
+      if (!parsed || *parsed == Precision::F32 || *parsed != round)
+        return makeError(where + " ('" + *wname + "'): field '" +
+                         Manifest::Field::kWeightStorage +
+                         "' must be \"bf16\" or \"f16\", the same as its '" +
+                         Manifest::Field::kWeightRound + "'");
+      storage = *parsed;
+    }
+    out.push_back(
+        ManifestWeight{wname->str(), std::move(*shape), round, storage});
   }
   return Error::success();
 }

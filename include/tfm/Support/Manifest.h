@@ -8,7 +8,9 @@
 //    "vocab_size":64,
 //    "max_seq_len":32,
 //    "output":"logits","output_dims":[64],"inputs":["ids","lengths"],
-//    "weights":[{"name":"embed.tokens","shape":[64,32],"round":"bf16"},...],
+//    "weights":[{"name":"embed.tokens","shape":[64,32],"round":"bf16"},
+//               {"name":"l.0.q.weight","shape":[32,32],"round":"bf16",
+//                "storage":"bf16"},...],
 //    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...],
 //    "kv_cache":{"layers":2,"kv_heads":4,"head_dim":8}}
 //
@@ -17,7 +19,10 @@
 // through the mgpu* runtime calls (lib/Runtime/Cuda.cpp). "precision"
 // (optional, "f32" when absent) is the precision of GEMM and attention
 // inputs; a weight's "round" (optional) asks the runtime to round its
-// values to bf16 or f16 when it binds them. "prepared"
+// values to bf16 or f16 when it binds them, and its "storage" (optional,
+// the same as "round" when present) to hand the generated code that 16-bit
+// type instead of f32 (GPU libraries: the weights only contractions and
+// lookups read, -tfm-apply-precision). "prepared"
 // (optional) lists the tensors that the library's tfm_prepare computes from
 // the weights once per model instance (packed layouts). "kv_cache"
 // (optional) says the library also exports the generation steps
@@ -216,9 +221,11 @@ struct ManifestWeight {
   /// the runtime never transposes, the generated code reads this layout.
   std::vector<int64_t> shape;
   /// The runtime rounds the weight's values to this precision (round to
-  /// nearest even) when it binds them; they stay f32 in the table. F32:
-  /// as read.
+  /// nearest even) when it binds them. F32: as read.
   Precision round = Precision::F32;
+  /// The element type the generated code reads: F32, or the 16-bit type of
+  /// `round` (the table then holds 2-byte elements).
+  Precision storage = Precision::F32;
 };
 
 struct Manifest {
@@ -251,6 +258,8 @@ struct Manifest {
     static constexpr llvm::StringLiteral kWeightShape = "shape";
     /// Optional: "bf16" or "f16" (ManifestWeight::round).
     static constexpr llvm::StringLiteral kWeightRound = "round";
+    /// Optional: "bf16" or "f16", equal to "round" (ManifestWeight::storage).
+    static constexpr llvm::StringLiteral kWeightStorage = "storage";
     /// Optional: the generation step's cache (ManifestKvCache).
     static constexpr llvm::StringLiteral kKvCache = "kv_cache";
     static constexpr llvm::StringLiteral kCacheLayers = "layers";
@@ -360,6 +369,8 @@ struct Manifest {
               });
               if (w.round != Precision::F32)
                 j.attribute(Field::kWeightRound, precisionName(w.round));
+              if (w.storage != Precision::F32)
+                j.attribute(Field::kWeightStorage, precisionName(w.storage));
             });
         });
       };

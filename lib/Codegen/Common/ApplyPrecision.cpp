@@ -3,7 +3,8 @@
 // -tfm-apply-precision: with a bf16 or f16 precision, every input of every
 // contraction is rounded to it (weights once, by the runtime, when a model
 // instance is created; activations where they are computed), while all
-// arithmetic stays f32. See Passes.td.
+// arithmetic stays f32. On a GPU target the weights that only contractions
+// and lookups read are also stored in 16 bits. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +17,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace mlir::tfm {
@@ -105,6 +108,96 @@ struct ApplyPrecisionPass
       module->setAttr(kRoundedWeightsAttr, b.getStrArrayAttr(names));
     }
     weights += roundedNames.size();
+
+    // A GPU reads those weights in 16 bits: half the device memory and
+    // half the bytes each GEMM streams. Same values: the runtime rounds
+    // them either way, and each read widens them back to f32.
+    if (isa_and_nonnull<GpuTargetAttr>(module->getAttr(kTargetAttr)))
+      narrowWeights(module, rw, roundedNames, type);
+  }
+
+  /// Whether every use of `v` (a weight or a view of one) can read it in
+  /// 16 bits: views, linalg.generic inputs (widened in the body),
+  /// tensor.extract (widened after it), tensor.dim.
+  static bool narrowable(Value v) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+              tensor::CollapseShapeOp, tensor::CastOp>(user)) {
+        if (use.getOperandNumber() != 0 || !narrowable(user->getResult(0)))
+          return false;
+      } else if (auto generic = dyn_cast<linalg::GenericOp>(user)) {
+        if (!generic.isDpsInput(&use))
+          return false;
+      } else if (!isa<tensor::ExtractOp, tensor::DimOp>(user)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Rewrites the uses of `wide` (f32) to read `narrow`, its 16-bit copy.
+  static void narrowUses(IRRewriter &rw, Value wide, Value narrow) {
+    Type f32 = getElementTypeOrSelf(wide.getType());
+    Type half = getElementTypeOrSelf(narrow.getType());
+    for (OpOperand &use : llvm::make_early_inc_range(wide.getUses())) {
+      Operation *user = use.getOwner();
+      Location loc = user->getLoc();
+      if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+              tensor::CollapseShapeOp, tensor::CastOp>(user)) {
+        rw.setInsertionPoint(user);
+        IRMapping map;
+        map.map(wide, narrow);
+        Operation *view = rw.clone(*user, map);
+        auto type = cast<RankedTensorType>(user->getResult(0).getType());
+        view->getResult(0).setType(type.clone(half));
+        narrowUses(rw, user->getResult(0), view->getResult(0));
+        rw.eraseOp(user);
+      } else if (auto generic = dyn_cast<linalg::GenericOp>(user)) {
+        BlockArgument arg = generic.getMatchingBlockArgument(&use);
+        rw.modifyOpInPlace(generic, [&] {
+          use.set(narrow);
+          arg.setType(half);
+        });
+        rw.setInsertionPointToStart(generic.getBody());
+        auto widened = arith::ExtFOp::create(rw, loc, f32, arg);
+        rw.replaceAllUsesExcept(arg, widened, widened);
+      } else if (auto extract = dyn_cast<tensor::ExtractOp>(user)) {
+        rw.setInsertionPoint(extract);
+        Value element =
+            tensor::ExtractOp::create(rw, loc, narrow, extract.getIndices());
+        rw.replaceOpWithNewOp<arith::ExtFOp>(extract, f32, element);
+      } else {
+        rw.modifyOpInPlace(user, [&] { use.set(narrow); }); // tensor.dim
+      }
+    }
+  }
+
+  /// Gives each rounded weight that every reader can take in 16 bits the
+  /// 16-bit type, in every function that reads it (one type per name).
+  void narrowWeights(ModuleOp module, IRRewriter &rw,
+                     const llvm::StringMap<bool> &names, FloatType half) {
+    llvm::MapVector<StringRef, SmallVector<WeightOp>> ops;
+    module.walk([&](WeightOp w) {
+      if (names.count(w.getName()) && !w.getPrepared())
+        ops[w.getName()].push_back(w);
+    });
+    for (auto &[name, list] : ops) {
+      if (!llvm::all_of(list, [](WeightOp w) {
+            return getElementTypeOrSelf(w.getType()).isF32() &&
+                   narrowable(w.getResult());
+          }))
+        continue;
+      for (WeightOp w : list) {
+        rw.setInsertionPoint(w);
+        Operation *copy = rw.clone(*w);
+        copy->getResult(0).setType(
+            cast<RankedTensorType>(w.getType()).clone(half));
+        narrowUses(rw, w.getResult(), copy->getResult(0));
+        rw.eraseOp(w);
+      }
+      ++stored;
+    }
   }
 
   /// `v` rounded to `type` and widened back, right after its definition.
@@ -137,6 +230,8 @@ struct ApplyPrecisionPass
       "Activation inputs of contractions rounded at run time"};
   PassStatistic weights{this, numWeights, "rounded-weights",
                         "Weight names rounded when the model is created"};
+  PassStatistic stored{this, numStored, "stored-weights",
+                       "Weight names stored in 16 bits (GPU targets)"};
 };
 
 } // namespace

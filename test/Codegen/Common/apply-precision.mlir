@@ -16,6 +16,7 @@
 // CHECK:           linalg.yield %[[W]]
 // CHECK:         linalg.matmul ins(%[[R]], %[[WQ]]
 // CHECK:         linalg.matmul ins(%[[R]], %[[WK]]
+// CHECK:         tfm.weight "table" : tensor<8x16xf32>
 // CHECK-NOT:     arith.truncf
 // CHECK:         return
 // OPTION-LABEL: module attributes {tfm.precision = bf16,
@@ -67,4 +68,65 @@ func.func @none(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) -
 
 // expected-error @+1 {{the module's tfm.precision is 'f64', not bf16 or f16}}
 module attributes {tfm.precision = f64} {
+}
+
+// -----
+
+// On a GPU target the rounded weights are also stored in 16 bits when every
+// reader can take them so: a generic contraction (directly and through a
+// view; the body widens the element), an embedding lookup (tensor.extract,
+// widened after it) and tensor.dim, in every function that reads the name.
+// A weight a named op reads (here linalg.matmul) keeps f32 storage.
+// CHECK-LABEL: module attributes {tfm.precision = bf16, tfm.rounded_weights = ["head", "table", "w"]
+// CHECK:       func.func @gpu_storage
+// CHECK:         %[[W:.*]] = tfm.weight "w" : tensor<16x16xbf16>
+// CHECK:         %[[H:.*]] = tfm.weight "head" : tensor<16x16xf32>
+// CHECK:         %[[T:.*]] = tfm.weight "table" : tensor<8x16xbf16>
+// CHECK:         tensor.dim %[[T]]
+// CHECK:         %[[E:.*]] = tensor.extract %[[T]][%{{.*}}, %{{.*}}] : tensor<8x16xbf16>
+// CHECK:         arith.extf %[[E]] : bf16 to f32
+// CHECK:         %[[V:.*]] = tensor.expand_shape %[[W]] {{.*}} : tensor<16x16xbf16> into tensor<16x2x8xbf16>
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[V]] : tensor<4x16xf32>, tensor<16x2x8xbf16>)
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %[[B:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT:      %[[BW:.*]] = arith.extf %[[B]] : bf16 to f32
+// CHECK-NEXT:      arith.mulf %{{.*}}, %[[BW]] : f32
+// CHECK:         linalg.matmul ins(%{{.*}}, %[[H]] :
+// CHECK:       func.func @other
+// CHECK:         tfm.weight "table" : tensor<8x16xbf16>
+module attributes {tfm.precision = bf16, tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 1>} {
+func.func @gpu_storage(%x: tensor<4x16xf32>, %i: index) -> (tensor<4x2x8xf32>, tensor<4x16xf32>, f32, index) {
+  %w = tfm.weight "w" : tensor<16x16xf32>
+  %h = tfm.weight "head" : tensor<16x16xf32>
+  %t = tfm.weight "table" : tensor<8x16xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<8x16xf32>
+  %v = tensor.extract %t[%i, %c0] : tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x2x8xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x2x8xf32>) -> tensor<4x2x8xf32>
+  %w3 = tensor.expand_shape %w [[0], [1, 2]] output_shape [16, 2, 8] : tensor<16x16xf32> into tensor<16x2x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(m, h, d, k) -> (m, k)>, affine_map<(m, h, d, k) -> (k, h, d)>, affine_map<(m, h, d, k) -> (m, h, d)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w3 : tensor<4x16xf32>, tensor<16x2x8xf32>) outs(%acc : tensor<4x2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2x8xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %acc2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %o = linalg.matmul ins(%x, %h : tensor<4x16xf32>, tensor<16x16xf32>) outs(%acc2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y, %o, %v, %n : tensor<4x2x8xf32>, tensor<4x16xf32>, f32, index
+}
+func.func @other(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %t = tfm.weight "table" : tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %t : tensor<4x16xf32>, tensor<8x16xf32>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
 }

@@ -98,8 +98,19 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
       value, shared by the contractions that read it), which elementwise
       fusion merges into its producer.
 
+    On a GPU target (`#tfm.gpu_target`), a rounded weight that is read only
+    by `linalg.generic` inputs, `tensor.extract` (an embedding lookup) and
+    `tensor.dim`, directly or through `tensor` views, is also *stored* in
+    16 bits: its `tfm.weight` (in every function that reads it) gets the
+    16-bit element type, each generic widens it with `arith.extf` at the
+    top of its body, each extract after it. The manifest's `"storage"` then
+    asks the runtime to hand the code 16-bit elements: half the device
+    memory, and half the bytes each GEMM reads, for the same values (the
+    GEMM kernel widens them while it stages them).
+
     **Untouched.** Ops that are not contractions; contractions with other
-    element types.
+    element types; on a CPU target, the weights' f32 storage (the CPU's
+    register kernels take f32 panels).
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"\"",
@@ -110,6 +121,8 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
               "Activation inputs of contractions rounded at run time">,
     Statistic<"numWeights", "rounded-weights",
               "Weight names rounded when the model is created">,
+    Statistic<"numStored", "stored-weights",
+              "Weight names stored in 16 bits (GPU targets)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
