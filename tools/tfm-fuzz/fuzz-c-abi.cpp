@@ -32,6 +32,8 @@ namespace {
 
 tfm_model *model = nullptr;
 int64_t vocab = 0, maxSeq = 0;
+/// The manifest's first_position (RoBERTa-style tables start past 0).
+int64_t firstPosition = 0;
 
 /// Calls that ran the model and calls refused, printed at exit with
 /// TFM_FUZZ_STATS set (how much of the fuzzing reaches the model).
@@ -111,6 +113,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   const llvm::json::Object *manifest = parsed->getAsObject();
   vocab = manifest->getInteger("vocab_size").value_or(0);
   maxSeq = manifest->getInteger("max_seq_len").value_or(0);
+  firstPosition = manifest->getInteger("first_position").value_or(0);
   if (vocab <= 0 || maxSeq <= 0)
     fail("the manifest has no vocab_size or max_seq_len");
   std::string weights = writeWeights(*manifest);
@@ -194,12 +197,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
     runStart[r] = start;
     runLength[r] = end - start;
     if (withPositions) {
-      // Valid first positions lie in [0, maxSeq - length].
-      int64_t first = in.ConsumeIntegralInRange<int64_t>(0, maxSeq + 1);
+      // Valid first positions lie in [0, first_position + max_seq_len -
+      // length]; a few below 0 and past the end are drawn too.
+      int64_t limit = firstPosition + maxSeq;
+      int64_t first = in.ConsumeIntegralInRange<int64_t>(-2, limit + 1);
       for (int64_t c = 0; c < cols; ++c)
         positions[r * cols + c] = static_cast<int32_t>(
             c >= start ? first + (c - start) : in.ConsumeIntegral<int32_t>());
-      positionsValid &= first + (end - start) <= maxSeq;
+      positionsValid &= first >= 0 && first + (end - start) <= limit;
       if (in.ConsumeIntegralInRange<int>(0, 30) == 30 && end - start >= 2) {
         ++positions[r * cols + end - 1]; // a jump
         positionsValid = false;
