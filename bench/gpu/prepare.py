@@ -319,7 +319,7 @@ def write_mask(path, batch, seq):
         left, right = [(0, 0), (seq // 3, 0), (seq // 4, seq // 5), (0, seq // 3)][b % 4]
         rows.append([0] * left + [1] * (seq - left - right) + [0] * right)
     header = "{'descr': '<i4', 'fortran_order': False, 'shape': (%d, %d), }" % (batch, seq)
-    header += " " * (63 - len(header) % 64) + "\n"  # 10 + len(header) is a multiple of 64
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"  # the data starts at a multiple of 64
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
         for row in rows:

@@ -17,7 +17,8 @@ kernel"), e.g.
 --time N instead times N calls after 3 warm-up calls (wall clock around
 tfm_model_forward, the logits copied back included; median) and, with
 torch installed, the device memory tfm_model_create took (the drop of
-cudaMemGetInfo's free bytes: weights and kernel modules).
+cudaMemGetInfo's free bytes: weights and kernel modules) and the GPU time
+per call by kernel (CUPTI through torch.profiler).
 
 Needs numpy (and torch for the memory figure).
 """
@@ -115,6 +116,15 @@ def main():
                       args.model, args.batch, args.seq, manifest.get("precision", "f32"),
                       1e3 * float(np.median(times)), 1e3 * min(times), len(times),
                       "%.1f MB" % (created / 1e6) if created is not None else "?"))
+            if free is not None:  # torch is there: GPU time by kernel
+                from run import profile_kernels
+                k = profile_kernels(lambda: model.forward(ids, None, out), torch, calls=3)
+                if "error" in k:
+                    print("profile.py: profiler unavailable: %s" % k["error"])
+                else:
+                    print("profile.py: %.2f ms in %d kernels per call; by kernel (ms, launches): %s"
+                          % (k["kernel_ms"], k["launches"], ", ".join(
+                              "%s %.3f %d" % (g, ms, n) for g, ms, n in k["top"][:10])))
         model.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)

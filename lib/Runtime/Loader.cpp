@@ -186,18 +186,21 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
                          llvm::Twine(count * 2) + " bytes for its " +
                          precisionName(spec.storage) + " copy");
       }
-      auto *halves = reinterpret_cast<uint16_t *>(buffer.get());
+      // Bytes, not uint16_t stores into the float allocation (aliasing).
+      auto *halves = reinterpret_cast<unsigned char *>(buffer.get());
       for (size_t i = 0; i < count; ++i) {
         float v = readElement(t.dtype, bytes.data(), i);
+        uint16_t half;
         if (spec.storage == Precision::BF16) {
           uint32_t bits;
           float r = roundToBF16(v);
           std::memcpy(&bits, &r, 4);
-          halves[i] = static_cast<uint16_t>(bits >> 16);
+          half = static_cast<uint16_t>(bits >> 16);
         } else {
           _Float16 h = static_cast<_Float16>(v);
-          std::memcpy(&halves[i], &h, 2);
+          std::memcpy(&half, &h, 2);
         }
+        std::memcpy(halves + 2 * i, &half, 2);
       }
       bound.table.push_back(buffer.get());
       bound.owned.push_back(std::move(buffer));

@@ -218,11 +218,14 @@ LogicalResult mlir::tfm::writeModelHeader(llvm::StringRef manifestJson,
      << " * output:       " << ::tfm::outputKindName(m.output)
      << ", trailing dims [" << m.outputDim << "]\n"
      << " * weights (" << m.weights.size()
-     << " tensors, f32, in weights-table order):\n";
+     << " tensors, in weights-table order; f32 unless marked):\n";
   for (const ::tfm::ManifestWeight &w : m.weights) {
     os << " *   " << commentText(w.name) << " [";
     llvm::interleaveComma(w.shape, os);
-    os << "]\n";
+    os << "]";
+    if (w.storage != ::tfm::Precision::F32)
+      os << " " << ::tfm::precisionName(w.storage);
+    os << "\n";
   }
   os << " */\n#ifndef " << guard << "\n#define " << guard << "\n\n";
   os << "#define TFM_MODEL_NAME \"" << cStringContents(m.modelName) << "\"\n";

@@ -5,8 +5,9 @@
 // tfm_model_create runs, without a compiled model.
 //
 //  * bindWeights: finds every manifest weight in a WeightSet by its exact
-//    name, checks its shape and dtype, and produces the table of f32
-//    pointers that the generated `_mlir_ciface_forward` takes as its first
+//    name, checks its shape and dtype, and produces the table of pointers
+//    (f32 elements, or bf16/f16 ones for a weight whose manifest "storage"
+//    says so) that the generated `_mlir_ciface_forward` takes as its first
 //    argument, with one allocated slot per prepared tensor after them (the
 //    generated `_mlir_ciface_tfm_prepare` writes those).
 //

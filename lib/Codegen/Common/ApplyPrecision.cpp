@@ -84,6 +84,11 @@ struct ApplyPrecisionPass
     });
     IRRewriter rw(&getContext());
     llvm::StringMap<bool> roundedNames;
+    // A second run keeps the first one's names: the contractions that read
+    // a weight it stored in 16 bits are no longer f32 contractions.
+    if (auto names = module->getAttrOfType<ArrayAttr>(kRoundedWeightsAttr))
+      for (auto name : names.getAsRange<StringAttr>())
+        roundedNames[name.getValue()] = true;
     DenseMap<Value, Value> rounded;
     for (linalg::LinalgOp op : contractions) {
       for (OpOperand *input : op.getDpsInputOperands()) {
@@ -124,7 +129,9 @@ struct ApplyPrecisionPass
       Operation *user = use.getOwner();
       if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
               tensor::CollapseShapeOp, tensor::CastOp>(user)) {
-        if (use.getOperandNumber() != 0 || !narrowable(user->getResult(0)))
+        if (use.getOperandNumber() != 0 ||
+            !isa<RankedTensorType>(user->getResult(0).getType()) ||
+            !narrowable(user->getResult(0)))
           return false;
       } else if (auto generic = dyn_cast<linalg::GenericOp>(user)) {
         if (!generic.isDpsInput(&use))

@@ -77,7 +77,12 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
 
   /// 4 x 4 outputs per thread, 16 threads across n; 16 threads along m
   /// (64-row tiles) unless m is small or 64-row tiles leave
-  /// multiprocessors idle, then 8 (32-row tiles).
+  /// multiprocessors idle, then 8 (32-row tiles). With m unknown at
+  /// compile time (the tokens of a call), 32-row tiles where the columns
+  /// and batch loops alone give fewer tiles than multiprocessors: a
+  /// per-head projection (12 heads x 64 columns) or GPT-2's FFN down
+  /// (768 columns) launched 96 blocks of 64 rows at 512 tokens on a
+  /// 132-SM H200, 0.36-0.73 waves (Nsight Compute, docs/performance.md).
   GpuContractionAttr choose(linalg::LinalgOp op, const GemmDims &g,
                             GpuTargetAttr target) {
     const int64_t thread = 4, threadsN = 16, blockK = 16;
@@ -86,9 +91,11 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
     std::optional<int64_t> n = staticExtent(op, g.n);
     if (m && *m <= 32)
       blockM = 32;
-    if (m && n) {
-      int64_t blocks = llvm::divideCeil(*m, 64) *
-                       llvm::divideCeil(*n, thread * threadsN);
+    if (n) {
+      // Tiles per 64 rows (or per all of them, when m is known).
+      int64_t blocks = llvm::divideCeil(*n, thread * threadsN);
+      if (m)
+        blocks *= llvm::divideCeil(*m, 64);
       for (unsigned d : g.unit)
         if (std::optional<int64_t> e = staticExtent(op, d))
           blocks *= *e;

@@ -14,11 +14,15 @@
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/Transforms/PassStatistics.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -76,9 +80,9 @@ struct GPUDeviceMemoryPass
     if (bad)
       return signalPassFailure();
 
-    IRRewriter rewriter(&getContext());
-    if (failed(sinkGlobals(rewriter)))
+    if (failed(sinkGlobals()))
       return signalPassFailure();
+    IRRewriter rewriter(&getContext());
     Type token = gpu::AsyncTokenType::get(&getContext());
     for (memref::AllocOp alloc : allocs) {
       rewriter.setInsertionPoint(alloc);
@@ -109,48 +113,82 @@ struct GPUDeviceMemoryPass
   }
 
   /// A memref.get_global on the host names the host's copy of the global:
-  /// a kernel given it would read host memory (an illegal address on the
-  /// device). Each launch that uses one gets its own get_global at the top
-  /// of its body, and gpu-kernel-outlining then copies the global into the
-  /// kernel module. Only constant globals can be shared this way.
-  LogicalResult sinkGlobals(IRRewriter &rewriter) {
-    SmallVector<memref::GetGlobalOp> gets;
-    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
-        return WalkResult::skip();
-      if (auto get = dyn_cast<memref::GetGlobalOp>(op))
-        gets.push_back(get);
-      return WalkResult::advance();
-    });
+  /// a kernel given it (or a view of it) would read host memory (an
+  /// illegal address on the device). Each launch that reads one gets its
+  /// own get_global, and the views of it, inside its body
+  /// (sinkOperationsIntoLaunchOp), and gpu-kernel-outlining then copies the
+  /// global into the kernel module. Only constant globals can be shared
+  /// this way: a kernel that reads any other global is an error.
+  LogicalResult sinkGlobals() {
     SymbolTableCollection symbols;
-    for (memref::GetGlobalOp get : gets) {
-      // The launches that read it, each once.
-      llvm::SetVector<gpu::LaunchOp> launches;
-      for (Operation *user : get->getUsers())
-        if (auto launch = user->getParentOfType<gpu::LaunchOp>())
-          launches.insert(launch);
-      if (launches.empty())
-        continue;
+    auto isConstant = [&](memref::GetGlobalOp get) {
       auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
           get, get.getNameAttr());
-      if (!global || !global.getConstant())
-        return get.emitOpError("is read by a GPU kernel but names ")
-               << (global ? "a global that is not constant"
-                          : "no memref.global")
-               << ": kernels can only share constant globals (copied into "
-                  "the device module)";
-      for (gpu::LaunchOp launch : launches) {
-        rewriter.setInsertionPointToStart(&launch.getBody().front());
-        auto inside = cast<memref::GetGlobalOp>(rewriter.clone(*get));
-        rewriter.replaceUsesWithIf(get, inside, [&](OpOperand &use) {
-          return launch->isProperAncestor(use.getOwner());
-        });
-        ++globals;
-      }
-      if (get->use_empty())
-        rewriter.eraseOp(get);
+      return global && global.getConstant();
+    };
+    // The globals kernels read, inside them or from above.
+    bool bad = false;
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      auto launch = dyn_cast<gpu::LaunchOp>(op);
+      if (!launch)
+        return WalkResult::advance();
+      launches.push_back(launch);
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(launch.getBody(), above);
+      SmallVector<memref::GetGlobalOp> gets;
+      for (Value v : above)
+        if (memref::GetGlobalOp get = globalRoot(v))
+          gets.push_back(get);
+      launch.getBody().walk([&](memref::GetGlobalOp get) { gets.push_back(get); });
+      for (memref::GetGlobalOp get : gets)
+        if (!isConstant(get)) {
+          get.emitOpError("is read by a GPU kernel but names a global that "
+                          "is not constant: kernels can only share constant "
+                          "globals (copied into the device module)");
+          bad = true;
+        }
+      return WalkResult::skip();
+    });
+    if (bad)
+      return failure();
+    auto sinkable = [&](Operation *op) {
+      if (isa<arith::ConstantOp>(op))
+        return true;
+      if (auto get = dyn_cast<memref::GetGlobalOp>(op))
+        return isConstant(get);
+      if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+        return static_cast<bool>(globalRoot(view.getViewSource()));
+      return false;
+    };
+    for (gpu::LaunchOp launch : launches) {
+      auto count = [&] {
+        unsigned n = 0;
+        launch.getBody().walk([&](memref::GetGlobalOp) { ++n; });
+        return n;
+      };
+      unsigned before = count();
+      if (failed(sinkOperationsIntoLaunchOp(launch, sinkable)))
+        return launch.emitOpError("cannot take the constant globals it "
+                                  "reads inside the kernel");
+      globals += count() - before;
     }
     return success();
+  }
+
+  /// The memref.get_global that `v` is, or is a view of; null if none.
+  static memref::GetGlobalOp globalRoot(Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto get = dyn_cast<memref::GetGlobalOp>(def))
+        return get;
+      auto view = dyn_cast<ViewLikeOpInterface>(def);
+      if (!view)
+        return {};
+      v = view.getViewSource();
+    }
+    return {};
   }
 
   tfm::PassStatistic moved{this, numAllocs, "device-allocs",
@@ -175,7 +213,7 @@ struct GPUCheckKernelsPass
       }
       if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
         for (Value arg : launch.getKernelOperands())
-          if (auto get = arg.getDefiningOp<memref::GetGlobalOp>()) {
+          if (memref::GetGlobalOp get = GPUDeviceMemoryPass::globalRoot(arg)) {
             launch.emitOpError("passes the host's global @")
                 << get.getName()
                 << " to the kernel, which cannot read host memory (run "

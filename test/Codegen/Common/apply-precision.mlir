@@ -1,5 +1,9 @@
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-apply-precision | FileCheck %s
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-apply-precision="precision=f16" | FileCheck %s --check-prefix=OPTION
+// A second run changes nothing that matters: the weights it stored in 16
+// bits keep their names in tfm.rounded_weights (the runtime must still be
+// asked to round them).
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-apply-precision -tfm-apply-precision | FileCheck %s --check-prefix=TWICE
 
 // bf16: the activation input of a projection is rounded (truncf, extf) once
 // for the two contractions that read it; the weights are marked for the
@@ -76,8 +80,11 @@ module attributes {tfm.precision = f64} {
 // reader can take them so: a generic contraction (directly and through a
 // view; the body widens the element), an embedding lookup (tensor.extract,
 // widened after it) and tensor.dim, in every function that reads the name.
-// A weight a named op reads (here linalg.matmul) keeps f32 storage.
-// CHECK-LABEL: module attributes {tfm.precision = bf16, tfm.rounded_weights = ["head", "table", "w"]
+// A weight a named op reads (here linalg.matmul) keeps f32 storage, in
+// every function ("mixed": a generic here, a named op in @other).
+// CHECK-LABEL: module attributes {tfm.precision = bf16, tfm.rounded_weights = ["head", "mixed", "table", "w"]
+// TWICE-LABEL: module attributes {tfm.precision = bf16, tfm.rounded_weights = ["head", "mixed", "table", "w"]
+// TWICE:         tfm.weight "w" : tensor<16x16xbf16>
 // CHECK:       func.func @gpu_storage
 // CHECK:         %[[W:.*]] = tfm.weight "w" : tensor<16x16xbf16>
 // CHECK:         %[[H:.*]] = tfm.weight "head" : tensor<16x16xf32>
@@ -91,8 +98,11 @@ module attributes {tfm.precision = f64} {
 // CHECK-NEXT:      %[[BW:.*]] = arith.extf %[[B]] : bf16 to f32
 // CHECK-NEXT:      arith.mulf %{{.*}}, %[[BW]] : f32
 // CHECK:         linalg.matmul ins(%{{.*}}, %[[H]] :
+// CHECK:         %[[M:.*]] = tfm.weight "mixed" : tensor<8x16xf32>
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[M]] : tensor<4x16xf32>, tensor<8x16xf32>)
 // CHECK:       func.func @other
 // CHECK:         tfm.weight "table" : tensor<8x16xbf16>
+// CHECK:         tfm.weight "mixed" : tensor<8x16xf32>
 module attributes {tfm.precision = bf16, tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 1>} {
 func.func @gpu_storage(%x: tensor<4x16xf32>, %i: index) -> (tensor<4x2x8xf32>, tensor<4x16xf32>, f32, index) {
   %w = tfm.weight "w" : tensor<16x16xf32>
@@ -114,6 +124,15 @@ func.func @gpu_storage(%x: tensor<4x16xf32>, %i: index) -> (tensor<4x2x8xf32>, t
   %e2 = tensor.empty() : tensor<4x16xf32>
   %acc2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>
   %o = linalg.matmul ins(%x, %h : tensor<4x16xf32>, tensor<16x16xf32>) outs(%acc2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = tfm.weight "mixed" : tensor<8x16xf32>
+  %e3 = tensor.empty() : tensor<4x8xf32>
+  %acc3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %m : tensor<4x16xf32>, tensor<8x16xf32>) outs(%acc3 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
   return %y, %o, %v, %n : tensor<4x2x8xf32>, tensor<4x16xf32>, f32, index
 }
 func.func @other(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
@@ -127,6 +146,10 @@ func.func @other(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
     %s = arith.addf %c, %p : f32
     linalg.yield %s : f32
   } -> tensor<4x8xf32>
-  return %y : tensor<4x8xf32>
+  %m = tfm.weight "mixed" : tensor<8x16xf32>
+  %mt = tensor.empty() : tensor<16x8xf32>
+  %mtr = linalg.transpose ins(%m : tensor<8x16xf32>) outs(%mt : tensor<16x8xf32>) permutation = [1, 0]
+  %r = linalg.matmul ins(%x, %mtr : tensor<4x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
 }
 }

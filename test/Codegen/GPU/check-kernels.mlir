@@ -54,3 +54,23 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// Nor a view of it.
+module attributes {gpu.container_module} {
+  memref.global "private" constant @table : memref<3xf64> = dense<[1.0, 0.5, 0.25]>
+  gpu.module @kernels {
+    gpu.func @k(%m: memref<2xf64, strided<[1], offset: 1>>) kernel {
+      gpu.return
+    }
+  }
+  func.func @host() {
+    %c1 = arith.constant 1 : index
+    %t = memref.get_global @table : memref<3xf64>
+    %v = memref.subview %t[1] [2] [1] : memref<3xf64> to memref<2xf64, strided<[1], offset: 1>>
+    // expected-error @+1 {{passes the host's global @table to the kernel}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%v : memref<2xf64, strided<[1], offset: 1>>)
+    return
+  }
+}

@@ -1,9 +1,12 @@
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-configure))" | FileCheck %s
 
-// 64 x 64 tiles of 256 threads (4 x 4 outputs each) where the rows are
-// unknown; 32-row tiles for a few rows, and where 64-row tiles would leave
-// multiprocessors idle (512 x 768: 96 tiles of 64 rows < 108 SMs).
+// 64 x 64 tiles of 256 threads (4 x 4 outputs each); 32-row tiles for a
+// few rows, and where 64-row tiles would leave multiprocessors idle
+// (512 x 768: 96 tiles of 64 rows < 108 SMs). Where the rows are unknown,
+// the columns decide: 64-row tiles for 8192 columns (128 column tiles),
+// 32-row ones for 96 columns (2 column tiles per 64 rows).
 // CHECK-LABEL: func.func @tiles
+// CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<block_m = 32, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4>}
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<block_m = 64, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4>}
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<block_m = 32, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4>}
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<block_m = 32, block_n = 64, block_k = 16, thread_m = 4, thread_n = 4>}
@@ -12,8 +15,10 @@ module attributes {tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx
 func.func @tiles(%a: memref<?x64xf32>, %b: memref<64x96xf32>, %c: memref<?x96xf32>,
                  %a2: memref<11x64xf32>, %c2: memref<11x96xf32>,
                  %a3: memref<512x768xf32>, %b3: memref<768x768xf32>, %c3: memref<512x768xf32>,
-                 %a4: memref<1024x768xf32>, %c4: memref<1024x768xf32>) {
+                 %a4: memref<1024x768xf32>, %c4: memref<1024x768xf32>,
+                 %b5: memref<64x8192xf32>, %c5: memref<?x8192xf32>) {
   linalg.matmul ins(%a, %b : memref<?x64xf32>, memref<64x96xf32>) outs(%c : memref<?x96xf32>)
+  linalg.matmul ins(%a, %b5 : memref<?x64xf32>, memref<64x8192xf32>) outs(%c5 : memref<?x8192xf32>)
   linalg.matmul ins(%a2, %b : memref<11x64xf32>, memref<64x96xf32>) outs(%c2 : memref<11x96xf32>)
   linalg.matmul ins(%a3, %b3 : memref<512x768xf32>, memref<768x768xf32>) outs(%c3 : memref<512x768xf32>)
   linalg.matmul ins(%a4, %b3 : memref<1024x768xf32>, memref<768x768xf32>) outs(%c4 : memref<1024x768xf32>)

@@ -98,3 +98,44 @@ func.func @mutable_global(%out: memref<3xf64>) {
   }
   return
 }
+
+// -----
+
+// A view of a constant table goes in with it (the view's offsets too).
+// CHECK-LABEL: func.func @table_view
+// CHECK:         gpu.launch
+// CHECK-DAG:       %[[G:.*]] = memref.get_global @table2 : memref<4xf64>
+// CHECK-DAG:       %[[V:.*]] = memref.subview %[[G]][1] [2] [1]
+// CHECK:           memref.load %[[V]]
+memref.global "private" constant @table2 : memref<4xf64> = dense<[1.0, 0.5, 0.25, 0.125]>
+func.func @table_view(%out: memref<3xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = memref.get_global @table2 : memref<4xf64>
+  %v = memref.subview %t[1] [2] [1] : memref<4xf64> to memref<2xf64, strided<[1], offset: 1>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %x = memref.load %v[%c0] : memref<2xf64, strided<[1], offset: 1>>
+    memref.store %x, %out[%c0] : memref<3xf64>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Nor may a kernel take a global that is not constant inside itself.
+memref.global "private" @state2 : memref<3xf64> = dense<0.0>
+func.func @mutable_inside(%out: memref<3xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{is read by a GPU kernel but names a global that is not constant}}
+    %t = memref.get_global @state2 : memref<3xf64>
+    %v = memref.load %t[%c0] : memref<3xf64>
+    memref.store %v, %out[%c0] : memref<3xf64>
+    gpu.terminator
+  }
+  return
+}

@@ -18,6 +18,9 @@
 |*                 tfm_prepare writes E transposed (and bias + 1000) into    *|
 |*                 the slots after the weights, forward reads them back      *|
 |*   FAKE_PREPARED_MISSING  lists a prepared tensor, has no tfm_prepare      *|
+|*   FAKE_STORAGE_BF16, FAKE_STORAGE_F16  one weight "w" of 8 elements stored *|
+|*                 in 16 bits (the manifest's "storage"); out[b,t,j] is the  *|
+|*                 bit pattern of w[j] the runtime bound, as a float         *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -164,6 +167,35 @@ void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *src,
                 ? e[tgt->aligned[b * T + t] * V + v] + e[last * V + v]
                 : -1000.0f;
   }
+}
+
+#elif defined(FAKE_STORAGE_BF16) || defined(FAKE_STORAGE_F16)
+
+#if defined(FAKE_STORAGE_BF16)
+#define STORAGE "bf16"
+#else
+#define STORAGE "f16"
+#endif
+const char tfm_model_manifest[] =
+    "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-storage\", "
+    "\"architecture\": \"decoder\", \"precision\": \"" STORAGE "\", "
+    "\"vocab_size\": 8, \"max_seq_len\": 2, \"output\": \"logits\", "
+    "\"output_dims\": [8], \"inputs\": [\"ids\", \"lengths\", \"positions\"], "
+    "\"weights\": [{\"name\": \"w\", \"shape\": [8], \"round\": \"" STORAGE
+    "\", \"storage\": \"" STORAGE "\"}]}";
+
+void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
+                          tfm_memref_i32_1d *lens, tfm_memref_i32_1d *positions,
+                          tfm_memref_f32_3d *out) {
+  const uint16_t *w = weights[0];
+  (void)lens;
+  (void)positions;
+  int64_t B = ids->sizes[0], T = ids->sizes[1];
+  EXPECT(((uintptr_t)w % 2) == 0);
+  EXPECT(out->sizes[0] == B && out->sizes[1] == T && out->sizes[2] == 8);
+  for (int64_t i = 0; i < B * T; ++i)
+    for (int j = 0; j < 8; ++j)
+      out->aligned[i * 8 + j] = (float)w[j];
 }
 
 #elif defined(FAKE_PREPARED) || defined(FAKE_PREPARED_MISSING)
