@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -154,9 +156,14 @@ struct GPUDeviceMemoryPass
     });
     if (bad)
       return failure();
+    // Index constants (extents, tile sizes, strides) go in too, so that
+    // ptxas folds them; MLIR 22's outlining would pass them as parameters.
+    // Not into the attention CTAs: folded, their tile loops unroll until
+    // ptxas spills (8 bytes per thread on examples/gpt-decoder.json).
+    bool constants = true;
     auto sinkable = [&](Operation *op) {
-      if (isa<arith::ConstantOp>(op))
-        return true;
+      if (auto c = dyn_cast<arith::ConstantOp>(op))
+        return constants && c.getType().isIndex();
       if (auto get = dyn_cast<memref::GetGlobalOp>(op))
         return isConstant(get);
       if (auto view = dyn_cast<ViewLikeOpInterface>(op))
@@ -170,6 +177,8 @@ struct GPUDeviceMemoryPass
         return n;
       };
       unsigned before = count();
+      constants = !isa_and_nonnull<tfm::AttentionTilingAttr>(
+          launch->getAttr(tfm::kLoweringConfigAttr));
       if (failed(sinkOperationsIntoLaunchOp(launch, sinkable)))
         return launch.emitOpError("cannot take the constant globals it "
                                   "reads inside the kernel");

@@ -51,14 +51,17 @@ func.func @kernel_alloc() {
 // into the device module); the host's use keeps the host's copy. Before,
 // the kernels were given the host's address (LongRoPE's inverse
 // frequencies: CUDA_ERROR_ILLEGAL_ADDRESS on an H200).
+// The index constants the kernels use go in too (ptxas folds them).
 // CHECK-LABEL: func.func @constant_table
 // CHECK:         %[[HOST:.*]] = memref.get_global @table
 // CHECK:         gpu.launch
-// CHECK-NEXT:      %[[K1:.*]] = memref.get_global @table : memref<3xf64>
-// CHECK:           memref.load %[[K1]]
+// CHECK-DAG:       %[[K1:.*]] = memref.get_global @table : memref<3xf64>
+// CHECK-DAG:       %[[Z1:.*]] = arith.constant 0 : index
+// CHECK:           memref.load %[[K1]][%[[Z1]]]
 // CHECK:         gpu.launch
-// CHECK-NEXT:      %[[K2:.*]] = memref.get_global @table : memref<3xf64>
-// CHECK:           memref.load %[[K2]]
+// CHECK-DAG:       %[[K2:.*]] = memref.get_global @table : memref<3xf64>
+// CHECK-DAG:       %[[O2:.*]] = arith.constant 1 : index
+// CHECK:           memref.load %[[K2]][%[[O2]]]
 // CHECK:         memref.dim %[[HOST]]
 memref.global "private" constant @table : memref<3xf64> = dense<[1.0, 0.5, 0.25]>
 func.func @constant_table(%out: memref<3xf64>) -> index {
@@ -137,5 +140,37 @@ func.func @mutable_inside(%out: memref<3xf64>) {
     memref.store %v, %out[%c0] : memref<3xf64>
     gpu.terminator
   }
+  return
+}
+
+// -----
+
+// Index constants go into kernels, but not into attention CTAs (folded,
+// their tile loops unrolled until ptxas spilled); other constants stay
+// outside either way.
+// CHECK-LABEL: func.func @constants
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[F:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK:         gpu.launch
+// CHECK-NEXT:      %[[K2:.*]] = arith.constant 2 : index
+// CHECK:           memref.store %[[F]], %{{.*}}[%[[K2]]]
+// CHECK:         gpu.launch
+// CHECK-NOT:       arith.constant
+// CHECK:           memref.store %[[F]], %{{.*}}[%[[C2]]]
+// CHECK:         } {tfm.lowering_config = #tfm.attention_tiling
+func.func @constants(%out: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %f = arith.constant 1.5 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %f, %out[%c2] : memref<4xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %f, %out[%c2] : memref<4xf32>
+    gpu.terminator
+  } {tfm.lowering_config = #tfm.attention_tiling<block_q = 16, block_k = 16, group = 1, footprint_bytes = 1024, budget_bytes = 49152>}
   return
 }
