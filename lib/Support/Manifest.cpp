@@ -124,29 +124,31 @@ Error readWeights(const Reader &read, StringRef origin, StringRef field,
       return shape.takeError();
     if (!seen.insert(*wname).second)
       return makeError(where + ": weight '" + *wname + "' is listed twice");
-    Precision round = Precision::F32;
-    if (const json::Value *r = w->get(Manifest::Field::kWeightRound)) {
+    // "round" and "storage": optional, "bf16" or "f16"; "storage" must be
+    // the weight's "round".
+    auto halfField = [&](StringRef field, std::optional<Precision> same,
+                         Precision &out) -> Error {
+      out = Precision::F32;
+      const json::Value *r = w->get(field);
+      if (!r)
+        return Error::success();
       std::optional<StringRef> text = r->getAsString();
       std::optional<Precision> parsed =
           text ? parsePrecision(*text) : std::nullopt;
-      if (!parsed || *parsed == Precision::F32)
-        return makeError(where + " ('" + *wname + "'): field '" +
-                         Manifest::Field::kWeightRound +
-                         "' must be \"bf16\" or \"f16\"");
-      round = *parsed;
-    }
-    Precision storage = Precision::F32;
-    if (const json::Value *r = w->get(Manifest::Field::kWeightStorage)) {
-      std::optional<StringRef> text = r->getAsString();
-      std::optional<Precision> parsed =
-          text ? parsePrecision(*text) : std::nullopt;
-      if (!parsed || *parsed == Precision::F32 || *parsed != round)
-        return makeError(where + " ('" + *wname + "'): field '" +
-                         Manifest::Field::kWeightStorage +
-                         "' must be \"bf16\" or \"f16\", the same as its '" +
-                         Manifest::Field::kWeightRound + "'");
-      storage = *parsed;
-    }
+      if (!parsed || *parsed == Precision::F32 || (same && *parsed != *same))
+        return makeError(where + " ('" + *wname + "'): field '" + field +
+                         "' must be \"bf16\" or \"f16\"" +
+                         (same ? Twine(", the same as its '") +
+                                     Manifest::Field::kWeightRound + "'"
+                               : Twine()));
+      out = *parsed;
+      return Error::success();
+    };
+    Precision round, storage;
+    if (Error e = halfField(Manifest::Field::kWeightRound, std::nullopt, round))
+      return e;
+    if (Error e = halfField(Manifest::Field::kWeightStorage, round, storage))
+      return e;
     out.push_back(
         ManifestWeight{wname->str(), std::move(*shape), round, storage});
   }

@@ -33,14 +33,19 @@ using namespace mlir::tfm;
 
 namespace {
 
+/// The tensor views a weight is read through (operand 0 is the source).
+bool isView(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp, tensor::CastOp>(op);
+}
+
 /// The tfm.weight `v` reads, looking through views and casts; null if
 /// none.
 WeightOp weightBehind(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto w = dyn_cast<WeightOp>(def))
       return w;
-    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-            tensor::CollapseShapeOp, tensor::CastOp>(def)) {
+    if (isView(def)) {
       v = def->getOperand(0);
       continue;
     }
@@ -127,8 +132,7 @@ struct ApplyPrecisionPass
   static bool narrowable(Value v) {
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-              tensor::CollapseShapeOp, tensor::CastOp>(user)) {
+      if (isView(user)) {
         if (use.getOperandNumber() != 0 ||
             !isa<RankedTensorType>(user->getResult(0).getType()) ||
             !narrowable(user->getResult(0)))
@@ -150,8 +154,7 @@ struct ApplyPrecisionPass
     for (OpOperand &use : llvm::make_early_inc_range(wide.getUses())) {
       Operation *user = use.getOwner();
       Location loc = user->getLoc();
-      if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-              tensor::CollapseShapeOp, tensor::CastOp>(user)) {
+      if (isView(user)) {
         rw.setInsertionPoint(user);
         IRMapping map;
         map.map(wide, narrow);

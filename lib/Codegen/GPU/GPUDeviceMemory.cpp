@@ -38,6 +38,19 @@ using namespace mlir;
 
 namespace {
 
+/// The memref.get_global that `v` is, or is a view of; null if none.
+memref::GetGlobalOp globalRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto get = dyn_cast<memref::GetGlobalOp>(def))
+      return get;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return {};
+    v = view.getViewSource();
+  }
+  return {};
+}
+
 /// Whether `memref` lives in the default (global) memory space.
 bool isGlobalMemory(MemRefType type) {
   Attribute space = type.getMemorySpace();
@@ -187,19 +200,6 @@ struct GPUDeviceMemoryPass
     return success();
   }
 
-  /// The memref.get_global that `v` is, or is a view of; null if none.
-  static memref::GetGlobalOp globalRoot(Value v) {
-    while (Operation *def = v.getDefiningOp()) {
-      if (auto get = dyn_cast<memref::GetGlobalOp>(def))
-        return get;
-      auto view = dyn_cast<ViewLikeOpInterface>(def);
-      if (!view)
-        return {};
-      v = view.getViewSource();
-    }
-    return {};
-  }
-
   tfm::PassStatistic moved{this, numAllocs, "device-allocs",
                            "Host allocations moved to device memory"};
   tfm::PassStatistic globals{
@@ -222,7 +222,7 @@ struct GPUCheckKernelsPass
       }
       if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
         for (Value arg : launch.getKernelOperands())
-          if (memref::GetGlobalOp get = GPUDeviceMemoryPass::globalRoot(arg)) {
+          if (memref::GetGlobalOp get = globalRoot(arg)) {
             launch.emitOpError("passes the host's global @")
                 << get.getName()
                 << " to the kernel, which cannot read host memory (run "
