@@ -167,3 +167,18 @@ module attributes {tfm.architecture = "kernel"} {
     return %w : tensor<4xf32>
   }
 }
+
+// -----
+
+// A prepared tensor is f32: only file weights may be stored in 16 bits.
+module attributes {tfm.architecture = "kernel"} {
+  func.func @tfm_prepare() -> (tensor<4xf32> {tfm.name = "p"}) attributes {tfm.prepare} {
+    %w = tfm.weight "w" : tensor<4xf32>
+    return %w : tensor<4xf32>
+  }
+  func.func @kernel(%x: tensor<4xf32>) -> tensor<4xbf16> attributes {tfm.entry} {
+    // expected-error @+1 {{weight 'p' must have a static f32 shape, got 'tensor<4xbf16>'}}
+    %p = tfm.weight "p" prepared : tensor<4xbf16>
+    return %p : tensor<4xbf16>
+  }
+}

@@ -113,3 +113,41 @@ module attributes {tfm.model_name = "x", tfm.architecture = "kernels", tfm.vocab
     return %a : tensor<4xf32>
   }
 }
+
+// -----
+
+// A 16-bit weight (the storage -tfm-apply-precision gives a GPU's rounded
+// weights) reaches the manifest as "storage", next to its "round"; its
+// slot is a bf16 descriptor.
+// CHECK-LABEL: module attributes
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} to memref<16x4xbf16>
+// CHECK: llvm.mlir.global external constant @tfm_model_manifest({{.*}}\22precision\22:\22bf16\22{{.*}}{\22name\22:\22w\22,\22shape\22:[16,4],\22round\22:\22bf16\22,\22storage\22:\22bf16\22}
+module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits", tfm.precision = bf16, tfm.rounded_weights = ["w"]} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+    %w = tfm.weight "w" : tensor<16x4xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %b = tensor.dim %ids, %c0 : tensor<?x?xi32>
+    %t = tensor.dim %ids, %c1 : tensor<?x?xi32>
+    %n = tensor.dim %w, %c0 : tensor<16x4xbf16>
+    %o = tensor.empty(%b, %t) : tensor<?x?x16xf32>
+    return %o : tensor<?x?x16xf32>
+  }
+}
+
+// -----
+
+// A 16-bit weight the runtime is not asked to round: it would bind f32.
+// expected-error @+1 {{weight 'w' is stored as 'bf16' but the runtime is not asked to round it to that type (tfm.rounded_weights)}}
+module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+    %w = tfm.weight "w" : tensor<16x4xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %b = tensor.dim %ids, %c0 : tensor<?x?xi32>
+    %t = tensor.dim %ids, %c1 : tensor<?x?xi32>
+    %n = tensor.dim %w, %c0 : tensor<16x4xbf16>
+    %o = tensor.empty(%b, %t) : tensor<?x?x16xf32>
+    return %o : tensor<?x?x16xf32>
+  }
+}
