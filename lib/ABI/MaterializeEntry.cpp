@@ -274,10 +274,12 @@ struct MaterializeEntryPass
                << kPreparedNameAttr << "' (the prepared tensor's name)";
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor || !tensor.hasStaticShape() ||
-          !tensor.getElementType().isF32())
+          !(tensor.getElementType().isF32() ||
+            tensor.getElementType().isBF16() ||
+            tensor.getElementType().isF16()))
         return prepare.emitError("prepared tensor '")
-               << name.getValue() << "' must have a static f32 shape, got "
-               << type;
+               << name.getValue()
+               << "' must have a static f32, bf16 or f16 shape, got " << type;
       if (!prepared.insert({name.getValue(), tensor}).second)
         return prepare.emitError("prepared tensor '")
                << name.getValue() << "' is returned twice";
@@ -288,13 +290,11 @@ struct MaterializeEntryPass
       // f32, or the 16-bit storage -tfm-apply-precision chose for a file
       // weight (the runtime converts it when it binds the weights).
       Type element = type.getElementType();
-      bool storable =
-          element.isF32() ||
-          (!w.getPrepared() && (element.isBF16() || element.isF16()));
+      bool storable = element.isF32() || element.isBF16() || element.isF16();
       if (!type.hasStaticShape() || !storable) {
         w.emitOpError("weight '")
             << w.getName() << "' must have a static f32 shape"
-            << (w.getPrepared() ? "" : " (or bf16/f16, its storage)")
+            << " (or bf16/f16, its storage or its prepared layout's)"
             << ", got " << type;
         return WalkResult::interrupt();
       }
@@ -641,10 +641,18 @@ struct MaterializeEntryPass
            std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
            round, storage});
     }
-    for (auto &[pname, type] : prepared)
+    for (auto &[pname, type] : prepared) {
+      // A 16-bit prepared tensor (-tfm-pack-amx's bf16 layouts) is made in
+      // that type; its "round" says so too (the format pairs the two).
+      ::tfm::Precision storage = precisionOf(type.getElementType());
       manifest.prepared.push_back(
-          {pname.str(), std::vector<int64_t>(type.getShape().begin(),
-                                             type.getShape().end())});
+          {pname.str(),
+           std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+           storage, storage});
+    }
+    if (auto features = module->getAttrOfType<ArrayAttr>(kCpuFeaturesAttr))
+      for (auto f : features.getAsRange<StringAttr>())
+        manifest.cpuFeatures.push_back(f.getValue().str());
     // The generation step's cache: [B, layers, 2, kv_heads, C, head_dim].
     if (step) {
       ::tfm::ManifestKvCache kv;

@@ -126,6 +126,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   // 1. Entry ABI. Weights that GEMM register kernels stream get panels of
   // register tiles, made once per model instance in @tfm_prepare.
   if (options.packWeights) {
+    // bf16 on AMX first: the contractions it takes are no longer f32 ones.
+    pm.addPass(createPackAmxPass());
     pm.addPass(createPackWeightsPass());
     pm.addPass(createOutlinePreparePass());
   }
@@ -145,6 +147,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
   addBufferization(pm);
+  // AMX tile kernels (bf16 contractions -tfm-pack-amx took).
+  pm.addPass(createCpuLowerAmxPass());
 
   // 3. Loops. Strided copies become loops too (no memrefCopy calls).
   pm.addPass(createExpandMemRefCopyPass());
@@ -167,6 +171,7 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createCpuConvertAmxToLLVMPass());
   pm.addPass(createSCFToControlFlowPass());
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.vectorContractLowering =

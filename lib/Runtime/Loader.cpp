@@ -241,12 +241,15 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
         return makeError("model manifest: prepared tensor '" + spec.name +
                          "' of shape " + formatShape(spec.shape) +
                          " is too large");
-    AlignedFloats buffer = allocateFloats(static_cast<size_t>(count));
+    // 4-byte elements, or 2-byte ones (a bf16/f16 prepared layout).
+    size_t bytes = static_cast<size_t>(count) *
+                   (spec.storage == Precision::F32 ? 4 : 2);
+    AlignedFloats buffer = allocateFloats((bytes + 3) / 4);
     if (!buffer) {
       if (failure)
         *failure = BindFailure::OutOfMemory;
       return makeError("prepared tensor '" + spec.name + "': cannot allocate " +
-                       llvm::Twine(count * 4) + " bytes");
+                       llvm::Twine(bytes) + " bytes");
     }
     bound.table.push_back(buffer.get());
     bound.owned.push_back(std::move(buffer));

@@ -322,6 +322,20 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
   if (Error e = readWeights(read, origin, Field::kWeights, seen, m.weights))
     return std::move(e);
   // Optional: libraries without prepared tensors may leave it out.
+  if (const json::Value *v = top->get(Field::kCpuFeatures)) {
+    const json::Array *list = v->getAsArray();
+    if (!list)
+      return read.bad(Field::kCpuFeatures, "is not an array");
+    for (auto [i, f] : llvm::enumerate(*list)) {
+      std::optional<StringRef> name = f.getAsString();
+      if (!name || *name != "amx-bf16")
+        return read.bad(Field::kCpuFeatures,
+                        "[" + Twine(i).str() +
+                            "] is not a CPU feature this runtime knows "
+                            "(\"amx-bf16\")");
+      m.cpuFeatures.push_back(name->str());
+    }
+  }
   if (top->get(Field::kPrepared))
     if (Error e =
             readWeights(read, origin, Field::kPrepared, seen, m.prepared))

@@ -56,6 +56,13 @@ constexpr llvm::StringLiteral kPrecisionAttr = "tfm.precision";
 /// (-tfm-pack-weights, -tfm-outline-prepare).
 constexpr llvm::StringLiteral kRoundedWeightsAttr = "tfm.rounded_weights";
 
+/// The module attribute that lists (an array of strings, LLVM feature
+/// names) the CPU features the generated code needs beyond what every CPU
+/// of its target runs, and that the runtime must check and enable when a
+/// model instance is created (the manifest's "cpu_features"): "amx-bf16"
+/// once -tfm-pack-amx has put a contraction on AMX tiles.
+constexpr llvm::StringLiteral kCpuFeaturesAttr = "tfm.cpu_features";
+
 /// A configuration pass's decision for one op (#tfm.attention_tiling,
 /// #tfm.cpu_kernel), which the transforming pass carries out.
 constexpr llvm::StringLiteral kLoweringConfigAttr = "tfm.lowering_config";

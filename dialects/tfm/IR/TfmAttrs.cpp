@@ -101,6 +101,20 @@ CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
+CpuAmxContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t cacheCols, int64_t parallelRows) {
+  if (cacheCols < 32 || cacheCols % 32 != 0)
+    return emitError() << "'cache_cols' (" << cacheCols
+                       << ") must be a positive multiple of 32 (the "
+                          "kernel's two 16-column tiles)";
+  if (parallelRows < 0 || parallelRows % 32 != 0)
+    return emitError() << "'parallel_rows' (" << parallelRows
+                       << ") must be a non-negative multiple of 32 (the "
+                          "kernel's two 16-row tiles)";
+  return success();
+}
+
+LogicalResult
 CpuElementwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t lanes, int64_t wholeReduction,
                            int64_t parallelBlockBytes, bool vectorize) {

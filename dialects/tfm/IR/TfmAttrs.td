@@ -226,6 +226,29 @@ def Tfm_CpuContractionAttr : AttrDef<Tfm_Dialect, "CpuContraction"> {
   let genVerifyDecl = 1;
 }
 
+def Tfm_CpuAmxContractionAttr : AttrDef<Tfm_Dialect, "CpuAmxContraction"> {
+  let mnemonic = "cpu_amx_contraction";
+  let summary = "The CPU schedule of one bf16 contraction on AMX tiles";
+  let description = [{
+    The decision of `-tfm-cpu-configure` for a contraction that
+    `-tfm-pack-amx` put in AMX form (bf16 `A[m, k/2, 2]` times a VNNI-packed
+    `Wp[n/16, k/2, 16, 2]` into f32 `C[m, n/16, 16]`), which
+    `-tfm-cpu-lower-amx` carries out after bufferization: a kernel of
+    2 x 2 tiles of 16 x 16 f32 accumulators (32 rows by 32 columns) over
+    k steps of 32, its four accumulators in tile registers for the whole
+    k loop. The columns are swept in cache blocks of `cache_cols` (the
+    block of `Wp` that each 32-row step reads stays in L2); with
+    `parallel_rows` > 0, threads take blocks of that many rows by one
+    cache block of columns (0: serial).
+  }];
+  let parameters = (ins
+    "int64_t":$cache_cols,
+    "int64_t":$parallel_rows
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tfm_CpuElementwiseAttr : AttrDef<Tfm_Dialect, "CpuElementwise"> {
   let mnemonic = "cpu_elementwise";
   let summary = "The CPU schedule of one linalg op that is not a contraction";

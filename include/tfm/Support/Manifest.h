@@ -12,6 +12,7 @@
 //               {"name":"l.0.q.weight","shape":[32,32],"round":"bf16",
 //                "storage":"bf16"},...],
 //    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...],
+//    "cpu_features":["amx-bf16"],
 //    "kv_cache":{"layers":2,"kv_heads":4,"head_dim":8}}
 //
 // "device" (optional, "cpu" when absent) says where the generated code runs:
@@ -24,7 +25,9 @@
 // type instead of f32 (GPU libraries: the weights only contractions and
 // lookups read, -tfm-apply-precision). "prepared"
 // (optional) lists the tensors that the library's tfm_prepare computes from
-// the weights once per model instance (packed layouts). "kv_cache"
+// the weights once per model instance (packed layouts; a 16-bit one has
+// "storage" and its "round"). "cpu_features" (optional) lists CPU features
+// the runtime checks and enables before the library runs. "kv_cache"
 // (optional) says the library also exports the generation steps
 // `_mlir_ciface_step` and `_mlir_ciface_decode` (and, with "cross": true,
 // an encoder-decoder's `_mlir_ciface_encode`) and gives the shape of one
@@ -253,6 +256,9 @@ struct Manifest {
     static constexpr llvm::StringLiteral kWeights = "weights";
     /// Optional: tensors computed from the weights at model creation.
     static constexpr llvm::StringLiteral kPrepared = "prepared";
+    /// Optional: CPU features the runtime checks and enables at model
+    /// creation (Manifest::cpuFeatures).
+    static constexpr llvm::StringLiteral kCpuFeatures = "cpu_features";
     /// Fields of each element of "weights".
     static constexpr llvm::StringLiteral kWeightName = "name";
     static constexpr llvm::StringLiteral kWeightShape = "shape";
@@ -301,6 +307,12 @@ struct Manifest {
   /// a model instance is created (packed layouts): the runtime allocates
   /// them and gives them the table slots after `weights`, in this order.
   std::vector<ManifestWeight> prepared;
+  /// CPU features (LLVM's names) the generated code uses beyond what every
+  /// CPU of its target has, which the runtime checks, and enables where
+  /// the OS asks for it, when a model instance is created: "amx-bf16"
+  /// (AMX tiles: Linux hands a process the tile state only on request).
+  /// The only name known today; the parser refuses others.
+  std::vector<std::string> cpuFeatures;
   /// Present when the library exports the generation step
   /// `_mlir_ciface_step` (decoders compiled with generation entries).
   std::optional<ManifestKvCache> kvCache;
@@ -377,6 +389,11 @@ struct Manifest {
       list(Field::kWeights, weights);
       if (!prepared.empty())
         list(Field::kPrepared, prepared);
+      if (!cpuFeatures.empty())
+        j.attributeArray(Field::kCpuFeatures, [&] {
+          for (const std::string &f : cpuFeatures)
+            j.value(f);
+        });
       if (kvCache)
         j.attributeObject(Field::kKvCache, [&] {
           j.attribute(Field::kCacheLayers, kvCache->layers);

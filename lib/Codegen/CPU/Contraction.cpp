@@ -16,6 +16,58 @@ bool mlir::tfm::initializesOther(linalg::LinalgOp op) {
   auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
   return consumer && consumer->getBlock() == op->getBlock() &&
          consumer.hasPureTensorSemantics() && consumer.isDpsInit(&use) &&
-         !classifyContraction(consumer);
+         !classifyContraction(consumer) && !matchAmxContraction(consumer);
 }
 
+bool mlir::tfm::hasAmxBf16(CpuTargetAttr target) {
+  llvm::SmallVector<llvm::StringRef> features;
+  target.getFeatures().split(features, ',', -1, /*KeepEmpty=*/false);
+  return llvm::is_contained(features, "+amx-tile") &&
+         llvm::is_contained(features, "+amx-bf16");
+}
+
+std::optional<AmxContraction>
+mlir::tfm::matchAmxContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() < 5 || op.hasIndexSemantics())
+    return std::nullopt;
+  AmxContraction m{op.getDpsInputOperand(0)->get(),
+                   op.getDpsInputOperand(1)->get(),
+                   op.getDpsInitOperand(0)->get(), op.getNumLoops() - 4};
+  auto a = dyn_cast<ShapedType>(m.a.getType());
+  auto wp = dyn_cast<ShapedType>(m.wp.getType());
+  auto c = dyn_cast<ShapedType>(m.c.getType());
+  int64_t r = m.rowDims;
+  if (!a || !wp || !c || !a.getElementType().isBF16() ||
+      !wp.getElementType().isBF16() || !c.getElementType().isF32() ||
+      a.getRank() != r + 2 || wp.getRank() != 4 || c.getRank() != r + 2 ||
+      !wp.hasStaticShape() || wp.getDimSize(2) != 16 ||
+      wp.getDimSize(3) != 2 || a.getDimSize(r) != wp.getDimSize(1) ||
+      a.getDimSize(r + 1) != 2 || c.getDimSize(r) != wp.getDimSize(0) ||
+      c.getDimSize(r + 1) != 16)
+    return std::nullopt;
+  MLIRContext *ctx = op->getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  // Loops (rows.., nb, kp, r, t).
+  SmallVector<AffineExpr> rows, aExprs, cExprs;
+  for (int64_t i = 0; i < r; ++i)
+    rows.push_back(d(i));
+  aExprs = rows;
+  aExprs.append({d(r + 1), d(r + 3)});
+  cExprs = rows;
+  cExprs.append({d(r), d(r + 2)});
+  int64_t n = r + 4;
+  SmallVector<AffineMap> expected{
+      AffineMap::get(n, 0, aExprs, ctx),
+      AffineMap::get(n, 0, {d(r), d(r + 1), d(r + 2), d(r + 3)}, ctx),
+      AffineMap::get(n, 0, cExprs, ctx)};
+  if (op.getIndexingMapsArray() != expected)
+    return std::nullopt;
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators(r, IteratorType::parallel);
+  iterators.append({IteratorType::parallel, IteratorType::reduction,
+                    IteratorType::parallel, IteratorType::reduction});
+  if (op.getIteratorTypesArray() != iterators)
+    return std::nullopt;
+  return m;
+}

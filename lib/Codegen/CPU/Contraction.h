@@ -29,6 +29,22 @@ int64_t registerTileWidth(CpuTargetAttr target);
 /// of that op fill their own slices.
 bool initializesOther(linalg::LinalgOp op);
 
+/// Whether `target` runs bf16 tile multiplications (AMX-TILE and
+/// AMX-BF16 among its LLVM features).
+bool hasAmxBf16(CpuTargetAttr target);
+
+/// The operands of a contraction in the AMX form of -tfm-pack-amx:
+/// `C[rows.., nb, r] += ext(A[rows.., kp, t]) * ext(Wp[nb, kp, r, t])`, A
+/// and Wp bf16, C f32, loops (rows.., nb, kp, r, t), r of 16 and t of 2
+/// static, one or more row loops.
+struct AmxContraction {
+  Value a, wp, c;
+  int64_t rowDims;
+};
+
+/// `op`'s operands if it is a contraction in AMX form.
+std::optional<AmxContraction> matchAmxContraction(linalg::LinalgOp op);
+
 } // namespace mlir::tfm
 
 #endif // TFM_LIB_CODEGEN_CPU_CONTRACTION_H

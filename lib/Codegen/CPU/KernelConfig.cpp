@@ -109,6 +109,24 @@ struct CpuConfigurePass
       // Threads split only ops that no loop encloses: one level of
       // parallelism (the tiled attention's ops run in its forall).
       bool topLevel = !op->getParentOfType<LoopLikeOpInterface>();
+      if (std::optional<AmxContraction> amx = matchAmxContraction(op)) {
+        if (!contractions)
+          return;
+        // The K x cache_cols bf16 block of Wp fills at most half of L2;
+        // with threads, at least two column blocks per thread.
+        auto wp = cast<ShapedType>(amx->wp.getType());
+        int64_t n = 16 * wp.getDimSize(0), k = 2 * wp.getDimSize(1);
+        int64_t cols = std::max<int64_t>(32, l2 / 2 / (2 * k) / 32 * 32);
+        if (threads)
+          cols = std::min(cols, std::max<int64_t>(
+                                    32, n / (2 * target.getThreads()) / 32 *
+                                            32));
+        bool split = threads && topLevel;
+        op->setAttr(kLoweringConfigAttr,
+                    CpuAmxContractionAttr::get(ctx, cols, split ? 128 : 0));
+        ++configuredContractions;
+        return;
+      }
       if (classifyContraction(op)) {
         if (!contractions)
           return;

@@ -72,6 +72,59 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
   ];
 }
 
+def PackAmxPass : Pass<"tfm-pack-amx", "ModuleOp"> {
+  let summary = "Put bf16 contractions that read a weight in AMX form: bf16 activations, a VNNI-packed weight prepared once per model instance";
+  let description = [{
+    `C[.., n] += A[.., k] * W[k, n] (or W[n, k]) =>`
+    `C[m, nb, r] += ext(Abf[m, kp, t]) * ext(Wp[nb, kp, r, t])`,
+    `Abf = bf16(A)` as `[M, K/2, 2]`, `Wp = vnni(bf16(W))` marked `tfm.prepare`
+
+    Runs on linalg on tensors after `-tfm-apply-precision`, before
+    `-tfm-pack-weights`, and only when the module's `tfm.precision` is bf16
+    and its `#tfm.cpu_target` has the `amx-tile` and `amx-bf16` features.
+    A contraction (f32, two inputs, one init, no `linalg.index`) whose
+    input is a rank-2 `tfm.weight` `W` that the runtime rounds to bf16
+    (`tfm.rounded_weights`), read as `(k, n)` or `(n, k)`, with the other
+    input read as `A[rows.., k]` for the output `C[rows.., n]` (the rows
+    parallel loops), static `K` a multiple of 32 and static `N` of at least
+    32, becomes a bf16 x bf16 -> f32 `linalg.generic` with loops
+    `(m, nb, kp, r, t)`: the rows collapsed into `m`; `A` converted to bf16
+    once (one conversion per activation, however many weights it meets) and
+    seen as `[M, K/2, 2]`; `W` copied once per model instance into
+    `Wp[N/16, K/2, 16, 2]` (bf16), the layout of AMX's B tile (each tile row
+    holds 16 columns of a pair of rows of `W`, so the 16 x 32 B tile of
+    every 32-step of `k` is 1 KiB of contiguous memory); `C` seen as
+    `[M, N/16, 16]`. Rounding `A` and `W` to bf16 is what
+    `-tfm-apply-precision` asked for already: the values do not change,
+    the storage does (half the bytes of every weight a GEMM streams).
+
+    When `N` is not a multiple of 32 (an LM head over a 50257-token
+    vocabulary), the first `N - N mod 32` columns take the AMX form, and the
+    op itself (f32, rounded inputs) computes the rest on a slice of `W`.
+
+    The module's `tfm.cpu_features` gains `"amx-bf16"`: the manifest then
+    asks the runtime to check the CPU and to enable the tile state before
+    the library runs. `-tfm-cpu-configure` schedules the AMX form
+    (`#tfm.cpu_amx_contraction`), `-tfm-cpu-lower-amx` lowers it.
+
+    Left alone: every other precision or target (the f32 register kernels
+    run with the rounded inputs), contractions that read no weight
+    (attention's), `K` not a multiple of 32.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::tfm::TfmDialect",
+  ];
+  let statistics = [
+    Statistic<"numAmxContractions", "amx-contractions",
+              "Contractions put in AMX form">,
+    Statistic<"numAmxWeights", "amx-weights",
+              "VNNI-packed bf16 weight layouts made">,
+  ];
+}
+
 def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
   let summary = "Choose the CPU schedule of every linalg op for the module's target";
   let dependentDialects = ["::mlir::tfm::TfmDialect"];
@@ -91,6 +144,13 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       thread and no loop around it, `parallel_rows` = `parallel-rows`
       (default `4·mr`) and `parallel_cols` = `parallel-cols` (default
       `4·nr`; 0 keeps whole cache tiles), else 0 and 0;
+    - a contraction in the AMX form of `-tfm-pack-amx` gets
+      `#tfm.cpu_amx_contraction`: `cache_cols` such that the `K x
+      cache_cols` bf16 block of the packed weight fills at most half of
+      L2 and, with threads, there are at least two column blocks per
+      thread (a decode step's few rows still split), a multiple of 32; with
+      more than one thread and no loop around it, `parallel_rows` = 128
+      (four 32-row kernels), else 0;
     - every **other op** gets `#tfm.cpu_elementwise` when it is to be
       vectorized (`elementwise`, or a statically shaped op inside a tiled
       attention's key loop, an `scf.for` carrying `#tfm.key_blocks`: the
@@ -302,6 +362,58 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
   ];
+}
+
+def CpuLowerAmxPass : Pass<"tfm-cpu-lower-amx", "ModuleOp"> {
+  let summary = "Lower contractions in AMX form to tile loads, tdpbf16ps and tile stores";
+  let description = [{
+    `linalg.generic {tfm.lowering_config = #tfm.cpu_amx_contraction<...>} => scf.forall/scf.for + amx.tile_load/tile_mulf/tile_store => LLVM`
+
+    Runs after bufferization, before `convert-linalg-to-loops`, on the
+    contractions `-tfm-pack-amx` put in AMX form (`C[m, nb, r] +=
+    A[m, kp, t] * Wp[nb, kp, r, t]` on memrefs) that `-tfm-cpu-configure`
+    scheduled. Each becomes: blocks of `parallel_rows` rows by
+    `cache_cols` columns (an `scf.forall`, OpenMP's with threads; with
+    `parallel_rows` = 0 one block of all rows); in a block, for every 32
+    rows and every 32 columns, a kernel that loads its four 16 x 16 f32
+    accumulators from `C`, runs the `k` loop (two 16 x 32 bf16 A tiles at
+    `A`'s row stride, two 16 x 32 B tiles of `Wp`, four `amx.tile_mulf`)
+    with the accumulators carried in tile registers, and stores them back.
+    The last rows of a block (fewer than 32) go through a 32-row scratch:
+    their `A` rows copied into a zeroed buffer, their `C` rows in and out.
+
+    `-tfm-cpu-convert-amx-to-llvm` converts the AMX ops later.
+  }];
+  let dependentDialects = [
+    "::mlir::amx::AMXDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+  let statistics = [
+    Statistic<"numLowered", "lowered", "Contractions lowered to AMX tiles">,
+  ];
+}
+
+def CpuConvertAmxToLLVMPass : Pass<"tfm-cpu-convert-amx-to-llvm", "ModuleOp"> {
+  let summary = "Convert AMX tile ops, and the scf loops that carry tiles, to LLVM";
+  let description = [{
+    `amx.tile_load/tile_mulf/tile_store => llvm.call_intrinsic "llvm.x86.*.internal"`,
+    `scf.for iter_args(!amx.tile<..>) => scf.for iter_args(!llvm.x86_amx)`
+
+    Runs just before `convert-scf-to-cf`. Upstream's
+    `convert-vector-to-llvm{enable-amx}` converts the AMX ops but not the
+    tiles that `-tfm-cpu-lower-amx`'s k loops carry in registers once
+    `convert-scf-to-cf` has made them block arguments (`convert-cf-to-llvm`
+    does not know the tile type); converting the loops' types with the ops
+    (upstream's structural type conversion of `scf`) keeps them in tile
+    registers. Not earlier: the intrinsic calls have unknown memory
+    effects, and would keep the canonicalizer from inlining the
+    `memref.alloca_scope` that OpenMP's lowering wraps loop bodies in
+    (which must stay one block). LLVM's X86 back end places the tile
+    configuration (`ldtilecfg`) in each function that uses tiles.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def LowerVectorOpsPass : Pass<"tfm-lower-vector-ops"> {

@@ -1,0 +1,313 @@
+//===- LowerAmx.cpp - AMX tile kernels for bf16 contractions --------------===//
+//
+// -tfm-cpu-lower-amx: each contraction in AMX form (-tfm-pack-amx) with a
+// #tfm.cpu_amx_contraction becomes blocks of 32 x 32 tile kernels (four
+// f32 accumulator tiles carried through the k loop in tile registers),
+// then the AMX ops and the loops that carry tiles are converted to LLVM.
+// See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Contraction.h"
+#include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
+#include "tfm/Transforms/PassStatistics.h"
+
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/AMX/Transforms.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_CPULOWERAMXPASS
+#define GEN_PASS_DEF_CPUCONVERTAMXTOLLVMPASS
+#include "tfm/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Where one 32 x 32 kernel reads and writes: A rows from `aRow` at a row
+/// stride of `aStride` elements, C rows from `cRow` and column tiles from
+/// `cTile` at `cStride`, B tiles `bTile` and `bTile + 1` of Wp.
+struct KernelOperands {
+  Value a, aRow, aStride;
+  Value c, cRow, cTile, cStride;
+  Value wp, bTile;
+};
+
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return add(x, idx(y)); }
+
+  /// The 32 x 32 kernel: four accumulators in tile registers over the
+  /// whole k loop (`kp` pairs of k in steps of 16 pairs).
+  void kernel(const KernelOperands &o, int64_t kp) {
+    MLIRContext *ctx = b.getContext();
+    auto accType = amx::TileType::get({16, 16}, Float32Type::get(ctx));
+    auto inType = amx::TileType::get({16, 32}, BFloat16Type::get(ctx));
+    Value zero = idx(0), rowStrideB = idx(32);
+    Value cRows[2] = {o.cRow, add(o.cRow, 16)};
+    Value cTiles[2] = {o.cTile, add(o.cTile, 1)};
+    Value bTiles[2] = {o.bTile, add(o.bTile, 1)};
+    Value aRows[2] = {o.aRow, add(o.aRow, 16)};
+    SmallVector<Value> acc;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        acc.push_back(amx::TileLoadOp::create(
+            b, loc, accType, o.c, ValueRange{cRows[i], cTiles[j], zero},
+            o.cStride));
+    auto loop = scf::ForOp::create(
+        b, loc, zero, idx(kp), idx(16), acc,
+        [&](OpBuilder &nb, Location l, Value k, ValueRange iter) {
+          Value x[2], y[2];
+          for (int i = 0; i < 2; ++i)
+            x[i] = amx::TileLoadOp::create(nb, l, inType, o.a,
+                                           ValueRange{aRows[i], k, zero},
+                                           o.aStride);
+          for (int j = 0; j < 2; ++j)
+            y[j] = amx::TileLoadOp::create(
+                nb, l, inType, o.wp, ValueRange{bTiles[j], k, zero, zero},
+                rowStrideB);
+          SmallVector<Value> next;
+          for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j)
+              next.push_back(amx::TileMulFOp::create(
+                  nb, l, accType, x[i], y[j], iter[2 * i + j]));
+          scf::YieldOp::create(nb, l, next);
+        });
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        amx::TileStoreOp::create(b, loc, o.c,
+                                 ValueRange{cRows[i], cTiles[j], zero},
+                                 loop.getResult(2 * i + j), o.cStride);
+  }
+
+  /// Kernels over column tiles [t0, t1) (an even count) of Wp, writing C's
+  /// column tiles from `cTile0`.
+  void columns(KernelOperands o, Value t0, Value t1, Value cTile0,
+               int64_t kp) {
+    scf::ForOp::create(b, loc, t0, t1, idx(2), ValueRange{},
+                       [&](OpBuilder &nb, Location l, Value t, ValueRange) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPoint(scf::YieldOp::create(nb, l));
+                         o.bTile = t;
+                         o.cTile = add(cTile0, arith::SubIOp::create(
+                                                   b, loc, t, t0));
+                         kernel(o, kp);
+                       });
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// The row stride (elements) of a memref of rank >= 2, when static (the
+/// buffers of an AMX contraction are a contiguous activation and views of
+/// the contraction's init, whose row stride is its width).
+std::optional<int64_t> rowStride(Value memref) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(cast<MemRefType>(memref.getType())
+                 .getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(strides.front()))
+    return std::nullopt;
+  return strides.front();
+}
+
+struct CpuLowerAmxPass : tfm::impl::CpuLowerAmxPassBase<CpuLowerAmxPass> {
+  using Base::Base;
+  CpuLowerAmxPass(const CpuLowerAmxPass &other) : Base(other) {}
+
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::GenericOp, CpuAmxContractionAttr>> work;
+    getOperation().walk([&](linalg::GenericOp op) {
+      auto config =
+          dyn_cast_or_null<CpuAmxContractionAttr>(op->getAttr(kLoweringConfigAttr));
+      if (config && op.hasPureBufferSemantics() && matchAmxContraction(op))
+        work.push_back({op, config});
+    });
+    for (auto &[op, config] : work) {
+      if (failed(lower(op, config)))
+        return signalPassFailure();
+      ++lowered;
+    }
+  }
+
+  LogicalResult lower(linalg::GenericOp op, CpuAmxContractionAttr config);
+
+  tfm::PassStatistic lowered{this, numLowered, "lowered",
+                             "Contractions lowered to AMX tiles"};
+};
+
+LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
+                                     CpuAmxContractionAttr config) {
+  AmxContraction m = *matchAmxContraction(op);
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Emitter e(b, loc);
+  // The rows flattened: A [M, K/2, 2], C [M, N/16, 16] (their rows are
+  // contiguous: a fresh bf16 buffer, and views of the init's last
+  // dimension).
+  if (m.rowDims > 1) {
+    ReassociationIndices rows;
+    for (int64_t d = 0; d < m.rowDims; ++d)
+      rows.push_back(d);
+    SmallVector<ReassociationIndices> groups{rows, {m.rowDims},
+                                             {m.rowDims + 1}};
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+            cast<MemRefType>(m.a.getType()), groups) ||
+        !memref::CollapseShapeOp::isGuaranteedCollapsible(
+            cast<MemRefType>(m.c.getType()), groups)) {
+      op.emitError("-tfm-cpu-lower-amx: the rows of an AMX contraction's "
+                   "operands must be contiguous, got ")
+          << m.a.getType() << " and " << m.c.getType();
+      return failure();
+    }
+    m.a = memref::CollapseShapeOp::create(b, loc, m.a, groups);
+    m.c = memref::CollapseShapeOp::create(b, loc, m.c, groups);
+  }
+  auto wpType = cast<MemRefType>(m.wp.getType());
+  int64_t numTiles = wpType.getDimSize(0), kp = wpType.getDimSize(1);
+  int64_t blockTiles = config.getCacheCols() / 16;
+  int64_t colBlocks = llvm::divideCeil(numTiles, blockTiles);
+  Value rows = memref::DimOp::create(b, loc, m.a, 0);
+  std::optional<int64_t> aRowStride = rowStride(m.a),
+                         cRowStride = rowStride(m.c);
+  if (!aRowStride || !cRowStride) {
+    op.emitError("-tfm-cpu-lower-amx: the rows of an AMX contraction's "
+                 "operands must have a static stride, got ")
+        << m.a.getType() << " and " << m.c.getType();
+    return failure();
+  }
+  Value aStride = e.idx(*aRowStride), cStride = e.idx(*cRowStride);
+  Value one = e.idx(1);
+  bool parallel = config.getParallelRows() > 0;
+  Value rowBlock = parallel ? e.idx(config.getParallelRows()) : rows;
+  // Blocks of rows by columns: a forall (threads) or two serial loops.
+  Value rowBlocks =
+      parallel ? arith::CeilDivUIOp::create(b, loc, rows, rowBlock).getResult()
+               : one;
+
+  auto body = [&](OpBuilder &, Value rb, Value cb) {
+    Value r0 = arith::MulIOp::create(b, loc, rb, rowBlock);
+    Value r1 = arith::MinUIOp::create(b, loc, e.add(r0, rowBlock), rows);
+    Value t0 = arith::MulIOp::create(b, loc, cb, e.idx(blockTiles));
+    Value t1 =
+        arith::MinUIOp::create(b, loc, e.add(t0, blockTiles), e.idx(numTiles));
+    // Whole 32-row steps, then the rest through a scratch.
+    Value span = arith::SubIOp::create(b, loc, r1, r0);
+    Value whole = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, span, e.idx(32)), e.idx(32));
+    Value rWhole = e.add(r0, whole);
+    scf::ForOp::create(
+        b, loc, r0, rWhole, e.idx(32), ValueRange{},
+        [&](OpBuilder &nb, Location l, Value r, ValueRange) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(scf::YieldOp::create(nb, l));
+          KernelOperands o{m.a, r, aStride, m.c, r, Value(), cStride, m.wp,
+                           Value()};
+          e.columns(o, t0, t1, t0, kp);
+        });
+    Value rest = arith::SubIOp::create(b, loc, r1, rWhole);
+    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
+                                      e.idx(0));
+    scf::IfOp::create(b, loc, any, [&](OpBuilder &nb, Location l) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(scf::YieldOp::create(nb, l));
+      MLIRContext *ctx = b.getContext();
+      Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+      auto aType = MemRefType::get({32, kp, 2}, bf16);
+      auto cType = MemRefType::get({32, blockTiles, 16}, f32);
+      Value aScratch = memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(64));
+      Value cScratch = memref::AllocOp::create(b, loc, cType, b.getI64IntegerAttr(64));
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+      linalg::FillOp::create(b, loc, zero, aScratch);
+      Value tiles = arith::SubIOp::create(b, loc, t1, t0);
+      auto rowsOf = [&](Value v, Value row, Value count, Value tile,
+                        Value ntiles) -> Value {
+        auto type = cast<MemRefType>(v.getType());
+        SmallVector<OpFoldResult> offsets{row}, sizes{count},
+            strides(type.getRank(), b.getIndexAttr(1));
+        for (int64_t d = 1; d < type.getRank(); ++d) {
+          bool tileDim = tile && d == 1;
+          offsets.push_back(tileDim ? OpFoldResult(tile) : b.getIndexAttr(0));
+          sizes.push_back(tileDim ? OpFoldResult(ntiles)
+                                  : b.getIndexAttr(type.getDimSize(d)));
+        }
+        return memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
+      };
+      Value zeroIdx = e.idx(0);
+      linalg::CopyOp::create(b, loc, rowsOf(m.a, rWhole, rest, {}, {}),
+                             rowsOf(aScratch, zeroIdx, rest, {}, {}));
+      Value cRows = rowsOf(m.c, rWhole, rest, t0, tiles);
+      Value cScratchRows = rowsOf(cScratch, zeroIdx, rest, zeroIdx, tiles);
+      linalg::CopyOp::create(b, loc, cRows, cScratchRows);
+      KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),
+                       cScratch, zeroIdx, Value(),
+                       e.idx(16 * blockTiles), m.wp, Value()};
+      e.columns(o, t0, t1, zeroIdx, kp);
+      linalg::CopyOp::create(b, loc, cScratchRows, cRows);
+      memref::DeallocOp::create(b, loc, aScratch);
+      memref::DeallocOp::create(b, loc, cScratch);
+    });
+  };
+
+  if (parallel) {
+    // Built without a body builder, so that it has its terminator.
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{rowBlocks, b.getIndexAttr(colBlocks)},
+        ValueRange{}, std::nullopt);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forall.getBody()->getTerminator());
+    body(b, forall.getInductionVar(0), forall.getInductionVar(1));
+  } else {
+    scf::ForOp::create(
+        b, loc, e.idx(0), e.idx(colBlocks), one, ValueRange{},
+        [&](OpBuilder &nb, Location l, Value cb, ValueRange) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(scf::YieldOp::create(nb, l));
+          body(b, e.idx(0), cb);
+        });
+  }
+  op->erase();
+  return success();
+}
+
+/// The AMX ops and the scf loops that carry tiles, to LLVM: upstream's
+/// convert-vector-to-llvm converts the ops but not tiles carried by loops
+/// once convert-scf-to-cf has made them block arguments.
+struct CpuConvertAmxToLLVMPass
+    : tfm::impl::CpuConvertAmxToLLVMPassBase<CpuConvertAmxToLLVMPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    LLVMTypeConverter converter(ctx);
+    RewritePatternSet patterns(ctx);
+    LLVMConversionTarget target(*ctx);
+    populateAMXLegalizeForLLVMExportPatterns(converter, patterns);
+    configureAMXLegalizeForExportTarget(target);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
