@@ -47,6 +47,7 @@
 #include "tfm/Runtime/tfm_runtime.h"
 
 #include "tfm/Runtime/Loader.h"
+#include "tfm/Support/CpuFeatures.h"
 #include "tfm/Runtime/MemRefDescriptor.h"
 
 #include "Cuda.h"
@@ -57,15 +58,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstring>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -828,44 +821,6 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
 // The C ABI
 //===----------------------------------------------------------------------===//
 
-/// Checks the CPU for each of the manifest's "cpu_features" and enables
-/// what the OS hands out only on request; the reason it cannot, or none.
-/// TFM_DISABLE_CPU_FEATURES (a comma-separated list) makes the runtime
-/// treat those features as absent, to try the refusal on any machine.
-static std::optional<std::string> enableCpuFeatures(const Manifest &m) {
-  llvm::SmallVector<llvm::StringRef> disabled;
-  if (const char *env = std::getenv("TFM_DISABLE_CPU_FEATURES"))
-    llvm::StringRef(env).split(disabled, ',', -1, /*KeepEmpty=*/false);
-  for (const std::string &feature : m.cpuFeatures) {
-    if (feature != "amx-bf16")
-      return "the CPU feature '" + feature + "', which this runtime does "
-             "not know";
-    bool present = false;
-#if defined(__x86_64__)
-    unsigned eax, ebx, ecx, edx;
-    // CPUID leaf 7: EDX bit 22 AMX-BF16, bit 24 AMX-TILE.
-    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-      present = (edx >> 22 & 1) && (edx >> 24 & 1);
-#endif
-    if (llvm::is_contained(disabled, feature))
-      present = false;
-    if (!present)
-      return std::string("AMX (amx-bf16: it was compiled with --precision="
-                         "bf16 for a CPU with AMX), which this CPU lacks "
-                         "(recompile with --target-cpu for this CPU)");
-#if defined(__linux__) && defined(__x86_64__)
-    // Linux gives a process the AMX tile data state only on request
-    // (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA = 18); without
-    // it the first tile instruction raises SIGILL.
-    if (syscall(SYS_arch_prctl, 0x1023, 18) != 0)
-      return "AMX (amx-bf16), but the kernel refused the tile state "
-             "(arch_prctl ARCH_REQ_XCOMP_PERM: " +
-             std::string(std::strerror(errno)) + ")";
-#endif
-  }
-  return std::nullopt;
-}
-
 extern "C" {
 
 tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
@@ -890,7 +845,7 @@ tfm_status tfm_model_create(const char *weights_path, tfm_model **out) {
                     manifest->prepared.front().name +
                     "') but the library has no _mlir_ciface_tfm_prepare");
 
-  if (std::optional<std::string> why = enableCpuFeatures(*manifest))
+  if (std::optional<std::string> why = enableCpuFeatures(manifest->cpuFeatures))
     return fail(TFM_ERROR_UNSUPPORTED,
                 "model '" + manifest->modelName + "' needs " + *why);
 

@@ -140,6 +140,7 @@ CommonOptions CommonOptions::read(Args &args) {
   o.verifyRows = args.getInt("verify-rows", o.verifyRows);
   o.injectError = args.has("inject-error");
   o.packWeights = !args.has("no-pack-weights");
+  o.precision = args.getString("precision", o.precision);
   return o;
 }
 
@@ -222,6 +223,7 @@ tfm::bench::compileKernelLibrary(mlir::ModuleOp module,
   tfm::CompileOptions options;
   options.target = benchTarget(common.threads);
   options.packWeights = common.packWeights;
+  options.precision = common.precision;
   if (failed(tfm::compileModule(module, options, tfm::EmitPhase::Obj,
                                 objPath)))
     return llvm::createStringError(

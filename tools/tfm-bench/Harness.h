@@ -96,6 +96,14 @@ struct CommonOptions {
   /// Compile with -tfm-pack-weights (off: --no-pack-weights, to measure
   /// what packing gives).
   bool packWeights = true;
+  /// tfmc's --precision: "f32", "bf16" or "f16".
+  std::string precision = "f32";
+
+  /// The relative error the result checks allow for rounding the inputs
+  /// of GEMMs and attention to `precision` (f32: none beyond f32's own).
+  double inputRounding() const {
+    return precision == "bf16" ? 1e-2 : precision == "f16" ? 2e-3 : 0.0;
+  }
 
   static CommonOptions read(Args &args);
 };

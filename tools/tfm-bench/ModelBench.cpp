@@ -178,6 +178,7 @@ int tfm::bench::runModelBench(Args &args) {
   compile.target = benchTarget(options.threads);
   compile.writeHeader = false;
   compile.packWeights = options.packWeights;
+  compile.precision = options.precision;
   auto start = std::chrono::steady_clock::now();
   if (failed(tfm::compileModule(*module, compile, tfm::EmitPhase::So,
                                 soPath)))
@@ -298,6 +299,7 @@ int tfm::bench::runModelBench(Args &args) {
                         "reference for accuracy)";
   report.threads = threads;
   report.extra["pack_weights"] = options.packWeights;
+  report.extra["precision"] = options.precision;
   report.extra["weights"] =
       weightsFile == (*dir)->file("weights.safetensors") ? "random"
                                                          : weightsFile;

@@ -65,6 +65,9 @@ common options:
   --keep-dir DIR   keep the compiled library in DIR
   --inject-error   self-test: corrupt one result value before the check,
                    which must then fail with exit status 3
+  --precision P    tfmc's --precision (f32, bf16, f16): GEMM and attention
+                   inputs rounded to P (bf16 on a CPU with AMX: tile
+                   kernels); the checks allow for that rounding
   --no-pack-weights
                    compile without -tfm-pack-weights (weights read as
                    stored), to measure what packing gives

@@ -117,17 +117,15 @@ public:
   Location loc;
 };
 
-/// The row stride (elements) of a memref of rank >= 2, when static (the
-/// buffers of an AMX contraction are a contiguous activation and views of
-/// the contraction's init, whose row stride is its width).
-std::optional<int64_t> rowStride(Value memref) {
+/// The stride (elements) of `memref`'s dimension `dim`, when static.
+std::optional<int64_t> staticStride(Value memref, int64_t dim) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(cast<MemRefType>(memref.getType())
                  .getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(strides.front()))
+      ShapedType::isDynamic(strides[dim]))
     return std::nullopt;
-  return strides.front();
+  return strides[dim];
 }
 
 struct CpuLowerAmxPass : tfm::impl::CpuLowerAmxPassBase<CpuLowerAmxPass> {
@@ -161,24 +159,19 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
   OpBuilder b(op);
   Location loc = op.getLoc();
   Emitter e(b, loc);
-  // The rows flattened: A [M, K/2, 2], C [M, N/16, 16] (their rows are
-  // contiguous: a fresh bf16 buffer, and views of the init's last
-  // dimension).
+  // The rows flattened: A [M, K/2, 2], C [M, N/16, 16]. Their rows are
+  // contiguous by construction (-tfm-pack-amx: a fresh bf16 tensor, and
+  // views of the init's last dimension), though the outer strides of a
+  // view may be dynamic: collapse_shape's non-strict layout rule.
+  // The row stride is the innermost row dimension's (the static one of a
+  // view whose outer strides are dynamic).
+  Value aRows = m.a, cRows = m.c;
   if (m.rowDims > 1) {
     ReassociationIndices rows;
     for (int64_t d = 0; d < m.rowDims; ++d)
       rows.push_back(d);
     SmallVector<ReassociationIndices> groups{rows, {m.rowDims},
                                              {m.rowDims + 1}};
-    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
-            cast<MemRefType>(m.a.getType()), groups) ||
-        !memref::CollapseShapeOp::isGuaranteedCollapsible(
-            cast<MemRefType>(m.c.getType()), groups)) {
-      op.emitError("-tfm-cpu-lower-amx: the rows of an AMX contraction's "
-                   "operands must be contiguous, got ")
-          << m.a.getType() << " and " << m.c.getType();
-      return failure();
-    }
     m.a = memref::CollapseShapeOp::create(b, loc, m.a, groups);
     m.c = memref::CollapseShapeOp::create(b, loc, m.c, groups);
   }
@@ -187,12 +180,12 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
   int64_t blockTiles = config.getCacheCols() / 16;
   int64_t colBlocks = llvm::divideCeil(numTiles, blockTiles);
   Value rows = memref::DimOp::create(b, loc, m.a, 0);
-  std::optional<int64_t> aRowStride = rowStride(m.a),
-                         cRowStride = rowStride(m.c);
+  std::optional<int64_t> aRowStride = staticStride(aRows, m.rowDims - 1),
+                         cRowStride = staticStride(cRows, m.rowDims - 1);
   if (!aRowStride || !cRowStride) {
     op.emitError("-tfm-cpu-lower-amx: the rows of an AMX contraction's "
                  "operands must have a static stride, got ")
-        << m.a.getType() << " and " << m.c.getType();
+        << aRows.getType() << " and " << cRows.getType();
     return failure();
   }
   Value aStride = e.idx(*aRowStride), cStride = e.idx(*cRowStride);

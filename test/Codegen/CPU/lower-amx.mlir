@@ -1,0 +1,85 @@
+// RUN: tfm-opt %s -tfm-cpu-lower-amx -canonicalize -split-input-file | FileCheck %s
+// RUN: tfm-opt %s -tfm-cpu-lower-amx -tfm-cpu-convert-amx-to-llvm -split-input-file | FileCheck %s --check-prefix=LLVM
+
+// A bf16 contraction in AMX form (K = 64: two k steps of 32; N = 64: four
+// column tiles; cache blocks of 32 columns) with threads: a forall over
+// blocks of 128 rows by 32 columns; in a block, every whole 32 rows run the
+// 32 x 32 kernel per pair of column tiles: four f32 accumulators loaded
+// from C (row stride 64 floats), carried through the k loop (A tiles at a
+// row stride of 64 bf16, B tiles of 1 KiB at 32), stored back.
+// CHECK-LABEL: func @gemm
+// CHECK: scf.forall (%[[RB:.*]], %[[CB:.*]]) in (%{{.*}}, 2)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c2
+// CHECK-COUNT-4: amx.tile_load %arg2[{{.*}}], %c64 : memref<?x4x16xf32> into !amx.tile<16x16xf32>
+// CHECK: %[[ACC:.*]]:4 = scf.for %[[K:.*]] = %c0 to %c32 step %c16 iter_args({{.*}}) -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
+// CHECK-NEXT: amx.tile_load %arg0[%[[I]], %[[K]], %c0], %c64 : memref<?x32x2xbf16> into !amx.tile<16x32xbf16>
+// CHECK-NEXT: amx.tile_load %arg0[%{{.*}}, %[[K]], %c0], %c64
+// CHECK-NEXT: amx.tile_load %arg1[%[[J]], %[[K]], %c0, %c0], %c32 : memref<4x32x16x2xbf16> into !amx.tile<16x32xbf16>
+// CHECK-NEXT: amx.tile_load %arg1[%{{.*}}, %[[K]], %c0, %c0], %c32
+// CHECK-COUNT-4: amx.tile_mulf
+// CHECK-NEXT: scf.yield
+// CHECK-COUNT-4: amx.tile_store %arg2
+// The last rows of a block (fewer than 32): a zeroed 32-row scratch of A,
+// C's rows copied in and out.
+// CHECK: scf.if
+// CHECK: %[[AS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x32x2xbf16>
+// CHECK: %[[CS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x2x16xf32>
+// CHECK: linalg.fill ins(%{{.*}} : bf16) outs(%[[AS]]
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+// CHECK: amx.tile_load %[[CS]][%c0, %{{.*}}, %c0], %c32
+// CHECK: amx.tile_load %[[AS]][%c0, %{{.*}}, %c0], %c64
+// CHECK: linalg.copy
+// CHECK: memref.dealloc %[[AS]]
+// CHECK: memref.dealloc %[[CS]]
+// CHECK-NOT: linalg.generic
+
+// The tiles the k loop carries become LLVM's x86_amx values with the
+// intrinsics (tileloadd64, tdpbf16ps, tilestored64 with their shapes).
+// LLVM: scf.for {{.*}} iter_args({{.*}}) -> (!llvm.x86_amx, !llvm.x86_amx, !llvm.x86_amx, !llvm.x86_amx)
+// LLVM: llvm.call_intrinsic "llvm.x86.tileloadd64.internal"
+// LLVM: llvm.call_intrinsic "llvm.x86.tdpbf16ps.internal"
+// LLVM: llvm.call_intrinsic "llvm.x86.tilestored64.internal"
+// LLVM-NOT: amx.
+#map0 = affine_map<(m, nb, kp, r, t) -> (m, kp, t)>
+#map1 = affine_map<(m, nb, kp, r, t) -> (nb, kp, r, t)>
+#map2 = affine_map<(m, nb, kp, r, t) -> (m, nb, r)>
+func.func @gemm(%a: memref<?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<?x4x16xf32>) {
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, parallel_rows = 128>}
+      ins(%a, %w : memref<?x32x2xbf16>, memref<4x32x16x2xbf16>) outs(%c : memref<?x4x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// Serial (parallel_rows = 0), rows of two dimensions flattened first, and
+// a C that is a view of a wider init (row stride 80 floats).
+// CHECK-LABEL: func @serial
+// CHECK-NOT: scf.forall
+// CHECK: %[[A2:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1], [2], [3]] : memref<?x?x32x2xbf16> into memref<?x32x2xbf16>
+// CHECK: %[[C2:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1], [2], [3]] : memref<?x?x4x16xf32, strided<[?, 80, 16, 1]>> into memref<?x4x16xf32, strided<[?, 16, 1]>>
+// CHECK: scf.for
+// CHECK: amx.tile_load %[[C2]][{{.*}}], %c80
+#map0 = affine_map<(b, s, nb, kp, r, t) -> (b, s, kp, t)>
+#map1 = affine_map<(b, s, nb, kp, r, t) -> (nb, kp, r, t)>
+#map2 = affine_map<(b, s, nb, kp, r, t) -> (b, s, nb, r)>
+func.func @serial(%a: memref<?x?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<?x?x4x16xf32, strided<[?, 80, 16, 1]>>) {
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 64, parallel_rows = 0>}
+      ins(%a, %w : memref<?x?x32x2xbf16>, memref<4x32x16x2xbf16>) outs(%c : memref<?x?x4x16xf32, strided<[?, 80, 16, 1]>>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

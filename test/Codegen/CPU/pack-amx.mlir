@@ -1,0 +1,123 @@
+// RUN: tfm-opt %s -tfm-pack-amx -split-input-file | FileCheck %s
+// RUN: tfm-opt %s -tfm-pack-amx -split-input-file -mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+
+// An in_out weight W[k, n] (K = 64, N = 80) read by a rank-3 contraction on
+// a bf16 module for a CPU with AMX: the activation is converted to bf16
+// once and seen as [.., K/2, 2]; W is copied once (tfm.prepare) into the
+// VNNI layout Wp[N/16, K/2, 16, 2] = bf16(W[2kp + t, 16nb + r]) of its
+// first 64 columns (a multiple of 32); the contraction reads both in bf16
+// and accumulates in f32 on the output seen as [.., N/16, 16]; the last 16
+// columns stay an f32 contraction on a slice of W. The module now needs
+// AMX at run time.
+// CHECK-DAG: #[[VNNI:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3, d0, d2)>
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d5)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d3, d4, d5)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>
+// CHECK: module attributes {tfm.cpu_features = ["amx-bf16"]
+// CHECK-LABEL: func @in_out
+// CHECK: %[[XBF:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<?x?x64xf32>) outs(%{{.*}} : tensor<?x?x64xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[W:.*]] = tfm.weight "w" : tensor<64x80xf32>
+// CHECK: %[[W64:.*]] = tensor.extract_slice %[[W]][0, 0] [64, 64] [1, 1]
+// CHECK: %[[W4:.*]] = tensor.expand_shape %[[W64]] {{\[\[}}0, 1], [2, 3]] output_shape [32, 2, 4, 16]
+// CHECK: %[[WP:.*]] = linalg.generic {indexing_maps = [#[[VNNI]], #{{.*}}], {{.*}} ins(%[[W4]] : tensor<32x2x4x16xf32>) outs(%{{.*}} : tensor<4x32x16x2xbf16>) attrs = {tfm.prepare = "w:amx[n=1]"}
+// CHECK: arith.truncf
+// CHECK: %[[X4:.*]] = tensor.expand_shape %[[XBF]] {{\[\[}}0], [1], [2, 3]] {{.*}} into tensor<?x?x32x2xbf16>
+// CHECK: %[[ACC64:.*]] = tensor.extract_slice %arg1[0, 0, 0] [%{{.*}}, %{{.*}}, 64]
+// CHECK: %[[ACC4:.*]] = tensor.expand_shape %[[ACC64]] {{\[\[}}0], [1], [2, 3]] {{.*}} into tensor<?x?x4x16xf32>
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"]} ins(%[[X4]], %[[WP]] : tensor<?x?x32x2xbf16>, tensor<4x32x16x2xbf16>) outs(%[[ACC4]] : tensor<?x?x4x16xf32>)
+// CHECK-NEXT: ^bb0(%[[IA:.*]]: bf16, %[[IB:.*]]: bf16, %[[O:.*]]: f32):
+// CHECK-NEXT: %[[EA:.*]] = arith.extf %[[IA]] : bf16 to f32
+// CHECK-NEXT: %[[EB:.*]] = arith.extf %[[IB]] : bf16 to f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[EA]], %[[EB]]
+// CHECK-NEXT: arith.addf %[[O]], %[[M]]
+// CHECK: %[[G2:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0], [1], [2, 3]] : tensor<?x?x4x16xf32> into tensor<?x?x64xf32>
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[G2]] into %arg1[0, 0, 0]
+// CHECK: %[[REST:.*]] = tensor.extract_slice %[[INS]][0, 0, 64] [%{{.*}}, %{{.*}}, 16]
+// CHECK: %[[WREST:.*]] = tensor.extract_slice %{{.*}}[0, 64] [64, 16] [1, 1] : tensor<64x80xf32> to tensor<64x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[WREST]] : tensor<?x?x64xf32>, tensor<64x16xf32>) outs(%[[REST]] : tensor<?x?x16xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[INS]][0, 0, 64]
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 1 amx-contractions - Contractions put in AMX form
+// STATS-NEXT: (S) 1 amx-weights      - VNNI-packed bf16 weight layouts made
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 2 amx-contractions
+// STATS-NEXT: (S) 1 amx-weights
+#amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["w", "v"], tfm.target = #amx} {
+  func.func @in_out(%x: tensor<?x?x64xf32>, %acc: tensor<?x?x80xf32>) -> tensor<?x?x80xf32> {
+    %w = tfm.weight "w" : tensor<64x80xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(b, t, n, k) -> (b, t, k)>, affine_map<(b, t, n, k) -> (k, n)>, affine_map<(b, t, n, k) -> (b, t, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<?x?x64xf32>, tensor<64x80xf32>) outs(%acc : tensor<?x?x80xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    }  -> tensor<?x?x80xf32>
+    return %r : tensor<?x?x80xf32>
+  }
+}
+
+// -----
+
+// An out_in weight W[n, k] (a named matmul_transpose_b-style generic) whose
+// activation two contractions read: one conversion to bf16 for both, and
+// Wp[nb, kp, r, t] = bf16(W[16nb + r, 2kp + t]).
+// CHECK-DAG: #[[VNNI2:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// CHECK-LABEL: func @out_in_shared
+// CHECK-COUNT-1: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: tfm.prepare = "v:amx[n=0]"
+// CHECK-NOT: ins(%arg0 : tensor<?x32xf32>) outs(%{{.*}} : tensor<?x32xbf16>)
+// CHECK: return
+#amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["v"], tfm.target = #amx} {
+  func.func @out_in_shared(%x: tensor<?x32xf32>, %acc: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?x64xf32>) {
+    %v = tfm.weight "v" : tensor<64x32xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %v : tensor<?x32xf32>, tensor<64x32xf32>) outs(%acc : tensor<?x64xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    }  -> tensor<?x64xf32>
+    %r2 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %v : tensor<?x32xf32>, tensor<64x32xf32>) outs(%r : tensor<?x64xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    }  -> tensor<?x64xf32>
+    return %r, %r2 : tensor<?x64xf32>, tensor<?x64xf32>
+  }
+}
+
+// -----
+
+// Left alone: a target without AMX (the f32 register kernels run the
+// rounded inputs), K not a multiple of 32, a weight the runtime does not
+// round (f32 precision), and a contraction of two activations.
+// CHECK-LABEL: func @no_amx
+// CHECK-NOT: bf16
+// CHECK: return
+#avx512 = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f,+avx512bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 32768, l2_bytes = 1048576, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["w"], tfm.target = #avx512} {
+  func.func @no_amx(%x: tensor<?x64xf32>, %acc: tensor<?x64xf32>) -> tensor<?x64xf32> {
+    %w = tfm.weight "w" : tensor<64x64xf32>
+    %r = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+    return %r : tensor<?x64xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func @left_alone
+// CHECK-NOT: bf16
+// CHECK: return
+#amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["odd"], tfm.target = #amx} {
+  func.func @left_alone(%x: tensor<?x48xf32>, %y: tensor<?x64xf32>, %z: tensor<64x64xf32>, %acc: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>) {
+    %odd = tfm.weight "odd" : tensor<48x64xf32>
+    %r1 = linalg.matmul ins(%x, %odd : tensor<?x48xf32>, tensor<48x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+    %unrounded = tfm.weight "unrounded" : tensor<64x64xf32>
+    %r2 = linalg.matmul ins(%y, %unrounded : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+    %r3 = linalg.matmul ins(%y, %z : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+    return %r1, %r2, %r3 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>
+  }
+}
