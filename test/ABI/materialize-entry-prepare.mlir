@@ -131,10 +131,16 @@ module attributes {tfm.architecture = "kernel"} {
 // -----
 
 module attributes {tfm.architecture = "kernel"} {
-  // expected-error @+1 {{prepared tensor 'p' must have a static f32 shape, got 'tensor<4xf16>'}}
-  func.func @tfm_prepare() -> (tensor<4xf16> {tfm.name = "p"}) attributes {tfm.prepare} {
-    %w = tfm.weight "w" : tensor<4xf16>
-    return %w : tensor<4xf16>
+  // expected-error @+1 {{prepared tensor 'p' must have a static f32, bf16 or f16 shape, got 'tensor<4xf64>'}}
+  func.func @tfm_prepare() -> (tensor<4xf64> {tfm.name = "p"}) attributes {tfm.prepare} {
+    %w = tfm.weight "w" : tensor<4xf32>
+    %e = tensor.empty() : tensor<4xf64>
+    %d = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%w : tensor<4xf32>) outs(%e : tensor<4xf64>) {
+    ^bb0(%a: f32, %b: f64):
+      %x = arith.extf %a : f32 to f64
+      linalg.yield %x : f64
+    } -> tensor<4xf64>
+    return %d : tensor<4xf64>
   }
   func.func @kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tfm.entry} {
     return %x : tensor<4xf32>
@@ -170,14 +176,15 @@ module attributes {tfm.architecture = "kernel"} {
 
 // -----
 
-// A prepared tensor is f32: only file weights may be stored in 16 bits.
+// A prepared tensor is read in the type @tfm_prepare computes it in (f32,
+// or a 16-bit layout such as -tfm-pack-amx's).
 module attributes {tfm.architecture = "kernel"} {
   func.func @tfm_prepare() -> (tensor<4xf32> {tfm.name = "p"}) attributes {tfm.prepare} {
     %w = tfm.weight "w" : tensor<4xf32>
     return %w : tensor<4xf32>
   }
   func.func @kernel(%x: tensor<4xf32>) -> tensor<4xbf16> attributes {tfm.entry} {
-    // expected-error @+1 {{weight 'p' must have a static f32 shape, got 'tensor<4xbf16>'}}
+    // expected-error @+1 {{prepared weight 'p' is used as 'tensor<4xbf16>'; @tfm_prepare computes 'tensor<4xf32>'}}
     %p = tfm.weight "p" prepared : tensor<4xbf16>
     return %p : tensor<4xbf16>
   }
