@@ -60,6 +60,20 @@ def gelu_tanh_np(x):
                                     (x + np.float32(0.044715) * x * x * x)))
 
 
+def torch_dtype(c):
+    """The dtype a case runs its torch peer in: bf16 for --precision bf16
+    (what a user who wants speed on a CPU runs), else f32."""
+    return torch.bfloat16 if c.get("precision") == "bf16" else torch.float32
+
+
+def f32_only(c):
+    """A skip record for peers that have no bf16 path (NumPy, ONNX Runtime's
+    CPU provider for these graphs), None when the case is f32."""
+    if c.get("precision", "f32") != "f32":
+        return {"skipped": f"no {c['precision']} path"}
+    return None
+
+
 # ---------------------------------------------------------------- attention
 
 def attention_torch(c, threads, timing):
@@ -67,9 +81,10 @@ def attention_torch(c, threads, timing):
         return {"skipped": TORCH_ERR}
     g = torch.Generator().manual_seed(0)
     b, h, hkv, t, d = c["batch"], c["heads"], c["kv_heads"], c["seq"], c["head_dim"]
-    q = torch.rand(b, h, t, d, generator=g) * 2 - 1
-    k = torch.rand(b, hkv, t, d, generator=g) * 2 - 1
-    v = torch.rand(b, hkv, t, d, generator=g) * 2 - 1
+    dt = torch_dtype(c)
+    q = (torch.rand(b, h, t, d, generator=g) * 2 - 1).to(dt)
+    k = (torch.rand(b, hkv, t, d, generator=g) * 2 - 1).to(dt)
+    v = (torch.rand(b, hkv, t, d, generator=g) * 2 - 1).to(dt)
     gqa = hkv != h
     F = torch.nn.functional
 
@@ -116,6 +131,8 @@ def attention_onnx_model(c):
 
 
 def attention_ort(c, threads, timing):
+    if f32_only(c):
+        return f32_only(c)
     if ort is None:
         return {"skipped": ORT_ERR}
     if c["kv_heads"] != c["heads"]:
@@ -141,6 +158,8 @@ def attention_ort(c, threads, timing):
 # ------------------------------------------------------------------- GEMMs
 
 def linear_numpy(c, threads, timing):
+    if f32_only(c):
+        return f32_only(c)
     if np is None:
         return {"skipped": NP_ERR}
     rng = np.random.default_rng(0)
@@ -161,9 +180,10 @@ def linear_torch(c, threads, timing):
     if torch is None:
         return {"skipped": TORCH_ERR}
     g = torch.Generator().manual_seed(0)
-    x = torch.rand(c["m"], c["k"], generator=g)
-    w = torch.rand(c["n"], c["k"], generator=g)
-    bias = torch.rand(c["n"], generator=g) if c["bias"] else None
+    dt = torch_dtype(c)
+    x = torch.rand(c["m"], c["k"], generator=g).to(dt)
+    w = torch.rand(c["n"], c["k"], generator=g).to(dt)
+    bias = torch.rand(c["n"], generator=g).to(dt) if c["bias"] else None
 
     def fn():
         with torch.inference_mode():
@@ -172,6 +192,8 @@ def linear_torch(c, threads, timing):
 
 
 def ffn_numpy(c, threads, timing):
+    if f32_only(c):
+        return f32_only(c)
     if np is None:
         return {"skipped": NP_ERR}
     if c["activation"] != "gelu_tanh":
@@ -203,9 +225,10 @@ def ffn_torch(c, threads, timing):
     act = acts[c["activation"]]
     g = torch.Generator().manual_seed(0)
     t, d, f = c["tokens"], c["d_model"], c["hidden"]
-    x = torch.rand(t, d, generator=g)
-    wu, bu = torch.rand(f, d, generator=g), torch.rand(f, generator=g)
-    wd, bd = torch.rand(d, f, generator=g), torch.rand(d, generator=g)
+    dt = torch_dtype(c)
+    x = torch.rand(t, d, generator=g).to(dt)
+    wu, bu = torch.rand(f, d, generator=g).to(dt), torch.rand(f, generator=g).to(dt)
+    wd, bd = torch.rand(d, f, generator=g).to(dt), torch.rand(d, generator=g).to(dt)
     F = torch.nn.functional
 
     def fn():
@@ -225,7 +248,7 @@ def model_torch(c, threads, timing):
     tr, err = try_import("transformers")
     if tr is None:
         return {"skipped": err}
-    model = tr.AutoModelForCausalLM.from_pretrained(c["dir"], dtype=torch.float32)
+    model = tr.AutoModelForCausalLM.from_pretrained(c["dir"], dtype=torch_dtype(c))
     model.eval()
     ids_path, out_path = c.get("ids"), c.get("tfm_output")
     compare = None

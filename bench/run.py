@@ -2,6 +2,7 @@
 """tfm against its peers, in one run, on the same shapes.
 
     python3 bench/run.py [--quick] [--budget S] [--tfm-bench PATH] [--out FILE]
+                         [--precision f32|bf16]
 
 Measures, on this machine and in this run:
   * the f32 FMA peak (bench/peak/peak.c, clang -O3 -march=native), one core
@@ -18,6 +19,11 @@ Measures, on this machine and in this run:
 each with 1 thread and with all threads (for tfm: the run-time thread
 count, tfm-bench --threads; the code is compiled multithreaded). It prints a table of median times,
 GFLOP/s and ratios, and writes everything to bench/results/<date>-<host>.json.
+
+--precision bf16 runs every case with tfm-bench --precision bf16 (on a CPU
+with AMX, tile kernels) against PyTorch in bf16 (tensors and the model in
+torch.bfloat16: oneDNN's AMX or AVX512-BF16 kernels); NumPy and ONNX
+Runtime have no bf16 path and are listed as skipped.
 
 Ratios: "tfm/peer" is peer time / tfm time (above 1: tfm is faster);
 "tfm/peak" is tfm GFLOP/s over the measured peak for the same thread count.
@@ -163,6 +169,11 @@ def make_cases(quick, model_seq=None):
 
 
 def tfm_args(c):
+    return [str(x) for x in tfm_bench_args(c) +
+            ["--precision", c.get("precision", "f32")]]
+
+
+def tfm_bench_args(c):
     b = c["bench"]
     if b == "attention":
         a = ["attention", "--batch", c["batch"], "--heads", c["heads"],
@@ -294,6 +305,11 @@ def main():
     ap.add_argument("--only", default=None,
                     help="comma-separated benches to run (attention, linear, ffn, model)")
     ap.add_argument("--out", default=None, help="JSON output path")
+    ap.add_argument("--precision", default="f32", choices=["f32", "bf16"],
+                    help="GEMM and attention inputs: tfm-bench --precision, "
+                         "and PyTorch peers in that dtype (bf16: "
+                         "model.to(torch.bfloat16); NumPy and ONNX Runtime "
+                         "are skipped)")
     ap.add_argument("--model-seq", type=int, default=None,
                     help="sequence length of the GPT-2 row (default 16 with "
                          "--quick, else 512, the target's)")
@@ -338,6 +354,11 @@ def main():
     print(f"peak: {json.dumps(report['peak'])}", flush=True)
 
     cases = make_cases(quick, args.model_seq)
+    report["precision"] = args.precision
+    if args.precision != "f32":
+        for c in cases:
+            c["precision"] = args.precision
+            c["label"] += f" {args.precision}"
     if args.only:
         keep = set(args.only.split(","))
         cases = [c for c in cases if c["bench"] in keep]
@@ -352,7 +373,8 @@ def main():
         for c in cases:
             if c["bench"] == "model":
                 c["dir"] = gdir
-                c["tfm_output"] = os.path.join(work, "gpt2-tfm-logits.npy")
+                c["tfm_output"] = os.path.join(
+                    work, f"gpt2-tfm-logits-{args.precision}.npy")
                 c["ids"] = os.path.join(work, "gpt2-ids.npy")
                 if "skipped" in info:
                     c["unavailable"] = info["skipped"]

@@ -354,6 +354,9 @@ LogicalResult Compilation::run() {
       !module->hasAttr(mlir::tfm::kPrecisionAttr)) {
     mlir::Type type =
         mlir::tfm::getPrecisionType(module.getContext(), options.precision);
+    if (!type)
+      return module.emitError("precision '")
+             << options.precision << "' is not f32, bf16 or f16";
     module->setAttr(mlir::tfm::kPrecisionAttr, mlir::TypeAttr::get(type));
   }
 

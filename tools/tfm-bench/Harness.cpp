@@ -2,6 +2,8 @@
 
 #include "Harness.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "tfm/Compiler/Compile.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -98,6 +100,15 @@ std::string Args::getString(llvm::StringRef name, const std::string &dflt) {
   return values_[name];
 }
 
+std::string Args::getChoice(llvm::StringRef name,
+                            llvm::ArrayRef<llvm::StringRef> choices) {
+  std::string value = getString(name, choices.front().str());
+  if (!llvm::is_contained(choices, value))
+    errors_.push_back("--" + name.str() + " must be one of " +
+                      llvm::join(choices, ", ") + ", got '" + value + "'");
+  return value;
+}
+
 int64_t Args::requireInt(llvm::StringRef name) {
   if (!has(name)) {
     errors_.push_back("missing required option --" + name.str());
@@ -140,7 +151,7 @@ CommonOptions CommonOptions::read(Args &args) {
   o.verifyRows = args.getInt("verify-rows", o.verifyRows);
   o.injectError = args.has("inject-error");
   o.packWeights = !args.has("no-pack-weights");
-  o.precision = args.getString("precision", o.precision);
+  o.precision = args.getChoice("precision", {"f32", "bf16", "f16"});
   return o;
 }
 

@@ -56,6 +56,9 @@ public:
   int64_t getInt(llvm::StringRef name, int64_t dflt, int64_t min = 1);
   double getDouble(llvm::StringRef name, double dflt);
   std::string getString(llvm::StringRef name, const std::string &dflt);
+  /// One of `choices` (the first when absent); records an error otherwise.
+  std::string getChoice(llvm::StringRef name,
+                        llvm::ArrayRef<llvm::StringRef> choices);
   /// Required positive integer; records an error when missing.
   int64_t requireInt(llvm::StringRef name);
   std::string requireString(llvm::StringRef name);
