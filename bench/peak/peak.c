@@ -4,7 +4,11 @@
 |* compiler targets (-march=native: AVX-512, else AVX2+FMA, else SSE/NEON     *|
 |* through the generic vector extension), enough chains to cover the FMA      *|
 |* latency on two ports. Prints one JSON line: the ISA, the vector width, and *|
-|* GFLOP/s on one core and on all cores (one thread per online CPU).          *|
+|* GFLOP/s on one core and on all cores (one thread per online CPU). Where    *|
+|* the CPU has them, also the bf16 peaks: AVX512-BF16 (vdpbf16ps chains, f32  *|
+|* accumulation) and AMX-BF16 (tdpbf16ps on four accumulator tiles from two   *|
+|* A and two B tiles held in tile registers), counted as 2 FLOPs per          *|
+|* multiply-add like the f32 peak.                                            *|
 |*                                                                            *|
 |* Build: clang -O3 -march=native -pthread peak.c -o peak                     *|
 |* Usage: peak [seconds per measurement, default 0.5] [threads, default all]  *|
@@ -72,7 +76,83 @@ static float __attribute__((noinline)) fma_chains(int64_t iters, float seed) {
 
 static double flops_per_iter(void) { return 2.0 * CHAINS * LANES; }
 
+#if defined(__AVX512BF16__)
+#include <immintrin.h>
+/* CHAINS vdpbf16ps per round: 16 f32 lanes, each 2 bf16 multiply-adds. */
+static float __attribute__((noinline)) dpbf16_chains(int64_t iters,
+                                                      float seed) {
+  __m512 acc[CHAINS];
+  __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80); /* 1.0 */
+  __m512bh b = (__m512bh)_mm512_set1_epi16(0x3380); /* ~6e-8 */
+  for (int c = 0; c < CHAINS; ++c)
+    acc[c] = _mm512_set1_ps(seed + c);
+  for (int64_t i = 0; i < iters; ++i) {
+#pragma clang loop unroll(full)
+    for (int c = 0; c < CHAINS; ++c)
+      acc[c] = _mm512_dpbf16_ps(acc[c], a, b);
+    __asm__ volatile("" : "+v"(a));
+  }
+  __m512 sum = acc[0];
+  for (int c = 1; c < CHAINS; ++c)
+    sum = _mm512_add_ps(sum, acc[c]);
+  return _mm512_reduce_add_ps(sum);
+}
+#endif
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+#include <immintrin.h>
+#include <sys/syscall.h>
+/* Four tdpbf16ps per round (16 x 16 x 32 multiply-adds each) on tiles
+ * 0-3 from A tiles 4-5 and B tiles 6-7, all in tile registers. */
+static float __attribute__((noinline)) amx_chains(int64_t iters, float seed) {
+  struct {
+    uint8_t palette, start;
+    uint8_t reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+  } __attribute__((packed, aligned(64))) cfg = {0};
+  cfg.palette = 1;
+  for (int t = 0; t < 8; ++t) {
+    cfg.colsb[t] = 64;
+    cfg.rows[t] = 16;
+  }
+  static uint16_t ones[16 * 32] __attribute__((aligned(64)));
+  static float c0[16 * 16] __attribute__((aligned(64)));
+  for (int i = 0; i < 16 * 32; ++i)
+    ones[i] = 0x3380;
+  for (int i = 0; i < 16 * 16; ++i)
+    c0[i] = seed;
+  _tile_loadconfig(&cfg);
+  _tile_loadd(0, c0, 64);
+  _tile_loadd(1, c0, 64);
+  _tile_loadd(2, c0, 64);
+  _tile_loadd(3, c0, 64);
+  _tile_loadd(4, ones, 64);
+  _tile_loadd(5, ones, 64);
+  _tile_loadd(6, ones, 64);
+  _tile_loadd(7, ones, 64);
+  for (int64_t i = 0; i < iters; ++i) {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  _tile_stored(0, c0, 64);
+  _tile_release();
+  return c0[0];
+}
+
+/* Linux hands a thread the AMX tile state only on request. */
+static int amx_enable(void) {
+  return syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                 18 /* XFEATURE_XTILEDATA */) == 0;
+}
+#endif
+
+typedef float (*kernel_fn)(int64_t iters, float seed);
+
 struct job {
+  kernel_fn fn;
   int64_t iters;
   float result;
   double seconds;
@@ -81,20 +161,22 @@ struct job {
 static void *run_job(void *p) {
   struct job *j = p;
   double t0 = now();
-  j->result = fma_chains(j->iters, 1.0f);
+  j->result = j->fn(j->iters, 1.0f);
   j->seconds = now() - t0;
   return NULL;
 }
 
-/* GFLOP/s with `threads` threads each running `iters` rounds (wall time of
- * the slowest). Median of 3. */
-static double measure(int threads, int64_t iters, float *sink) {
+/* GFLOP/s with `threads` threads each running `iters` rounds of `fn`
+ * (`flops` each; wall time of the slowest). Median of 3. */
+static double measure_fn(kernel_fn fn, double flops, int threads,
+                         int64_t iters, float *sink) {
   double best[3];
   for (int rep = 0; rep < 3; ++rep) {
     pthread_t tid[256];
     struct job jobs[256];
     double t0 = now();
     for (int t = 0; t < threads; ++t) {
+      jobs[t].fn = fn;
       jobs[t].iters = iters;
       pthread_create(&tid[t], NULL, run_job, &jobs[t]);
     }
@@ -103,7 +185,7 @@ static double measure(int threads, int64_t iters, float *sink) {
       *sink += jobs[t].result;
     }
     double wall = now() - t0;
-    best[rep] = threads * iters * flops_per_iter() / wall * 1e-9;
+    best[rep] = threads * iters * flops / wall * 1e-9;
   }
   /* median of three */
   double a = best[0], b = best[1], c = best[2];
@@ -111,6 +193,23 @@ static double measure(int threads, int64_t iters, float *sink) {
   if (b > c) { double t = b; b = c; c = t; }
   if (a > b) { double t = a; a = b; b = t; }
   return b;
+}
+
+/* Iterations of `fn` that take about `seconds` on one core. */
+static int64_t calibrate(kernel_fn fn, double seconds, float *sink) {
+  int64_t iters = 1 << 16;
+  for (;;) {
+    double t0 = now();
+    *sink += fn(iters, 2.0f);
+    double dt = now() - t0;
+    if (dt > 0.05)
+      return (int64_t)(iters * seconds / dt) + 1;
+    iters *= 4;
+  }
+}
+
+static double measure(int threads, int64_t iters, float *sink) {
+  return measure_fn(fma_chains, flops_per_iter(), threads, iters, sink);
 }
 
 int main(int argc, char **argv) {
@@ -137,8 +236,28 @@ int main(int argc, char **argv) {
   double single = measure(1, iters, &sink);
   double all = measure(threads, iters, &sink);
   printf("{\"isa\": \"%s\", \"vector_bits\": %d, \"chains\": %d, "
-         "\"single_core_gflops\": %.2f, \"all_core_gflops\": %.2f, "
-         "\"threads\": %d, \"sink\": %g}\n",
-         ISA, LANES * 32, CHAINS, single, all, threads, (double)sink);
+         "\"single_core_gflops\": %.2f, \"all_core_gflops\": %.2f, ",
+         ISA, LANES * 32, CHAINS, single, all);
+#if defined(__AVX512BF16__)
+  {
+    int64_t n = calibrate(dpbf16_chains, seconds, &sink);
+    double flops = 4.0 * 16 * CHAINS;
+    printf("\"avx512bf16_single_core_gflops\": %.2f, "
+           "\"avx512bf16_all_core_gflops\": %.2f, ",
+           measure_fn(dpbf16_chains, flops, 1, n, &sink),
+           measure_fn(dpbf16_chains, flops, threads, n, &sink));
+  }
+#endif
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  if (amx_enable()) {
+    int64_t n = calibrate(amx_chains, seconds, &sink);
+    double flops = 4.0 * 2 * 16 * 16 * 32;
+    printf("\"amx_bf16_single_core_gflops\": %.2f, "
+           "\"amx_bf16_all_core_gflops\": %.2f, ",
+           measure_fn(amx_chains, flops, 1, n, &sink),
+           measure_fn(amx_chains, flops, threads, n, &sink));
+  }
+#endif
+  printf("\"threads\": %d, \"sink\": %g}\n", threads, (double)sink);
   return 0;
 }

@@ -102,11 +102,15 @@ CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 CpuAmxContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                              int64_t cacheCols, int64_t parallelRows) {
+                              int64_t cacheCols, int64_t kBlock,
+                              int64_t parallelRows) {
   if (cacheCols < 32 || cacheCols % 32 != 0)
     return emitError() << "'cache_cols' (" << cacheCols
                        << ") must be a positive multiple of 32 (the "
                           "kernel's two 16-column tiles)";
+  if (kBlock < 32 || kBlock % 32 != 0)
+    return emitError() << "'k_block' (" << kBlock
+                       << ") must be a positive multiple of 32 (a k step)";
   if (parallelRows < 0 || parallelRows % 32 != 0)
     return emitError() << "'parallel_rows' (" << parallelRows
                        << ") must be a non-negative multiple of 32 (the "

@@ -237,12 +237,15 @@ def Tfm_CpuAmxContractionAttr : AttrDef<Tfm_Dialect, "CpuAmxContraction"> {
     2 x 2 tiles of 16 x 16 f32 accumulators (32 rows by 32 columns) over
     k steps of 32, its four accumulators in tile registers for the whole
     k loop. The columns are swept in cache blocks of `cache_cols` (the
-    block of `Wp` that each 32-row step reads stays in L2); with
-    `parallel_rows` > 0, threads take blocks of that many rows by one
-    cache block of columns (0: serial).
+    block of `Wp` that each 32-row step reads stays in L2), and k in
+    blocks of `k_block` (the 32 rows of A such a block reads stay in L1
+    while every pair of column tiles reads them; the accumulators go back
+    to C between blocks); with `parallel_rows` > 0, threads take blocks of
+    that many rows by one cache block of columns (0: serial).
   }];
   let parameters = (ins
     "int64_t":$cache_cols,
+    "int64_t":$k_block,
     "int64_t":$parallel_rows
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -121,9 +121,15 @@ struct CpuConfigurePass
           cols = std::min(cols, std::max<int64_t>(
                                     32, n / (2 * target.getThreads()) / 32 *
                                             32));
+        // The 32 x k_block bf16 rows of A fill at most half of L1.
+        int64_t kBlock =
+            std::clamp<int64_t>(l1 / 2 / (32 * 2) / 32 * 32, 32, k);
+        if (getenv("XKB")) kBlock = std::min<int64_t>(k, atoi(getenv("XKB")));
+        if (getenv("XCOLS")) cols = atoi(getenv("XCOLS"));
         bool split = threads && topLevel;
         op->setAttr(kLoweringConfigAttr,
-                    CpuAmxContractionAttr::get(ctx, cols, split ? 128 : 0));
+                    CpuAmxContractionAttr::get(ctx, cols, kBlock,
+                                               split ? 128 : 0));
         ++configuredContractions;
         return;
       }

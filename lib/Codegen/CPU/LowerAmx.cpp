@@ -56,8 +56,8 @@ public:
   Value add(Value x, int64_t y) { return add(x, idx(y)); }
 
   /// The 32 x 32 kernel: four accumulators in tile registers over the
-  /// whole k loop (`kp` pairs of k in steps of 16 pairs).
-  void kernel(const KernelOperands &o, int64_t kp) {
+  /// k loop over pairs [k0, k1) of k in steps of 16 pairs.
+  void kernel(const KernelOperands &o, Value k0, Value k1) {
     MLIRContext *ctx = b.getContext();
     auto accType = amx::TileType::get({16, 16}, Float32Type::get(ctx));
     auto inType = amx::TileType::get({16, 32}, BFloat16Type::get(ctx));
@@ -73,7 +73,7 @@ public:
             b, loc, accType, o.c, ValueRange{cRows[i], cTiles[j], zero},
             o.cStride));
     auto loop = scf::ForOp::create(
-        b, loc, zero, idx(kp), idx(16), acc,
+        b, loc, k0, k1, idx(16), acc,
         [&](OpBuilder &nb, Location l, Value k, ValueRange iter) {
           Value x[2], y[2];
           for (int i = 0; i < 2; ++i)
@@ -99,18 +99,27 @@ public:
   }
 
   /// Kernels over column tiles [t0, t1) (an even count) of Wp, writing C's
-  /// column tiles from `cTile0`.
+  /// column tiles from `cTile0`: for each block of `kpBlock` pairs of k
+  /// (the 32 rows of A it reads stay in L1 while every column pair reads
+  /// them), every column pair's kernel on that block.
   void columns(KernelOperands o, Value t0, Value t1, Value cTile0,
-               int64_t kp) {
-    scf::ForOp::create(b, loc, t0, t1, idx(2), ValueRange{},
-                       [&](OpBuilder &nb, Location l, Value t, ValueRange) {
-                         OpBuilder::InsertionGuard guard(b);
-                         b.setInsertionPoint(scf::YieldOp::create(nb, l));
-                         o.bTile = t;
-                         o.cTile = add(cTile0, arith::SubIOp::create(
-                                                   b, loc, t, t0));
-                         kernel(o, kp);
-                       });
+               int64_t kp, int64_t kpBlock) {
+    scf::ForOp::create(
+        b, loc, idx(0), idx(kp), idx(kpBlock), ValueRange{},
+        [&](OpBuilder &kb, Location kl, Value k0, ValueRange) {
+          OpBuilder::InsertionGuard kguard(b);
+          b.setInsertionPoint(scf::YieldOp::create(kb, kl));
+          Value k1 = arith::MinUIOp::create(b, loc, add(k0, kpBlock), idx(kp));
+          scf::ForOp::create(
+              b, loc, t0, t1, idx(2), ValueRange{},
+              [&](OpBuilder &nb, Location l, Value t, ValueRange) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(scf::YieldOp::create(nb, l));
+                o.bTile = t;
+                o.cTile = add(cTile0, arith::SubIOp::create(b, loc, t, t0));
+                kernel(o, k0, k1);
+              });
+        });
   }
 
   OpBuilder &b;
@@ -178,6 +187,7 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
   auto wpType = cast<MemRefType>(m.wp.getType());
   int64_t numTiles = wpType.getDimSize(0), kp = wpType.getDimSize(1);
   int64_t blockTiles = config.getCacheCols() / 16;
+  int64_t kpBlock = std::min(kp, config.getKBlock() / 2);
   int64_t colBlocks = llvm::divideCeil(numTiles, blockTiles);
   Value rows = memref::DimOp::create(b, loc, m.a, 0);
   std::optional<int64_t> aRowStride = staticStride(aRows, m.rowDims - 1),
@@ -215,7 +225,7 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
           b.setInsertionPoint(scf::YieldOp::create(nb, l));
           KernelOperands o{m.a, r, aStride, m.c, r, Value(), cStride, m.wp,
                            Value()};
-          e.columns(o, t0, t1, t0, kp);
+          e.columns(o, t0, t1, t0, kp, kpBlock);
         });
     Value rest = arith::SubIOp::create(b, loc, r1, rWhole);
     Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
@@ -254,7 +264,7 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
       KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),
                        cScratch, zeroIdx, Value(),
                        e.idx(16 * blockTiles), m.wp, Value()};
-      e.columns(o, t0, t1, zeroIdx, kp);
+      e.columns(o, t0, t1, zeroIdx, kp, kpBlock);
       linalg::CopyOp::create(b, loc, cScratchRows, cRows);
       memref::DeallocOp::create(b, loc, aScratch);
       memref::DeallocOp::create(b, loc, cScratch);

@@ -38,6 +38,10 @@ namespace {
 /// take.
 struct Candidate {
   WeightOp weight;
+  // The part of W the contraction reads: W itself, or a static slice of it
+  // (GPT-2's fused QKV weight read as three [768, 768] blocks).
+  int64_t offsets[2] = {0, 0};
+  int64_t sizes[2] = {0, 0};
   unsigned operand; // input number of the weight
   unsigned nDim;    // which dimension of W is N (1: W[k, n], 0: W[n, k])
   int64_t k, n;     // K and N (static)
@@ -77,15 +81,30 @@ std::optional<Candidate> match(linalg::LinalgOp op,
   if (!k)
     return std::nullopt;
   for (unsigned i = 0; i < 2; ++i) {
-    auto weight = op.getDpsInputOperand(i)->get().getDefiningOp<WeightOp>();
-    if (!weight || weight.getPrepared() || !rounded.count(weight.getName()))
+    Value input = op.getDpsInputOperand(i)->get();
+    auto type = cast<RankedTensorType>(input.getType());
+    Candidate c;
+    c.operand = i;
+    c.sizes[0] = type.getDimSize(0);
+    c.sizes[1] = type.getRank() == 2 ? type.getDimSize(1) : 0;
+    c.weight = input.getDefiningOp<WeightOp>();
+    if (auto slice = input.getDefiningOp<tensor::ExtractSliceOp>()) {
+      // A static, unit-stride, rank-2 block of the weight.
+      c.weight = slice.getSource().getDefiningOp<WeightOp>();
+      if (!c.weight || slice.getSourceType().getRank() != 2 ||
+          type.getRank() != 2 || !slice.hasUnitStride() ||
+          ShapedType::isDynamicShape(slice.getStaticOffsets()))
+        continue;
+      c.offsets[0] = slice.getStaticOffsets()[0];
+      c.offsets[1] = slice.getStaticOffsets()[1];
+    }
+    if (!c.weight || c.weight.getPrepared() ||
+        !rounded.count(c.weight.getName()))
       continue;
-    auto type = cast<RankedTensorType>(weight.getType());
     AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(i));
-    if (type.getRank() != 2 || !map.isProjectedPermutation() ||
-        map.getNumResults() != 2)
+    if (type.getRank() != 2 || !type.hasStaticShape() ||
+        !map.isProjectedPermutation() || map.getNumResults() != 2)
       continue;
-    Candidate c{weight, i, 0, 0, 0, 0};
     c.nDim = map.getDimPosition(0) == n ? 0 : 1;
     if (map.getDimPosition(c.nDim) != n || map.getDimPosition(1 - c.nDim) != *k)
       continue;
@@ -184,19 +203,36 @@ private:
 /// one linalg.generic per weight name and layout at the start of the
 /// function, marked `tfm.prepare`.
 Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, Candidate c) {
+  auto full = cast<RankedTensorType>(c.weight.getType());
+  bool whole = c.sizes[0] == full.getDimSize(0) &&
+               c.sizes[1] == full.getDimSize(1);
+  std::string block =
+      whole ? std::string()
+            : ("[" + Twine(c.offsets[0]) + ":" +
+               Twine(c.offsets[0] + c.sizes[0]) + "," + Twine(c.offsets[1]) +
+               ":" + Twine(c.offsets[1] + c.sizes[1]) + "]")
+                  .str();
   std::string name =
-      (c.weight.getName() + ":amx[n=" + Twine(c.nDim) + "]").str();
+      (c.weight.getName() + block + ":amx[n=" + Twine(c.nDim) + "]").str();
   if (Value v = packs.lookup(name))
     return v;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.front());
   Location loc = NameLoc::get(b.getStringAttr(name), c.weight.getLoc());
-  auto type = cast<RankedTensorType>(c.weight.getType());
-  Type f32 = type.getElementType(), bf16 = b.getBF16Type();
-  Value w = WeightOp::create(b, loc, type, c.weight.getNameAttr(),
+  Type f32 = full.getElementType(), bf16 = b.getBF16Type();
+  Value w = WeightOp::create(b, loc, full, c.weight.getNameAttr(),
                              /*prepared=*/nullptr);
-  if (c.packedN != c.n)
-    w = slice(b, loc, w, c.nDim, 0, c.packedN);
+  // The block read, its first packedN columns.
+  SmallVector<int64_t> sizes{c.sizes[0], c.sizes[1]};
+  sizes[c.nDim] = c.packedN;
+  if (!whole || c.packedN != c.n)
+    w = tensor::ExtractSliceOp::create(
+        b, loc, w,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(c.offsets[0]),
+                               b.getIndexAttr(c.offsets[1])},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(sizes[0]),
+                               b.getIndexAttr(sizes[1])},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
   int64_t nb = c.packedN / 16, kp = c.k / 2;
   // W as rank 4: [K/2, 2, N/16, 16] or [N/16, 16, K/2, 2].
   SmallVector<int64_t> shape4 =

@@ -46,7 +46,7 @@
 #map1 = affine_map<(m, nb, kp, r, t) -> (nb, kp, r, t)>
 #map2 = affine_map<(m, nb, kp, r, t) -> (m, nb, r)>
 func.func @gemm(%a: memref<?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<?x4x16xf32>) {
-  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, parallel_rows = 128>}
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 128>}
       ins(%a, %w : memref<?x32x2xbf16>, memref<4x32x16x2xbf16>) outs(%c : memref<?x4x16xf32>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %0 = arith.extf %x : bf16 to f32
@@ -72,7 +72,7 @@ func.func @gemm(%a: memref<?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<
 #map1 = affine_map<(b, s, nb, kp, r, t) -> (nb, kp, r, t)>
 #map2 = affine_map<(b, s, nb, kp, r, t) -> (b, s, nb, r)>
 func.func @serial(%a: memref<?x?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<?x?x4x16xf32, strided<[?, 80, 16, 1]>>) {
-  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 64, parallel_rows = 0>}
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 32, parallel_rows = 0>}
       ins(%a, %w : memref<?x?x32x2xbf16>, memref<4x32x16x2xbf16>) outs(%c : memref<?x?x4x16xf32, strided<[?, 80, 16, 1]>>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %0 = arith.extf %x : bf16 to f32

@@ -43,6 +43,9 @@
 // STATS: PackAmxPass
 // STATS-NEXT: (S) 2 amx-contractions
 // STATS-NEXT: (S) 1 amx-weights
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 1 amx-contractions
+// STATS-NEXT: (S) 1 amx-weights
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
 module attributes {tfm.precision = bf16, tfm.rounded_weights = ["w", "v"], tfm.target = #amx} {
   func.func @in_out(%x: tensor<?x?x64xf32>, %acc: tensor<?x?x80xf32>) -> tensor<?x?x80xf32> {
@@ -85,6 +88,27 @@ module attributes {tfm.precision = bf16, tfm.rounded_weights = ["v"], tfm.target
       linalg.yield %s : f32
     }  -> tensor<?x64xf32>
     return %r, %r2 : tensor<?x64xf32>, tensor<?x64xf32>
+  }
+}
+
+// -----
+
+// A static block of a weight (GPT-2's fused QKV weight, read as three
+// blocks): the block is prepared, under a name that says which.
+// CHECK-LABEL: func @block
+// CHECK: %[[W:.*]] = tfm.weight "qkv" : tensor<64x96xf32>
+// CHECK: %[[B:.*]] = tensor.extract_slice %[[W]][0, 32] [64, 32] [1, 1] : tensor<64x96xf32> to tensor<64x32xf32>
+// CHECK: tensor.expand_shape %[[B]]
+// CHECK: tfm.prepare = "qkv[0:64,32:64]:amx[n=1]"
+// CHECK-NOT: tfm.prepare
+// CHECK: return
+#amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["qkv"], tfm.target = #amx} {
+  func.func @block(%x: tensor<?x64xf32>, %acc: tensor<?x32xf32>) -> tensor<?x32xf32> {
+    %w = tfm.weight "qkv" : tensor<64x96xf32>
+    %k = tensor.extract_slice %w[0, 32] [64, 32] [1, 1] : tensor<64x96xf32> to tensor<64x32xf32>
+    %r = linalg.matmul ins(%x, %k : tensor<?x64xf32>, tensor<64x32xf32>) outs(%acc : tensor<?x32xf32>) -> tensor<?x32xf32>
+    return %r : tensor<?x32xf32>
   }
 }
 

@@ -84,7 +84,10 @@ def PackAmxPass : Pass<"tfm-pack-amx", "ModuleOp"> {
     and its `#tfm.cpu_target` has the `amx-tile` and `amx-bf16` features.
     A contraction (f32, two inputs, one init, no `linalg.index`) whose
     input is a rank-2 `tfm.weight` `W` that the runtime rounds to bf16
-    (`tfm.rounded_weights`), read as `(k, n)` or `(n, k)`, with the other
+    (`tfm.rounded_weights`), or a static unit-stride block of one (a fused
+    QKV weight read as three blocks; the prepared copy's name then says
+    which block, `W[r0:r1,c0:c1]:amx[n=..]`), read as `(k, n)` or
+    `(n, k)`, with the other
     input read as `A[rows.., k]` for the output `C[rows.., n]` (the rows
     parallel loops), static `K` a multiple of 32 and static `N` of at least
     32, becomes a bf16 x bf16 -> f32 `linalg.generic` with loops
