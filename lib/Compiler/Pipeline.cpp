@@ -89,6 +89,7 @@ void buildCompilerPipeline(OpPassManager &pm,
   mlir::tfm::TfmToLLVMPipelineOptions pipeline;
   pipeline.fuseAttention = options.fuseAttention;
   pipeline.packWeights = options.packWeights;
+  pipeline.runtimeAllocator = options.runtimeAllocator;
   pipeline.embedWeights = options.embedWeights;
   pipeline.fuseElementwise = options.fuseElementwise;
   if (options.gpu) {

@@ -235,6 +235,8 @@ tfm::bench::compileKernelLibrary(mlir::ModuleOp module,
   options.target = benchTarget(common.threads);
   options.packWeights = common.packWeights;
   options.precision = common.precision;
+  // The kernel links without the runtime: malloc/free.
+  options.runtimeAllocator = false;
   if (failed(tfm::compileModule(module, options, tfm::EmitPhase::Obj,
                                 objPath)))
     return llvm::createStringError(

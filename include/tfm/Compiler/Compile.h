@@ -86,6 +86,9 @@ struct CompileOptions {
   /// Pack contraction weights into panels once per model instance
   /// (-tfm-pack-weights; off: GEMMs read the weights as stored).
   bool packWeights = true;
+  /// Heap buffers through the runtime's allocator (kept between calls);
+  /// off for code that does not link the runtime (tfm-bench's kernels).
+  bool runtimeAllocator = true;
   /// Linking of EmitPhase::So.
   mlir::tfm::LinkOptions link;
   /// For EmitPhase::So: the header path (default: the library path with `.h`, beside the

@@ -30,6 +30,13 @@ struct TfmToLLVMPipelineOptions
       llvm::cl::desc("Fuse single-use elementwise linalg producers into "
                      "their consumers before bufferization"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> runtimeAllocator{
+      *this, "runtime-allocator",
+      llvm::cl::desc("Heap buffers through tfm's runtime "
+                     "(_mlir_memref_to_llvm_alloc/free, lib/Runtime/Alloc.cpp: "
+                     "blocks kept between calls) instead of malloc/free; "
+                     "for code linked with the runtime (tfmc sets it)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> packWeights{
       *this, "pack-weights",
       llvm::cl::desc("Give contraction weights a panel-major layout made once "
