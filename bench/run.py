@@ -6,7 +6,8 @@
 
 Measures, on this machine and in this run:
   * the f32 FMA peak (bench/peak/peak.c, clang -O3 -march=native), one core
-    and all cores;
+    and all cores, and where the CPU has them the AVX512-BF16 and AMX-BF16
+    peaks (bf16 rows are reported against the AMX one, else AVX512-BF16);
   * attention (f32, D = 64 and 128, T = 512 ... 8192, causal or not): tfm
     (tools/tfm-bench), PyTorch scaled_dot_product_attention, ONNX Runtime
     (an unfused QK^T/softmax/PV graph);
@@ -261,7 +262,16 @@ def print_table(report):
         c, thr = entry["case"], entry["threads"]
         tfm = entry["tfm"]
         tg = gflops(c["flops"], tfm)
-        peak = report["peak"].get("single_core_gflops" if thr == 1 else "all_core_gflops")
+        # bf16 rows against the bf16 peak of the units tfm can use (AMX,
+        # else AVX512-BF16's dot product), f32 rows against the FMA peak.
+        kind = ""
+        if c.get("precision") == "bf16":
+            for k in ("amx_bf16_", "avx512bf16_"):
+                if f"{k}single_core_gflops" in report["peak"]:
+                    kind = k
+                    break
+        scope = "single_core_gflops" if thr == 1 else "all_core_gflops"
+        peak = report["peak"].get(kind + scope)
         peer_cells = []
         for name, res in entry["peers"].items():
             g = gflops(c["flops"], res)
