@@ -47,8 +47,8 @@
 #include "tfm/Runtime/tfm_runtime.h"
 
 #include "tfm/Runtime/Loader.h"
-#include "tfm/Support/CpuFeatures.h"
 #include "tfm/Runtime/MemRefDescriptor.h"
+#include "tfm/Support/CpuFeatures.h"
 
 #include "Cuda.h"
 

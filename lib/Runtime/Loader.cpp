@@ -242,8 +242,8 @@ Expected<BoundWeights> runtime::bindWeights(const Manifest &manifest,
                          "' of shape " + formatShape(spec.shape) +
                          " is too large");
     // 4-byte elements, or 2-byte ones (a bf16/f16 prepared layout).
-    size_t bytes = static_cast<size_t>(count) *
-                   (spec.storage == Precision::F32 ? 4 : 2);
+    size_t bytes =
+        static_cast<size_t>(count) * (spec.storage == Precision::F32 ? 4 : 2);
     AlignedFloats buffer = allocateFloats((bytes + 3) / 4);
     if (!buffer) {
       if (failure)

@@ -28,7 +28,8 @@ tfm::enableCpuFeatures(const std::vector<std::string> &features) {
     llvm::StringRef(env).split(disabled, ',', -1, /*KeepEmpty=*/false);
   for (const std::string &feature : features) {
     if (feature != "amx-bf16")
-      return "the CPU feature '" + feature + "', which this runtime does "
+      return "the CPU feature '" + feature +
+             "', which this runtime does "
              "not know";
     bool present = false;
 #if defined(__x86_64__)
@@ -55,4 +56,3 @@ tfm::enableCpuFeatures(const std::vector<std::string> &features) {
   }
   return std::nullopt;
 }
-

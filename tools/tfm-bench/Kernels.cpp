@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
-#include "tfm/Support/CpuFeatures.h"
 #include "tfm/IR/TfmAttrNames.h"
+#include "tfm/Support/CpuFeatures.h"
 
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/Runtime/MemRefDescriptor.h"

@@ -2,6 +2,10 @@
 
 #include "Contraction.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/ADT/Twine.h"
+
 using namespace mlir;
 using namespace mlir::tfm;
 
@@ -17,6 +21,59 @@ bool mlir::tfm::initializesOther(linalg::LinalgOp op) {
   return consumer && consumer->getBlock() == op->getBlock() &&
          consumer.hasPureTensorSemantics() && consumer.isDpsInit(&use) &&
          !classifyContraction(consumer) && !matchAmxContraction(consumer);
+}
+
+bool WeightBlock::whole() {
+  auto type = cast<RankedTensorType>(weight.getType());
+  return offsets[0] == 0 && offsets[1] == 0 && sizes[0] == type.getDimSize(0) &&
+         sizes[1] == type.getDimSize(1);
+}
+
+std::string WeightBlock::suffix() {
+  if (whole())
+    return "";
+  return ("[" + llvm::Twine(offsets[0]) + ":" +
+          llvm::Twine(offsets[0] + sizes[0]) + "," + llvm::Twine(offsets[1]) +
+          ":" + llvm::Twine(offsets[1] + sizes[1]) + "]")
+      .str();
+}
+
+Value WeightBlock::read(OpBuilder &b, Location loc, int64_t dim, int64_t size) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  Value w = WeightOp::create(b, loc, type, weight.getNameAttr(),
+                             /*prepared=*/nullptr);
+  int64_t cut[2] = {sizes[0], sizes[1]};
+  cut[dim] = size;
+  if (offsets[0] == 0 && offsets[1] == 0 && cut[0] == type.getDimSize(0) &&
+      cut[1] == type.getDimSize(1))
+    return w;
+  auto index = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  return tensor::ExtractSliceOp::create(
+      b, loc, w, ArrayRef<OpFoldResult>{index(offsets[0]), index(offsets[1])},
+      ArrayRef<OpFoldResult>{index(cut[0]), index(cut[1])},
+      ArrayRef<OpFoldResult>{index(1), index(1)});
+}
+
+std::optional<WeightBlock> mlir::tfm::weightBlockOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape())
+    return std::nullopt;
+  WeightBlock block;
+  block.sizes[0] = type.getDimSize(0);
+  block.sizes[1] = type.getDimSize(1);
+  block.weight = v.getDefiningOp<WeightOp>();
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    block.weight = slice.getSource().getDefiningOp<WeightOp>();
+    if (!block.weight || slice.getSourceType().getRank() != 2 ||
+        !slice.hasUnitStride() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()))
+      return std::nullopt;
+    block.offsets[0] = slice.getStaticOffsets()[0];
+    block.offsets[1] = slice.getStaticOffsets()[1];
+  }
+  if (!block.weight || block.weight.getPrepared())
+    return std::nullopt;
+  return block;
 }
 
 bool mlir::tfm::hasAmxBf16(CpuTargetAttr target) {
@@ -41,10 +98,9 @@ mlir::tfm::matchAmxContraction(linalg::LinalgOp op) {
   if (!a || !wp || !c || !a.getElementType().isBF16() ||
       !wp.getElementType().isBF16() || !c.getElementType().isF32() ||
       a.getRank() != r + 2 || wp.getRank() != 4 || c.getRank() != r + 2 ||
-      !wp.hasStaticShape() || wp.getDimSize(2) != 16 ||
-      wp.getDimSize(3) != 2 || a.getDimSize(r) != wp.getDimSize(1) ||
-      a.getDimSize(r + 1) != 2 || c.getDimSize(r) != wp.getDimSize(0) ||
-      c.getDimSize(r + 1) != 16)
+      !wp.hasStaticShape() || wp.getDimSize(2) != 16 || wp.getDimSize(3) != 2 ||
+      a.getDimSize(r) != wp.getDimSize(1) || a.getDimSize(r + 1) != 2 ||
+      c.getDimSize(r) != wp.getDimSize(0) || c.getDimSize(r + 1) != 16)
     return std::nullopt;
   MLIRContext *ctx = op->getContext();
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::tfm {
 
@@ -28,6 +29,28 @@ int64_t registerTileWidth(CpuTargetAttr target);
 /// norm's mean, say): with threads it is not split by itself, the blocks
 /// of that op fill their own slices.
 bool initializesOther(linalg::LinalgOp op);
+
+/// The part of a rank-2 `tfm.weight` that a contraction operand reads: the
+/// weight itself, or a static unit-stride block of it (GPT-2's fused QKV
+/// weight read as three blocks).
+struct WeightBlock {
+  WeightOp weight;
+  int64_t offsets[2] = {0, 0};
+  int64_t sizes[2] = {0, 0};
+
+  /// Whether the block is the whole weight.
+  bool whole();
+  /// "" for the whole weight, else "[r0:r1,c0:c1]": appended to the weight's
+  /// name in the names of prepared layouts of the block.
+  std::string suffix();
+  /// `weight` read again at the start of `builder`'s block, cut to the
+  /// block with its dimension `dim` to its first `size` entries.
+  Value read(OpBuilder &builder, Location loc, int64_t dim, int64_t size);
+};
+
+/// The weight block `v` is, if it is one (a rank-2 static weight that is
+/// not a prepared tensor, or a static unit-stride rank-2 slice of one).
+std::optional<WeightBlock> weightBlockOf(Value v);
 
 /// Whether `target` runs bf16 tile multiplications (AMX-TILE and
 /// AMX-BF16 among its LLVM features).

@@ -118,18 +118,20 @@ struct CpuConfigurePass
         int64_t n = 16 * wp.getDimSize(0), k = 2 * wp.getDimSize(1);
         int64_t cols = std::max<int64_t>(32, l2 / 2 / (2 * k) / 32 * 32);
         if (threads)
-          cols = std::min(cols, std::max<int64_t>(
-                                    32, n / (2 * target.getThreads()) / 32 *
-                                            32));
+          cols = std::min(
+              cols,
+              std::max<int64_t>(32, n / (2 * target.getThreads()) / 32 * 32));
         // The 32 x k_block bf16 rows of A fill at most half of L1.
         int64_t kBlock =
             std::clamp<int64_t>(l1 / 2 / (32 * 2) / 32 * 32, 32, k);
-        if (getenv("XKB")) kBlock = std::min<int64_t>(k, atoi(getenv("XKB")));
-        if (getenv("XCOLS")) cols = atoi(getenv("XCOLS"));
+        if (getenv("XKB"))
+          kBlock = std::min<int64_t>(k, atoi(getenv("XKB")));
+        if (getenv("XCOLS"))
+          cols = atoi(getenv("XCOLS"));
         bool split = threads && topLevel;
-        op->setAttr(kLoweringConfigAttr,
-                    CpuAmxContractionAttr::get(ctx, cols, kBlock,
-                                               split ? 128 : 0));
+        op->setAttr(
+            kLoweringConfigAttr,
+            CpuAmxContractionAttr::get(ctx, cols, kBlock, split ? 128 : 0));
         ++configuredContractions;
         return;
       }

@@ -77,18 +77,17 @@ public:
         [&](OpBuilder &nb, Location l, Value k, ValueRange iter) {
           Value x[2], y[2];
           for (int i = 0; i < 2; ++i)
-            x[i] = amx::TileLoadOp::create(nb, l, inType, o.a,
-                                           ValueRange{aRows[i], k, zero},
-                                           o.aStride);
+            x[i] = amx::TileLoadOp::create(
+                nb, l, inType, o.a, ValueRange{aRows[i], k, zero}, o.aStride);
           for (int j = 0; j < 2; ++j)
-            y[j] = amx::TileLoadOp::create(
-                nb, l, inType, o.wp, ValueRange{bTiles[j], k, zero, zero},
-                rowStrideB);
+            y[j] = amx::TileLoadOp::create(nb, l, inType, o.wp,
+                                           ValueRange{bTiles[j], k, zero, zero},
+                                           rowStrideB);
           SmallVector<Value> next;
           for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 2; ++j)
-              next.push_back(amx::TileMulFOp::create(
-                  nb, l, accType, x[i], y[j], iter[2 * i + j]));
+              next.push_back(amx::TileMulFOp::create(nb, l, accType, x[i], y[j],
+                                                     iter[2 * i + j]));
           scf::YieldOp::create(nb, l, next);
         });
     for (int i = 0; i < 2; ++i)
@@ -102,8 +101,8 @@ public:
   /// column tiles from `cTile0`: for each block of `kpBlock` pairs of k
   /// (the 32 rows of A it reads stay in L1 while every column pair reads
   /// them), every column pair's kernel on that block.
-  void columns(KernelOperands o, Value t0, Value t1, Value cTile0,
-               int64_t kp, int64_t kpBlock) {
+  void columns(KernelOperands o, Value t0, Value t1, Value cTile0, int64_t kp,
+               int64_t kpBlock) {
     scf::ForOp::create(
         b, loc, idx(0), idx(kp), idx(kpBlock), ValueRange{},
         [&](OpBuilder &kb, Location kl, Value k0, ValueRange) {
@@ -144,8 +143,8 @@ struct CpuLowerAmxPass : tfm::impl::CpuLowerAmxPassBase<CpuLowerAmxPass> {
   void runOnOperation() override {
     SmallVector<std::pair<linalg::GenericOp, CpuAmxContractionAttr>> work;
     getOperation().walk([&](linalg::GenericOp op) {
-      auto config =
-          dyn_cast_or_null<CpuAmxContractionAttr>(op->getAttr(kLoweringConfigAttr));
+      auto config = dyn_cast_or_null<CpuAmxContractionAttr>(
+          op->getAttr(kLoweringConfigAttr));
       if (config && op.hasPureBufferSemantics() && matchAmxContraction(op))
         work.push_back({op, config});
     });
@@ -179,8 +178,8 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
     ReassociationIndices rows;
     for (int64_t d = 0; d < m.rowDims; ++d)
       rows.push_back(d);
-    SmallVector<ReassociationIndices> groups{rows, {m.rowDims},
-                                             {m.rowDims + 1}};
+    SmallVector<ReassociationIndices> groups{
+        rows, {m.rowDims}, {m.rowDims + 1}};
     m.a = memref::CollapseShapeOp::create(b, loc, m.a, groups);
     m.c = memref::CollapseShapeOp::create(b, loc, m.c, groups);
   }
@@ -218,15 +217,14 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
     Value whole = arith::MulIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, span, e.idx(32)), e.idx(32));
     Value rWhole = e.add(r0, whole);
-    scf::ForOp::create(
-        b, loc, r0, rWhole, e.idx(32), ValueRange{},
-        [&](OpBuilder &nb, Location l, Value r, ValueRange) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(scf::YieldOp::create(nb, l));
-          KernelOperands o{m.a, r, aStride, m.c, r, Value(), cStride, m.wp,
-                           Value()};
-          e.columns(o, t0, t1, t0, kp, kpBlock);
-        });
+    scf::ForOp::create(b, loc, r0, rWhole, e.idx(32), ValueRange{},
+                       [&](OpBuilder &nb, Location l, Value r, ValueRange) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPoint(scf::YieldOp::create(nb, l));
+                         KernelOperands o{m.a,     r,       aStride, m.c,    r,
+                                          Value(), cStride, m.wp,    Value()};
+                         e.columns(o, t0, t1, t0, kp, kpBlock);
+                       });
     Value rest = arith::SubIOp::create(b, loc, r1, rWhole);
     Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
                                       e.idx(0));
@@ -237,8 +235,10 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
       Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
       auto aType = MemRefType::get({32, kp, 2}, bf16);
       auto cType = MemRefType::get({32, blockTiles, 16}, f32);
-      Value aScratch = memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(64));
-      Value cScratch = memref::AllocOp::create(b, loc, cType, b.getI64IntegerAttr(64));
+      Value aScratch =
+          memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(64));
+      Value cScratch =
+          memref::AllocOp::create(b, loc, cType, b.getI64IntegerAttr(64));
       Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
       linalg::FillOp::create(b, loc, zero, aScratch);
       Value tiles = arith::SubIOp::create(b, loc, t1, t0);
@@ -261,9 +261,9 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
       Value cRows = rowsOf(m.c, rWhole, rest, t0, tiles);
       Value cScratchRows = rowsOf(cScratch, zeroIdx, rest, zeroIdx, tiles);
       linalg::CopyOp::create(b, loc, cRows, cScratchRows);
-      KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),
-                       cScratch, zeroIdx, Value(),
-                       e.idx(16 * blockTiles), m.wp, Value()};
+      KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),          cScratch,
+                       zeroIdx,  Value(), e.idx(16 * blockTiles), m.wp,
+                       Value()};
       e.columns(o, t0, t1, zeroIdx, kp, kpBlock);
       linalg::CopyOp::create(b, loc, cScratchRows, cRows);
       memref::DeallocOp::create(b, loc, aScratch);
@@ -280,13 +280,12 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
     b.setInsertionPoint(forall.getBody()->getTerminator());
     body(b, forall.getInductionVar(0), forall.getInductionVar(1));
   } else {
-    scf::ForOp::create(
-        b, loc, e.idx(0), e.idx(colBlocks), one, ValueRange{},
-        [&](OpBuilder &nb, Location l, Value cb, ValueRange) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(scf::YieldOp::create(nb, l));
-          body(b, e.idx(0), cb);
-        });
+    scf::ForOp::create(b, loc, e.idx(0), e.idx(colBlocks), one, ValueRange{},
+                       [&](OpBuilder &nb, Location l, Value cb, ValueRange) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPoint(scf::YieldOp::create(nb, l));
+                         body(b, e.idx(0), cb);
+                       });
   }
   op->erase();
   return success();

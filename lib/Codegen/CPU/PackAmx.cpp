@@ -37,15 +37,11 @@ namespace {
 /// A contraction `C[.., n] += A[.., k] * W[k, n] (or W[n, k])` that AMX can
 /// take.
 struct Candidate {
-  WeightOp weight;
-  // The part of W the contraction reads: W itself, or a static slice of it
-  // (GPT-2's fused QKV weight read as three [768, 768] blocks).
-  int64_t offsets[2] = {0, 0};
-  int64_t sizes[2] = {0, 0};
-  unsigned operand; // input number of the weight
-  unsigned nDim;    // which dimension of W is N (1: W[k, n], 0: W[n, k])
-  int64_t k, n;     // K and N (static)
-  int64_t packedN;  // the first columns, a multiple of 32: on AMX
+  WeightBlock block; // the weight, or the block of it, read
+  unsigned operand;  // input number of the weight
+  unsigned nDim;     // which dimension of W is N (1: W[k, n], 0: W[n, k])
+  int64_t k, n;      // K and N (static)
+  int64_t packedN;   // the first columns, a multiple of 32: on AMX
 };
 
 std::optional<Candidate> match(linalg::LinalgOp op,
@@ -82,28 +78,15 @@ std::optional<Candidate> match(linalg::LinalgOp op,
     return std::nullopt;
   for (unsigned i = 0; i < 2; ++i) {
     Value input = op.getDpsInputOperand(i)->get();
+    std::optional<WeightBlock> block = weightBlockOf(input);
+    if (!block || !rounded.count(block->weight.getName()))
+      continue;
     auto type = cast<RankedTensorType>(input.getType());
     Candidate c;
+    c.block = *block;
     c.operand = i;
-    c.sizes[0] = type.getDimSize(0);
-    c.sizes[1] = type.getRank() == 2 ? type.getDimSize(1) : 0;
-    c.weight = input.getDefiningOp<WeightOp>();
-    if (auto slice = input.getDefiningOp<tensor::ExtractSliceOp>()) {
-      // A static, unit-stride, rank-2 block of the weight.
-      c.weight = slice.getSource().getDefiningOp<WeightOp>();
-      if (!c.weight || slice.getSourceType().getRank() != 2 ||
-          type.getRank() != 2 || !slice.hasUnitStride() ||
-          ShapedType::isDynamicShape(slice.getStaticOffsets()))
-        continue;
-      c.offsets[0] = slice.getStaticOffsets()[0];
-      c.offsets[1] = slice.getStaticOffsets()[1];
-    }
-    if (!c.weight || c.weight.getPrepared() ||
-        !rounded.count(c.weight.getName()))
-      continue;
     AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(i));
-    if (type.getRank() != 2 || !type.hasStaticShape() ||
-        !map.isProjectedPermutation() || map.getNumResults() != 2)
+    if (!map.isProjectedPermutation() || map.getNumResults() != 2)
       continue;
     c.nDim = map.getDimPosition(0) == n ? 0 : 1;
     if (map.getDimPosition(c.nDim) != n || map.getDimPosition(1 - c.nDim) != *k)
@@ -145,9 +128,8 @@ Value insertLast(OpBuilder &b, Location loc, Value src, Value dest,
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   offsets.back() = b.getIndexAttr(offset);
-  return tensor::InsertSliceOp::create(b, loc, src, dest, offsets,
-                                       tensor::getMixedSizes(b, loc, src),
-                                       strides);
+  return tensor::InsertSliceOp::create(
+      b, loc, src, dest, offsets, tensor::getMixedSizes(b, loc, src), strides);
 }
 
 struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
@@ -192,8 +174,7 @@ private:
   llvm::StringMap<Value> packs;
   DenseMap<Value, Value> converted;
 
-  tfm::PassStatistic contractions{this, numAmxContractions,
-                                  "amx-contractions",
+  tfm::PassStatistic contractions{this, numAmxContractions, "amx-contractions",
                                   "Contractions put in AMX form"};
   tfm::PassStatistic layouts{this, numAmxWeights, "amx-weights",
                              "VNNI-packed bf16 weight layouts made"};
@@ -203,46 +184,27 @@ private:
 /// one linalg.generic per weight name and layout at the start of the
 /// function, marked `tfm.prepare`.
 Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, Candidate c) {
-  auto full = cast<RankedTensorType>(c.weight.getType());
-  bool whole = c.sizes[0] == full.getDimSize(0) &&
-               c.sizes[1] == full.getDimSize(1);
-  std::string block =
-      whole ? std::string()
-            : ("[" + Twine(c.offsets[0]) + ":" +
-               Twine(c.offsets[0] + c.sizes[0]) + "," + Twine(c.offsets[1]) +
-               ":" + Twine(c.offsets[1] + c.sizes[1]) + "]")
-                  .str();
-  std::string name =
-      (c.weight.getName() + block + ":amx[n=" + Twine(c.nDim) + "]").str();
+  std::string name = (c.block.weight.getName() + c.block.suffix() +
+                      ":amx[n=" + Twine(c.nDim) + "]")
+                         .str();
   if (Value v = packs.lookup(name))
     return v;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.front());
-  Location loc = NameLoc::get(b.getStringAttr(name), c.weight.getLoc());
-  Type f32 = full.getElementType(), bf16 = b.getBF16Type();
-  Value w = WeightOp::create(b, loc, full, c.weight.getNameAttr(),
-                             /*prepared=*/nullptr);
+  Location loc = NameLoc::get(b.getStringAttr(name), c.block.weight.getLoc());
+  Type f32 = b.getF32Type(), bf16 = b.getBF16Type();
   // The block read, its first packedN columns.
-  SmallVector<int64_t> sizes{c.sizes[0], c.sizes[1]};
-  sizes[c.nDim] = c.packedN;
-  if (!whole || c.packedN != c.n)
-    w = tensor::ExtractSliceOp::create(
-        b, loc, w,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(c.offsets[0]),
-                               b.getIndexAttr(c.offsets[1])},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(sizes[0]),
-                               b.getIndexAttr(sizes[1])},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  Value w = c.block.read(b, loc, c.nDim, c.packedN);
   int64_t nb = c.packedN / 16, kp = c.k / 2;
   // W as rank 4: [K/2, 2, N/16, 16] or [N/16, 16, K/2, 2].
-  SmallVector<int64_t> shape4 =
-      c.nDim == 1 ? SmallVector<int64_t>{kp, 2, nb, 16}
-                  : SmallVector<int64_t>{nb, 16, kp, 2};
+  SmallVector<int64_t> shape4 = c.nDim == 1
+                                    ? SmallVector<int64_t>{kp, 2, nb, 16}
+                                    : SmallVector<int64_t>{nb, 16, kp, 2};
   Value w4 = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get(shape4, f32), w,
       SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  Value init = tensor::EmptyOp::create(
-      b, loc, ArrayRef<int64_t>{nb, kp, 16, 2}, bf16);
+  Value init =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{nb, kp, 16, 2}, bf16);
   MLIRContext *ctx = b.getContext();
   AffineExpr dnb = getAffineDimExpr(0, ctx), dkp = getAffineDimExpr(1, ctx),
              dr = getAffineDimExpr(2, ctx), dt = getAffineDimExpr(3, ctx);
@@ -272,8 +234,8 @@ Value PackAmxPass::toBF16(OpBuilder &b, Value a) {
   Location loc = a.getLoc();
   auto type = cast<RankedTensorType>(a.getType());
   Type bf16 = b.getBF16Type();
-  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a),
-                                       bf16);
+  Value init =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), bf16);
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   v = linalg::GenericOp::create(
           b, loc, init.getType(), ValueRange{a}, ValueRange{init},
@@ -344,8 +306,8 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
     // on a memref.expand_shape with two dynamic sizes in one group, which
     // flattening them here would need to undo).
     Value a3 = splitLast(b, loc, toBF16(b, a), 2);
-    Value cp = c.packedN == c.n ? init
-                                : slice(b, loc, init, rank - 1, 0, c.packedN);
+    Value cp =
+        c.packedN == c.n ? init : slice(b, loc, init, rank - 1, 0, c.packedN);
     Value c3 = splitLast(b, loc, cp, 16);
 
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -359,8 +321,7 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
     cExprs.append({d(r), d(r + 2)});
     SmallVector<AffineMap> maps{
         AffineMap::get(numLoops, 0, aExprs, ctx),
-        AffineMap::get(numLoops, 0, {d(r), d(r + 1), d(r + 2), d(r + 3)},
-                       ctx),
+        AffineMap::get(numLoops, 0, {d(r), d(r + 1), d(r + 2), d(r + 3)}, ctx),
         AffineMap::get(numLoops, 0, cExprs, ctx)};
     using utils::IteratorType;
     SmallVector<IteratorType> iterators(r, IteratorType::parallel);
@@ -382,8 +343,8 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
     if (c.packedN != c.n) {
       // The last (fewer than 32) columns: the op itself, in f32, on a slice
       // of the weight as the runtime bound it (rounded to bf16).
-      Value restInit = slice(b, loc, result, rank - 1, c.packedN,
-                             c.n - c.packedN);
+      Value restInit =
+          slice(b, loc, result, rank - 1, c.packedN, c.n - c.packedN);
       Value restWeight = slice(b, loc, op.getDpsInputOperand(c.operand)->get(),
                                c.nDim, c.packedN, c.n - c.packedN);
       Operation *rest = b.clone(*op);

@@ -38,7 +38,7 @@ using namespace mlir::tfm::abi;
 
 /// A contraction operand that can read a packed weight.
 struct Candidate {
-  WeightOp weight;
+  WeightBlock block; // the weight, or the block of it, read
   unsigned operand; // input number of the weight
   unsigned n, k;    // loops of the weight's N and K dimensions
   unsigned nDim;    // which dimension of W is N (1: W[k, n], 0: W[n, k])
@@ -102,15 +102,14 @@ std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned i = 0; i < 2; ++i) {
     OpOperand *input = op.getDpsInputOperand(i);
-    auto weight = input->get().getDefiningOp<WeightOp>();
-    if (!weight || weight.getPrepared())
+    std::optional<WeightBlock> block = weightBlockOf(input->get());
+    if (!block)
       continue;
-    auto type = cast<RankedTensorType>(weight.getType());
+    auto type = cast<RankedTensorType>(input->get().getType());
     AffineMap map = op.getMatchingIndexingMap(input);
-    if (type.getRank() != 2 || !map.isProjectedPermutation() ||
-        map.getNumResults() != 2)
+    if (!map.isProjectedPermutation() || map.getNumResults() != 2)
       continue;
-    Candidate c{weight, i, 0, 0, 0, 0, 0};
+    Candidate c{*block, i, 0, 0, 0, 0, 0};
     c.nDim = map.getDimPosition(0) == outLast.getPosition() ? 0 : 1;
     c.n = map.getDimPosition(c.nDim);
     c.k = map.getDimPosition(1 - c.nDim);
@@ -125,7 +124,7 @@ std::optional<Candidate> match(linalg::LinalgOp op, int64_t granule,
     c.packedN = n - n % granule;
     c.panel = panelWidth(c.packedN, granule, widest);
     if (c.packedN == 0 || c.panel == 0 ||
-        (c.nDim == 1 && c.packedN == c.panel))
+        (c.nDim == 1 && c.packedN == c.panel && c.block.whole()))
       continue;
     return c;
   }
@@ -191,21 +190,19 @@ private:
 /// function (its operands are weights, which have no operands).
 Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
                               Candidate c) {
-  auto type = cast<RankedTensorType>(c.weight.getType());
-  int64_t n = c.packedN, k = type.getDimSize(1 - c.nDim);
-  std::string name = (c.weight.getName() + ":packed[n=" + Twine(c.nDim) +
-                      ",panel=" + Twine(c.panel) + "]")
-                         .str();
+  int64_t n = c.packedN, k = c.block.sizes[1 - c.nDim];
+  std::string name =
+      (c.block.weight.getName() + c.block.suffix() +
+       ":packed[n=" + Twine(c.nDim) + ",panel=" + Twine(c.panel) + "]")
+          .str();
   if (Value v = packs.lookup(name))
     return v;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.front());
-  Location loc = NameLoc::get(b.getStringAttr(name), c.weight.getLoc());
-  Type f32 = type.getElementType();
-  Value w = WeightOp::create(b, loc, type, c.weight.getNameAttr(),
-                             /*prepared=*/nullptr);
-  if (n != type.getDimSize(c.nDim))
-    w = sliceN(b, loc, w, c.nDim, 0, n);
+  Location loc = NameLoc::get(b.getStringAttr(name), c.block.weight.getLoc());
+  Type f32 = b.getF32Type();
+  // The block read, its first packedN columns.
+  Value w = c.block.read(b, loc, c.nDim, n);
   // W as rank 3: [K, N/P, P] or [N/P, P, K].
   SmallVector<int64_t> shape3 =
       c.nDim == 1 ? SmallVector<int64_t>{k, n / c.panel, c.panel}

@@ -138,6 +138,9 @@ func.func @tied(%ids: tensor<?x?xi32>, %h: tensor<?x3xf32>, %acc: tensor<?x8xf32
 // STATS: PackWeightsPass
 // STATS-NEXT: (S) 1 packed-contractions
 // STATS-NEXT: (S) 1 packed-weights
+// STATS: PackWeightsPass
+// STATS-NEXT: (S) 1 packed-contractions
+// STATS-NEXT: (S) 1 packed-weights
 
 // -----
 
@@ -194,4 +197,21 @@ func.func @remainder(%x: tensor<?x3xf32>, %acc: tensor<?x6xf32>) -> tensor<?x6xf
   %w = tfm.weight "head" : tensor<6x3xf32>
   %l = linalg.matmul indexing_maps = [#a, #b, #c] ins(%x, %w : tensor<?x3xf32>, tensor<6x3xf32>) outs(%acc : tensor<?x6xf32>) -> tensor<?x6xf32>
   return %l : tensor<?x6xf32>
+}
+
+// -----
+
+// A static block of a weight (the middle third of a fused QKV weight
+// W[k, n]): its packed copy is made from the block, under a name that says
+// which.
+// CHECK-LABEL: func @block
+// CHECK: %[[W:.*]] = tfm.weight "qkv" : tensor<3x24xf32>
+// CHECK-NEXT: %[[B:.*]] = tensor.extract_slice %[[W]][0, 8] [3, 8] [1, 1] : tensor<3x24xf32> to tensor<3x8xf32>
+// CHECK-NEXT: tensor.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [3, 2, 4]
+// CHECK: linalg.generic {{.*}} attrs = {tfm.prepare = "qkv[0:3,8:16]:packed[n=1,panel=4]"}
+func.func @block(%x: tensor<?x3xf32>, %acc: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %w = tfm.weight "qkv" : tensor<3x24xf32>
+  %k = tensor.extract_slice %w[0, 8] [3, 8] [1, 1] : tensor<3x24xf32> to tensor<3x8xf32>
+  %l = linalg.matmul ins(%x, %k : tensor<?x3xf32>, tensor<3x8xf32>) outs(%acc : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %l : tensor<?x8xf32>
 }

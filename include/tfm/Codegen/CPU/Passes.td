@@ -18,7 +18,9 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
 
     Runs on linalg on tensors (after `-convert-tfm-to-linalg`). A linalg
     contraction (f32, two inputs, one init, no `linalg.index`) whose input
-    is a rank-2 `tfm.weight` `W` is rewritten to read a packed copy `Wp` of
+    is a rank-2 `tfm.weight` `W`, or a static unit-stride block of one (a
+    fused QKV weight read as three blocks: the packed copy's name then says
+    which block, `W[r0:r1,c0:c1]:packed[..]`), is rewritten to read a packed copy `Wp` of
     shape `[N / P, K, P]`: panel `nb` holds columns `nb*P .. nb*P+P-1` of
     every row `k`, so each `KC x P` block the register kernels of
     `-tfm-tile-and-vectorize` stream is contiguous (an unpacked `W[k, n]`
