@@ -23,6 +23,44 @@ bool mlir::tfm::initializesOther(linalg::LinalgOp op) {
          !classifyContraction(consumer) && !matchAmxContraction(consumer);
 }
 
+Value mlir::tfm::sliceN(OpBuilder &b, Location loc, Value v, int64_t dim,
+                        int64_t offset, int64_t size) {
+  SmallVector<OpFoldResult> offsets(
+      cast<RankedTensorType>(v.getType()).getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  offsets[dim] = b.getIndexAttr(offset);
+  sizes[dim] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+}
+
+Value mlir::tfm::insertN(OpBuilder &b, Location loc, Value src, Value dest,
+                         int64_t offset) {
+  int64_t rank = cast<RankedTensorType>(dest.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets.back() = b.getIndexAttr(offset);
+  return tensor::InsertSliceOp::create(
+      b, loc, src, dest, offsets, tensor::getMixedSizes(b, loc, src), strides);
+}
+
+Value mlir::tfm::remainderColumns(OpBuilder &b, linalg::LinalgOp op,
+                                  unsigned weightInput, unsigned nDim,
+                                  int64_t from, Value result) {
+  Location loc = op.getLoc();
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto type = cast<RankedTensorType>(init->get().getType());
+  int64_t rank = type.getRank(), n = type.getShape().back();
+  Value restInit = sliceN(b, loc, result, rank - 1, from, n - from);
+  OpOperand *weight = op.getDpsInputOperand(weightInput);
+  Value restWeight = sliceN(b, loc, weight->get(), nDim, from, n - from);
+  Operation *rest = b.clone(*op);
+  rest->setOperand(weight->getOperandNumber(), restWeight);
+  rest->setOperand(init->getOperandNumber(), restInit);
+  rest->getResult(0).setType(restInit.getType());
+  return insertN(b, loc, rest->getResult(0), result, from);
+}
+
 bool WeightBlock::whole() {
   auto type = cast<RankedTensorType>(weight.getType());
   return offsets[0] == 0 && offsets[1] == 0 && sizes[0] == type.getDimSize(0) &&

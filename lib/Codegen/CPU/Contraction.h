@@ -52,6 +52,24 @@ struct WeightBlock {
 /// not a prepared tensor, or a static unit-stride rank-2 slice of one).
 std::optional<WeightBlock> weightBlockOf(Value v);
 
+/// `v`'s dimension `dim` cut to [offset, offset + size) (static size; the
+/// other dimensions whole).
+Value sliceN(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
+             int64_t size);
+
+/// `src` written into `dest` from column `offset` of `dest`'s last
+/// dimension (every other dimension whole).
+Value insertN(OpBuilder &b, Location loc, Value src, Value dest,
+              int64_t offset);
+
+/// The last output columns [from, N) of contraction `op` (N its static
+/// output width), written into `result`, which holds the other columns: a
+/// clone of `op` on those columns of its init and of its weight input
+/// `weightInput` (whose dimension `nDim` is N). Weight packings split off
+/// the columns their layout does not cover this way.
+Value remainderColumns(OpBuilder &b, linalg::LinalgOp op, unsigned weightInput,
+                       unsigned nDim, int64_t from, Value result);
+
 /// Whether `target` runs bf16 tile multiplications (AMX-TILE and
 /// AMX-BF16 among its LLVM features).
 bool hasAmxBf16(CpuTargetAttr target);

@@ -109,29 +109,6 @@ std::optional<Candidate> match(linalg::LinalgOp op,
   return std::nullopt;
 }
 
-/// `v`'s dimension `dim` cut to [offset, offset + size) (static size).
-Value slice(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
-            int64_t size) {
-  SmallVector<OpFoldResult> offsets(
-      cast<RankedTensorType>(v.getType()).getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
-  offsets[dim] = b.getIndexAttr(offset);
-  sizes[dim] = b.getIndexAttr(size);
-  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
-}
-
-/// `src` written into `dest` from `offset` of `dest`'s last dimension.
-Value insertLast(OpBuilder &b, Location loc, Value src, Value dest,
-                 int64_t offset) {
-  int64_t rank = cast<RankedTensorType>(dest.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets.back() = b.getIndexAttr(offset);
-  return tensor::InsertSliceOp::create(
-      b, loc, src, dest, offsets, tensor::getMixedSizes(b, loc, src), strides);
-}
-
 struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
   using Base::Base;
   PackAmxPass(const PackAmxPass &other) : Base(other) {}
@@ -307,7 +284,7 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
     // flattening them here would need to undo).
     Value a3 = splitLast(b, loc, toBF16(b, a), 2);
     Value cp =
-        c.packedN == c.n ? init : slice(b, loc, init, rank - 1, 0, c.packedN);
+        c.packedN == c.n ? init : sliceN(b, loc, init, rank - 1, 0, c.packedN);
     Value c3 = splitLast(b, loc, cp, 16);
 
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -339,20 +316,11 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
         });
     Value result = joinLast(b, loc, gemm.getResult(0));
     if (c.packedN != c.n)
-      result = insertLast(b, loc, result, init, 0);
+      result = insertN(b, loc, result, init, 0);
     if (c.packedN != c.n) {
       // The last (fewer than 32) columns: the op itself, in f32, on a slice
       // of the weight as the runtime bound it (rounded to bf16).
-      Value restInit =
-          slice(b, loc, result, rank - 1, c.packedN, c.n - c.packedN);
-      Value restWeight = slice(b, loc, op.getDpsInputOperand(c.operand)->get(),
-                               c.nDim, c.packedN, c.n - c.packedN);
-      Operation *rest = b.clone(*op);
-      rest->setOperand(op.getDpsInputOperand(c.operand)->getOperandNumber(),
-                       restWeight);
-      rest->setOperand(op.getDpsInitOperand(0)->getOperandNumber(), restInit);
-      rest->getResult(0).setType(restInit.getType());
-      result = insertLast(b, loc, rest->getResult(0), result, c.packedN);
+      result = remainderColumns(b, op, c.operand, c.nDim, c.packedN, result);
     }
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();

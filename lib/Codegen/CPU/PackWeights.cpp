@@ -46,31 +46,6 @@ struct Candidate {
   int64_t packedN;  // the first columns, a multiple of P: packed
 };
 
-/// `v`'s columns [offset, offset + size) of dimension `dim` (static size).
-Value sliceN(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
-             int64_t size) {
-  SmallVector<OpFoldResult> offsets(
-      cast<RankedTensorType>(v.getType()).getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
-  offsets[dim] = b.getIndexAttr(offset);
-  sizes[dim] = b.getIndexAttr(size);
-  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
-}
-
-/// `src` written into `dest` from column `offset` of `dest`'s last
-/// dimension (every other dimension whole).
-Value insertN(OpBuilder &b, Location loc, Value src, Value dest,
-              int64_t offset) {
-  int64_t rank = cast<RankedTensorType>(dest.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets.back() = b.getIndexAttr(offset);
-  return tensor::InsertSliceOp::create(b, loc, src, dest, offsets,
-                                       tensor::getMixedSizes(b, loc, src),
-                                       strides);
-}
-
 /// The widest multiple of `granule` that divides `n` and is at most
 /// `widest` (0 when `granule` does not divide `n`).
 int64_t panelWidth(int64_t n, int64_t granule, int64_t widest) {
@@ -308,17 +283,7 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
     if (c.packedN != fullN) {
       // The remainder: the op itself on the last columns.
       result = insertN(b, loc, result, fullInit, 0);
-      Value restInit = sliceN(b, loc, result, rank - 1, c.packedN,
-                              fullN - c.packedN);
-      Value restWeight =
-          sliceN(b, loc, op.getDpsInputOperand(c.operand)->get(), c.nDim,
-                 c.packedN, fullN - c.packedN);
-      Operation *rest = b.clone(*op);
-      rest->setOperand(op.getDpsInputOperand(c.operand)->getOperandNumber(),
-                       restWeight);
-      rest->setOperand(init->getOperandNumber(), restInit);
-      rest->getResult(0).setType(restInit.getType());
-      result = insertN(b, loc, rest->getResult(0), result, c.packedN);
+      result = remainderColumns(b, op, c.operand, c.nDim, c.packedN, result);
     }
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
