@@ -124,10 +124,6 @@ struct CpuConfigurePass
         // The 32 x k_block bf16 rows of A fill at most half of L1.
         int64_t kBlock =
             std::clamp<int64_t>(l1 / 2 / (32 * 2) / 32 * 32, 32, k);
-        if (getenv("XKB"))
-          kBlock = std::min<int64_t>(k, atoi(getenv("XKB")));
-        if (getenv("XCOLS"))
-          cols = atoi(getenv("XCOLS"));
         bool split = threads && topLevel;
         op->setAttr(
             kLoweringConfigAttr,

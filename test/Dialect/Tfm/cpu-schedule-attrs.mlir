@@ -38,3 +38,33 @@ func.func @cols_without_threads() attributes {s = #tfm.cpu_contraction<lanes = 1
 func.func @rows() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = -1, parallel_cols = 0>} {
   return
 }
+
+// -----
+
+// The AMX schedule of a bf16 contraction (-tfm-cpu-configure writes it,
+// -tfm-cpu-lower-amx carries it out) round-trips.
+// CHECK: #tfm.cpu_amx_contraction<cache_cols = 320, k_block = 256, parallel_rows = 128>
+func.func @amx() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 320, k_block = 256, parallel_rows = 128>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'cache_cols' (48) must be a positive multiple of 32 (the kernel's two 16-column tiles)}}
+func.func @amx_cols() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 48, k_block = 256, parallel_rows = 128>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'k_block' (16) must be a positive multiple of 32 (a k step)}}
+func.func @amx_k() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 16, parallel_rows = 128>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'parallel_rows' (100) must be a non-negative multiple of 32 (the kernel's two 16-row tiles)}}
+func.func @amx_rows() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 32, parallel_rows = 100>} {
+  return
+}

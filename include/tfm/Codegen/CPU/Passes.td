@@ -153,7 +153,9 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       `#tfm.cpu_amx_contraction`: `cache_cols` such that the `K x
       cache_cols` bf16 block of the packed weight fills at most half of
       L2 and, with threads, there are at least two column blocks per
-      thread (a decode step's few rows still split), a multiple of 32; with
+      thread (a decode step's few rows still split), a multiple of 32;
+      `k_block` such that 32 rows of bf16 A fill at most half of L1
+      (`l1_bytes / 128`, a multiple of 32, at most K); with
       more than one thread and no loop around it, `parallel_rows` = 128
       (four 32-row kernels), else 0;
     - every **other op** gets `#tfm.cpu_elementwise` when it is to be
