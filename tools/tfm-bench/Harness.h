@@ -108,6 +108,12 @@ struct CommonOptions {
     return precision == "bf16" ? 1e-2 : precision == "f16" ? 2e-3 : 0.0;
   }
 
+  /// The unit roundoff of `precision` (the largest relative error of
+  /// rounding to it): 2^-8 for bf16, 2^-11 for f16, 0 for f32.
+  double unitRoundoff() const {
+    return precision == "bf16" ? 0x1p-8 : precision == "f16" ? 0x1p-11 : 0.0;
+  }
+
   static CommonOptions read(Args &args);
 };
 

@@ -414,12 +414,19 @@ int tfm::bench::runAttentionBench(Args &args) {
            tensorType(kvShape) + " -> " + tensorType(qShape) + "\n";
   k.verifyMethod = "float64 softmax(QK^T)V on sampled query rows";
   int64_t rows = options.verifyRows;
+  // With rounded inputs (--precision), each of q, k, v and the
+  // probabilities p is rounded once, with a relative error of at most u.
+  // A score s_j = scale * q.k then moves by at most
+  // e_j = 2u * scale * sum_d |q_d k_d|, each normalized p_j by a factor
+  // within exp(+-2 max_j e_j), and the output by at most
+  // (2 max_j e_j + 2u) * sum_j p_j |v_j| (first order, doubled below).
+  double u = options.unitRoundoff();
   k.verify = [=](const llvm::StringMap<const Buffer *> &in, const Buffer &out,
                  Verification &v) {
     const Buffer &q = *in.lookup("q"), &kk = *in.lookup("k"),
                  &vv = *in.lookup("v");
     int64_t group = h / hkv, off = tk - t;
-    std::vector<double> s(tk), o(d);
+    std::vector<double> s(tk), o(d), spread(d);
     for (int64_t r : sampleRows(b * h * t, rows)) {
       int64_t bi = r / (h * t), hi = (r / t) % h, i = r % t;
       // Spread rows over heads too, not only over positions.
@@ -427,27 +434,34 @@ int tfm::bench::runAttentionBench(Args &args) {
       int64_t n = hi / group;
       const float *qrow = q.data() + (((bi * h + hi) * t + i) * d);
       int64_t last = causal ? std::min(tk - 1, i + off) : tk - 1;
-      double mx = -INFINITY;
+      double mx = -INFINITY, maxAbsDot = 0;
       for (int64_t j = 0; j <= last; ++j) {
         const float *krow = kk.data() + (((bi * hkv + n) * tk + j) * d);
-        double dot = 0;
-        for (int64_t c = 0; c < d; ++c)
+        double dot = 0, absDot = 0;
+        for (int64_t c = 0; c < d; ++c) {
           dot += static_cast<double>(qrow[c]) * krow[c];
+          absDot += std::fabs(static_cast<double>(qrow[c]) * krow[c]);
+        }
         s[j] = dot * scale;
+        maxAbsDot = std::max(maxAbsDot, absDot * scale);
         mx = std::max(mx, s[j]);
       }
       double sum = 0;
       for (int64_t j = 0; j <= last; ++j)
         sum += (s[j] = std::exp(s[j] - mx));
       std::fill(o.begin(), o.end(), 0.0);
+      std::fill(spread.begin(), spread.end(), 0.0);
       for (int64_t j = 0; j <= last; ++j) {
         const float *vrow = vv.data() + (((bi * hkv + n) * tk + j) * d);
-        for (int64_t c = 0; c < d; ++c)
+        for (int64_t c = 0; c < d; ++c) {
           o[c] += s[j] / sum * vrow[c];
+          spread[c] += s[j] / sum * std::fabs(vrow[c]);
+        }
       }
+      double rounding = 2 * (4 * u * maxAbsDot + 2 * u);
       for (int64_t c = 0; c < d; ++c)
         v.check(out[((bi * h + hi) * t + i) * d + c], o[c],
-                2e-5 + (1e-4 + options.inputRounding()) * std::fabs(o[c]),
+                2e-5 + 1e-4 * std::fabs(o[c]) + rounding * spread[c],
                 llvm::formatv("result[{0},{1},{2},{3}]", bi, hi, i, c));
     }
   };

@@ -4,6 +4,8 @@
 // that reads a rank-2 weight W becomes a bf16 x bf16 -> f32 contraction on
 // its activations converted to bf16 once and on a copy of W in the VNNI
 // layout of AMX's B tiles, made once per model instance (`tfm.prepare`).
+// The two contractions of a tiled attention's key block (S = Q K^T and
+// acc += P V) take the same form, their K and V blocks packed in the loop.
 // -tfm-cpu-lower-amx turns it into tile loads and tdpbf16ps. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
@@ -19,7 +21,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -37,8 +41,9 @@ namespace {
 /// A contraction `C[.., n] += A[.., k] * W[k, n] (or W[n, k])` that AMX can
 /// take.
 struct Candidate {
-  WeightBlock block; // the weight, or the block of it, read
-  unsigned operand;  // input number of the weight
+  // The weight, or the block of it, read; none for an attention block.
+  std::optional<WeightBlock> block;
+  unsigned operand;  // input number of the weight (or K / V block)
   unsigned nDim;     // which dimension of W is N (1: W[k, n], 0: W[n, k])
   int64_t k, n;      // K and N (static)
   int64_t packedN;   // the first columns, a multiple of 32: on AMX
@@ -109,6 +114,52 @@ std::optional<Candidate> match(linalg::LinalgOp op,
   return std::nullopt;
 }
 
+/// A contraction of the key loop of a tiled attention (-tfm-tile-sram):
+/// `S = Q K^T` ([M, D] x [Bc, D]^T) or `acc += P V` ([M, Bc] x [Bc, Dv]),
+/// f32 and static, its second input (the K or V block) taking the place of
+/// the weight.
+std::optional<Candidate> matchAttention(linalg::LinalgOp op) {
+  if (!isa<linalg::MatmulOp>(op) || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  bool inKeyLoop = false;
+  for (Operation *p = op->getParentOp(); p && !inKeyLoop; p = p->getParentOp())
+    inKeyLoop = isa_and_nonnull<KeyBlocksAttr>(p->getAttr(kKeyBlocksAttr));
+  if (!inKeyLoop)
+    return std::nullopt;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+        !type.getElementType().isF32())
+      return std::nullopt;
+  }
+  // Loops (m, n, k): A[m, k], and B[n, k] (K^T) or B[k, n] (V).
+  MLIRContext *ctx = op->getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto is = [&](AffineMap map, ArrayRef<AffineExpr> e) {
+    return map == AffineMap::get(3, 0, e, ctx);
+  };
+  if (!is(maps[0], {m, k}) || !is(maps[2], {m, n}))
+    return std::nullopt;
+  Candidate c;
+  c.operand = 1;
+  if (is(maps[1], {n, k}))
+    c.nDim = 0;
+  else if (is(maps[1], {k, n}))
+    c.nDim = 1;
+  else
+    return std::nullopt;
+  auto bType =
+      cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
+  c.k = bType.getDimSize(1 - c.nDim);
+  c.n = bType.getDimSize(c.nDim);
+  c.packedN = c.n - c.n % 32;
+  if (c.k % 32 != 0 || c.packedN == 0)
+    return std::nullopt;
+  return c;
+}
+
 struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
   using Base::Base;
   PackAmxPass(const PackAmxPass &other) : Base(other) {}
@@ -145,7 +196,8 @@ struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
 
 private:
   bool runOnFunction(func::FuncOp func, const llvm::StringMap<bool> &rounded);
-  Value packed(OpBuilder &b, func::FuncOp func, Candidate c);
+  Value packed(OpBuilder &b, func::FuncOp func, linalg::LinalgOp op,
+               Candidate c);
   Value toBF16(OpBuilder &b, Value a);
 
   llvm::StringMap<Value> packs;
@@ -155,28 +207,20 @@ private:
                                   "Contractions put in AMX form"};
   tfm::PassStatistic layouts{this, numAmxWeights, "amx-weights",
                              "VNNI-packed bf16 weight layouts made"};
+  tfm::PassStatistic attention{
+      this, numAmxAttention, "amx-attention",
+      "Attention key-block contractions put in AMX form"};
 };
 
-/// Wp[nb, kp, r, t] = bf16(W[2kp + t, 16nb + r]) (or W[16nb + r, 2kp + t]):
-/// one linalg.generic per weight name and layout at the start of the
-/// function, marked `tfm.prepare`.
-Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, Candidate c) {
-  std::string name = (c.block.weight.getName() + c.block.suffix() +
-                      ":amx[n=" + Twine(c.nDim) + "]")
-                         .str();
-  if (Value v = packs.lookup(name))
-    return v;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&func.front());
-  Location loc = NameLoc::get(b.getStringAttr(name), c.block.weight.getLoc());
+/// Wp[nb, kp, r, t] = bf16(W[2kp + t, 16nb + r]) (or W[16nb + r, 2kp + t])
+/// for `w` [K, N] (`nDim` 1) or [N, K] (`nDim` 0), N a multiple of 32.
+linalg::GenericOp vnniPack(OpBuilder &b, Location loc, Value w, unsigned nDim,
+                           int64_t k, int64_t n) {
   Type f32 = b.getF32Type(), bf16 = b.getBF16Type();
-  // The block read, its first packedN columns.
-  Value w = c.block.read(b, loc, c.nDim, c.packedN);
-  int64_t nb = c.packedN / 16, kp = c.k / 2;
+  int64_t nb = n / 16, kp = k / 2;
   // W as rank 4: [K/2, 2, N/16, 16] or [N/16, 16, K/2, 2].
-  SmallVector<int64_t> shape4 = c.nDim == 1
-                                    ? SmallVector<int64_t>{kp, 2, nb, 16}
-                                    : SmallVector<int64_t>{nb, 16, kp, 2};
+  SmallVector<int64_t> shape4 = nDim == 1 ? SmallVector<int64_t>{kp, 2, nb, 16}
+                                          : SmallVector<int64_t>{nb, 16, kp, 2};
   Value w4 = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get(shape4, f32), w,
       SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
@@ -185,9 +229,9 @@ Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, Candidate c) {
   MLIRContext *ctx = b.getContext();
   AffineExpr dnb = getAffineDimExpr(0, ctx), dkp = getAffineDimExpr(1, ctx),
              dr = getAffineDimExpr(2, ctx), dt = getAffineDimExpr(3, ctx);
-  AffineMap in = c.nDim == 1 ? AffineMap::get(4, 0, {dkp, dt, dnb, dr}, ctx)
-                             : AffineMap::get(4, 0, {dnb, dr, dkp, dt}, ctx);
-  auto copy = linalg::GenericOp::create(
+  AffineMap in = nDim == 1 ? AffineMap::get(4, 0, {dkp, dt, dnb, dr}, ctx)
+                           : AffineMap::get(4, 0, {dnb, dr, dkp, dt}, ctx);
+  return linalg::GenericOp::create(
       b, loc, init.getType(), ValueRange{w4}, ValueRange{init},
       ArrayRef<AffineMap>{in, b.getMultiDimIdentityMap(4)},
       SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
@@ -195,6 +239,164 @@ Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, Candidate c) {
         linalg::YieldOp::create(
             nb, l, ValueRange{arith::TruncFOp::create(nb, l, bf16, args[0])});
       });
+}
+
+/// Transposes the 16 x 16 matrix whose rows are the 16-lane vectors `m`,
+/// in place, by Eklundh's exchange of off-diagonal blocks: for h = 8, 4,
+/// 2, 1, rows i and i + h (i without bit h) swap the upper-right and
+/// lower-left h-blocks, each new row one two-source shuffle (64 in all).
+void transpose16x16(OpBuilder &b, Location loc, SmallVectorImpl<Value> &m) {
+  for (int64_t h = 8; h >= 1; h /= 2) {
+    SmallVector<int64_t> top, bottom;
+    for (int64_t c = 0; c < 16; ++c) {
+      top.push_back((c & h) ? 16 + c - h : c);
+      bottom.push_back((c & h) ? 16 + c : c + h);
+    }
+    for (int64_t i = 0; i < 16; ++i) {
+      if (i & h)
+        continue;
+      Value x = m[i], y = m[i + h];
+      m[i] = vector::ShuffleOp::create(b, loc, x, y, top);
+      m[i + h] = vector::ShuffleOp::create(b, loc, x, y, bottom);
+    }
+  }
+}
+
+/// The same layout as vnniPack for a key block, copied with vector ops
+/// where the linalg form would be vectorized along its 2-wide last
+/// dimension: `w` [N, K] (K, `nDim` 0) by 16 x 16 transposes of bf16
+/// pairs (32-bit lanes), `w` [K, N] (V, `nDim` 1) by interleaving the
+/// bf16 rows 2kp and 2kp + 1. N a multiple of 16, K of 32.
+Value vnniPackBlock(OpBuilder &b, Location loc, Value w, unsigned nDim,
+                    int64_t k, int64_t n) {
+  Type bf16 = b.getBF16Type(), i32 = b.getI32Type();
+  // Written as [N/16, K/2, 32] (one 1-D vector per tile row: a [16, 2]
+  // vector write is unrolled into 16 writes of 2 lanes), seen as
+  // [N/16, K/2, 16, 2] at the end.
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{n / 16, k / 2, 32}, bf16);
+  auto finish = [&](Value v) -> Value {
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({n / 16, k / 2, 16, 2}, bf16), v,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  };
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // The block in bf16 first (an elementwise op, vectorized as such), then
+  // the layout from its rows in memory: shuffles of 16- and 32-bit lanes
+  // that LLVM cannot fold the conversion into (it scalarized
+  // shuffle(fptrunc(x)) into single-lane conversions).
+  auto wType = cast<RankedTensorType>(w.getType());
+  Value wInit = tensor::EmptyOp::create(b, loc, wType.getShape(), bf16);
+  AffineMap id2 = b.getMultiDimIdentityMap(2);
+  w = linalg::GenericOp::create(
+          b, loc, wInit.getType(), ValueRange{w}, ValueRange{wInit},
+          ArrayRef<AffineMap>{id2, id2},
+          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, l,
+                ValueRange{arith::TruncFOp::create(nb, l, bf16, args[0])});
+          })
+          .getResult(0);
+  Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+  auto row = [&](Value src, Value r, Value c, int64_t len) -> Value {
+    return vector::TransferReadOp::create(b, loc, VectorType::get({len}, bf16),
+                                          src, ValueRange{r, c}, pad,
+                                          ArrayRef<bool>{true});
+  };
+  auto write = [&](Value v32, Value dest, ValueRange at) -> Value {
+    SmallVector<Value> indices(at);
+    indices.push_back(idx(0));
+    return vector::TransferWriteOp::create(b, loc, v32, dest, indices,
+                                           ArrayRef<bool>{true})
+        .getResult();
+  };
+  if (nDim == 0) {
+    // Tile row kp of block nb holds the 16 keys 16nb.. of the pair kp:
+    // the 32-bit transpose of 16 rows of bf16 pairs.
+    // One loop over the 16 x 16 blocks (unrolled, large heads made
+    // compilation slow: 22 s for D = 128).
+    int64_t groups = k / 32;
+    auto loop = scf::ForOp::create(
+        b, loc, idx(0), idx(n / 16 * groups), idx(1), ValueRange{init},
+        [&](OpBuilder &, Location, Value i, ValueRange iter) {
+          Value nb = arith::DivUIOp::create(b, loc, i, idx(groups));
+          Value g = arith::RemUIOp::create(b, loc, i, idx(groups));
+          Value r0 = arith::MulIOp::create(b, loc, nb, idx(16));
+          Value c0 = arith::MulIOp::create(b, loc, g, idx(32));
+          Value p0 = arith::MulIOp::create(b, loc, g, idx(16));
+          SmallVector<Value> m;
+          for (int64_t r = 0; r < 16; ++r)
+            m.push_back(vector::BitCastOp::create(
+                b, loc, VectorType::get({16}, i32),
+                row(w, arith::AddIOp::create(b, loc, r0, idx(r)), c0, 32)));
+          transpose16x16(b, loc, m);
+          Value dest = iter[0];
+          for (int64_t p = 0; p < 16; ++p) {
+            Value x = vector::BitCastOp::create(
+                b, loc, VectorType::get({32}, bf16), m[p]);
+            dest =
+                write(x, dest, {nb, arith::AddIOp::create(b, loc, p0, idx(p))});
+          }
+          scf::YieldOp::create(b, loc, dest);
+        });
+    Value dest = loop.getResult(0);
+    return finish(dest);
+  }
+  // Tile row kp of block nb holds columns 16nb.. of rows 2kp and 2kp + 1,
+  // interleaved.
+  SmallVector<int64_t> interleave;
+  for (int64_t i = 0; i < 16; ++i)
+    interleave.append({i, 16 + i});
+  auto loop = scf::ForOp::create(
+      b, loc, idx(0), idx(k / 2), idx(1), ValueRange{init},
+      [&](OpBuilder &, Location, Value kp, ValueRange iter) {
+        Value dest = iter[0];
+        Value r0 = arith::MulIOp::create(b, loc, kp, idx(2));
+        Value r1 = arith::AddIOp::create(b, loc, r0, idx(1));
+        for (int64_t nb = 0; nb < n / 16; ++nb) {
+          // Shuffled as i16: LLVM scalarizes some bf16 shuffles.
+          auto i16x16 = VectorType::get({16}, b.getI16Type());
+          Value x = vector::BitCastOp::create(b, loc, i16x16,
+                                              row(w, r0, idx(16 * nb), 16)),
+                y = vector::BitCastOp::create(b, loc, i16x16,
+                                              row(w, r1, idx(16 * nb), 16));
+          Value z = vector::ShuffleOp::create(b, loc, x, y, interleave);
+          z = vector::BitCastOp::create(b, loc, VectorType::get({32}, bf16), z);
+          dest = write(z, dest, {idx(nb), kp});
+        }
+        scf::YieldOp::create(b, loc, dest);
+      });
+  return finish(loop.getResult(0));
+}
+
+/// The VNNI layout of candidate `c`'s weight input: for a weight, one
+/// linalg.generic per weight name and layout at the start of the function,
+/// marked `tfm.prepare`; for an attention block, a copy made where `op`
+/// reads the block (once per key block).
+Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, linalg::LinalgOp op,
+                          Candidate c) {
+  if (!c.block) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    Value w = op.getDpsInputOperand(c.operand)->get();
+    if (c.packedN != c.n)
+      w = sliceN(b, op.getLoc(), w, c.nDim, 0, c.packedN);
+    return vnniPackBlock(b, op.getLoc(), w, c.nDim, c.k, c.packedN);
+  }
+  std::string name = (c.block->weight.getName() + c.block->suffix() +
+                      ":amx[n=" + Twine(c.nDim) + "]")
+                         .str();
+  if (Value v = packs.lookup(name))
+    return v;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.front());
+  Location loc = NameLoc::get(b.getStringAttr(name), c.block->weight.getLoc());
+  // The block read, its first packedN columns.
+  Value w = c.block->read(b, loc, c.nDim, c.packedN);
+  linalg::GenericOp copy = vnniPack(b, loc, w, c.nDim, c.k, c.packedN);
   copy->setAttr(abi::kPrepareAttr, b.getStringAttr(name));
   ++layouts;
   packs[name] = copy.getResult(0);
@@ -265,11 +467,13 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
   func.walk([&](linalg::LinalgOp op) {
     if (std::optional<Candidate> c = match(op, rounded))
       work.push_back({op, *c});
+    else if (std::optional<Candidate> c = matchAttention(op))
+      work.push_back({op, *c});
   });
   MLIRContext *ctx = func.getContext();
   OpBuilder b(ctx);
   for (auto &[op, c] : work) {
-    Value wp = packed(b, func, c);
+    Value wp = packed(b, func, op, c);
     Location loc = op.getLoc();
     b.setInsertionPoint(op);
     Value a = op.getDpsInputOperand(1 - c.operand)->get();
@@ -324,7 +528,7 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
     }
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
-    ++contractions;
+    ++(c.block ? contractions : attention);
   }
   func.walk([](WeightOp w) {
     if (w->use_empty())

@@ -45,9 +45,21 @@ struct FuseElementwisePass
       auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
       return !(consumer && linalg::isaContractionOpInterface(consumer));
     };
+    // Added for reshapes: one that splits off a last dimension of fewer
+    // than 8 elements (the bf16 pairs of an AMX operand, [M, K/2, 2]) is
+    // not moved through an elementwise op, which would then be vectorized
+    // along that dimension.
+    linalg::ControlFusionFn reshapeControl = [control](OpOperand *fused) {
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(fused->getOwner())) {
+        int64_t last = expand.getResultType().getShape().back();
+        if (!ShapedType::isDynamic(last) && last < 8)
+          return false;
+      }
+      return control(fused);
+    };
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapeControl);
     linalg::populateConstantFoldLinalgOperations(patterns, control);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);

@@ -38,12 +38,15 @@
 // CHECK: linalg.generic {{.*}} ins(%arg0, %[[WREST]] : tensor<?x?x64xf32>, tensor<64x16xf32>) outs(%[[REST]] : tensor<?x?x16xf32>)
 // CHECK: tensor.insert_slice %{{.*}} into %[[INS]][0, 0, 64]
 // STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention    - Attention key-block contractions put in AMX form
 // STATS-NEXT: (S) 1 amx-contractions - Contractions put in AMX form
 // STATS-NEXT: (S) 1 amx-weights      - VNNI-packed bf16 weight layouts made
 // STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention
 // STATS-NEXT: (S) 2 amx-contractions
 // STATS-NEXT: (S) 1 amx-weights
 // STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention
 // STATS-NEXT: (S) 1 amx-contractions
 // STATS-NEXT: (S) 1 amx-weights
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
@@ -143,5 +146,58 @@ module attributes {tfm.precision = bf16, tfm.rounded_weights = ["odd"], tfm.targ
     %r2 = linalg.matmul ins(%y, %unrounded : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
     %r3 = linalg.matmul ins(%y, %z : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
     return %r1, %r2, %r3 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>
+  }
+}
+
+// -----
+
+// The key loop of a tiled attention: S = Q K^T reads the K block as
+// K^T ([Bc, D] read (n, k)), acc += P V reads the V block as (k, n). The
+// query tile is converted to bf16 once, before the loop; the K block is
+// converted in the loop and its rows of bf16 pairs transposed 16 x 16 as
+// 32-bit lanes; the V block's rows 2kp and 2kp + 1 interleaved as 16-bit
+// lanes. A matmul outside a key loop (the untiled attention's, of two
+// activations) stays as it is.
+// CHECK-LABEL: func @key_loop
+// CHECK: %[[QB:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<64x64xf32>) outs(%{{.*}} : tensor<64x64xbf16>)
+// CHECK: scf.for
+// CHECK: %[[KB:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<32x64xbf16>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4{{(_[0-9]+)?}} step
+// CHECK-COUNT-16: vector.transfer_read %[[KB]]
+// CHECK-COUNT-64: vector.shuffle
+// CHECK-COUNT-16: vector.transfer_write {{.*}} : vector<32xbf16>, tensor<2x32x32xbf16>
+// CHECK: %[[KP:.*]] = tensor.expand_shape {{.*}} into tensor<2x32x16x2xbf16>
+// CHECK: %[[QA:.*]] = tensor.expand_shape %[[QB]] {{.*}} into tensor<64x32x2xbf16>
+// CHECK: linalg.generic {{.*}} ins(%[[QA]], %[[KP]] : tensor<64x32x2xbf16>, tensor<2x32x16x2xbf16>) outs(%{{.*}} : tensor<64x2x16xf32>)
+// CHECK: %[[VB:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<32x64xbf16>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16{{(_[0-9]+)?}} step
+// CHECK-COUNT-4: vector.shuffle {{.*}} [0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31] : vector<16xi16>, vector<16xi16>
+// CHECK: %[[VP:.*]] = tensor.expand_shape {{.*}} into tensor<4x16x16x2xbf16>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[VP]] : tensor<64x16x2xbf16>, tensor<4x16x16x2xbf16>) outs(%{{.*}} : tensor<64x4x16xf32>)
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
+// CHECK: linalg.matmul
+// CHECK: return
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 2 amx-attention
+// STATS-NEXT: (S) 0 amx-contractions
+#amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+#qk = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+module attributes {tfm.precision = bf16, tfm.target = #amx} {
+  func.func @key_loop(%q: tensor<64x64xf32>, %k: tensor<512x64xf32>, %v: tensor<512x64xf32>, %s0: tensor<64x32xf32>, %acc0: tensor<64x64xf32>, %n: index, %x: tensor<64x512xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %r:2 = scf.for %i = %c0 to %n step %c32 iter_args(%s = %s0, %acc = %acc0) -> (tensor<64x32xf32>, tensor<64x64xf32>) {
+      %kb = tensor.extract_slice %k[%i, 0] [32, 64] [1, 1] : tensor<512x64xf32> to tensor<32x64xf32>
+      %vb = tensor.extract_slice %v[%i, 0] [32, 64] [1, 1] : tensor<512x64xf32> to tensor<32x64xf32>
+      %s1 = linalg.matmul indexing_maps = #qk ins(%q, %kb : tensor<64x64xf32>, tensor<32x64xf32>) outs(%s : tensor<64x32xf32>) -> tensor<64x32xf32>
+      %acc1 = linalg.matmul ins(%s1, %vb : tensor<64x32xf32>, tensor<32x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+      scf.yield %s1, %acc1 : tensor<64x32xf32>, tensor<64x64xf32>
+    } {tfm.key_blocks = #tfm.key_blocks<full>}
+    %u = linalg.matmul ins(%x, %v : tensor<64x512xf32>, tensor<512x64xf32>) outs(%acc0 : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %r#1, %u : tensor<64x64xf32>, tensor<64x64xf32>
   }
 }

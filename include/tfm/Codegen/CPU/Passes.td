@@ -112,21 +112,37 @@ def PackAmxPass : Pass<"tfm-pack-amx", "ModuleOp"> {
     the library runs. `-tfm-cpu-configure` schedules the AMX form
     (`#tfm.cpu_amx_contraction`), `-tfm-cpu-lower-amx` lowers it.
 
+    The two contractions of a tiled attention's key block
+    (`-tfm-tile-sram`: `linalg.matmul` ops in an `scf.for` marked
+    `tfm.key_blocks`), `S = Q K^T` on `[M, D] x [Bc, D]` and
+    `acc += P V` on `[M, Bc] x [Bc, Dv]`, take the same form with the K or
+    V block in the place of `W`: the query tile is converted to bf16 once
+    per query block, the probabilities once per key block, and the K and V
+    blocks are copied into the VNNI layout in the key loop (`Kp[Bc/16, D/2,
+    16, 2]`, `Vp[Dv/16, Bc/2, 16, 2]`), so that both products run on tiles.
+    The same limits apply: `D` and `Bc` multiples of 32 (else the block's
+    contraction stays f32), the last `Dv mod 32` columns of `P V` in f32.
+
     Left alone: every other precision or target (the f32 register kernels
-    run with the rounded inputs), contractions that read no weight
-    (attention's), `K` not a multiple of 32.
+    run with the rounded inputs), contractions that read neither a weight
+    nor a key block (the untiled attention's batched products), `K` not a
+    multiple of 32.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::tfm::TfmDialect",
+    "::mlir::vector::VectorDialect",
   ];
   let statistics = [
     Statistic<"numAmxContractions", "amx-contractions",
               "Contractions put in AMX form">,
     Statistic<"numAmxWeights", "amx-weights",
               "VNNI-packed bf16 weight layouts made">,
+    Statistic<"numAmxAttention", "amx-attention",
+              "Attention key-block contractions put in AMX form">,
   ];
 }
 
