@@ -8,6 +8,12 @@
 using namespace mlir;
 using namespace mlir::tfm;
 
+bool CpuTargetAttr::hasFeature(llvm::StringRef feature) const {
+  llvm::SmallVector<llvm::StringRef> features;
+  getFeatures().split(features, ',', -1, /*KeepEmpty=*/false);
+  return llvm::is_contained(features, ("+" + feature).str());
+}
+
 LogicalResult
 CpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       StringRef triple, StringRef cpu, StringRef features,

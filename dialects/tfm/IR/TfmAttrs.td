@@ -105,6 +105,15 @@ def Tfm_CpuTargetAttr : AttrDef<Tfm_Dialect, "CpuTarget"> {
     "unsigned":$threads
   );
   let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// Whether `features` enables `feature` (an LLVM feature name without
+    /// its sign: "amx-bf16").
+    bool hasFeature(::llvm::StringRef feature) const;
+    /// Whether bf16 tile multiplications run (AMX-TILE and AMX-BF16).
+    bool hasAmxBf16() const {
+      return hasFeature("amx-tile") && hasFeature("amx-bf16");
+    }
+  }];
   let genVerifyDecl = 1;
 }
 

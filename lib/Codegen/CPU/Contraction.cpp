@@ -114,13 +114,6 @@ std::optional<WeightBlock> mlir::tfm::weightBlockOf(Value v) {
   return block;
 }
 
-bool mlir::tfm::hasAmxBf16(CpuTargetAttr target) {
-  llvm::SmallVector<llvm::StringRef> features;
-  target.getFeatures().split(features, ',', -1, /*KeepEmpty=*/false);
-  return llvm::is_contained(features, "+amx-tile") &&
-         llvm::is_contained(features, "+amx-bf16");
-}
-
 std::optional<AmxContraction>
 mlir::tfm::matchAmxContraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||

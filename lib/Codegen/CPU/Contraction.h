@@ -70,10 +70,6 @@ Value insertN(OpBuilder &b, Location loc, Value src, Value dest,
 Value remainderColumns(OpBuilder &b, linalg::LinalgOp op, unsigned weightInput,
                        unsigned nDim, int64_t from, Value result);
 
-/// Whether `target` runs bf16 tile multiplications (AMX-TILE and
-/// AMX-BF16 among its LLVM features).
-bool hasAmxBf16(CpuTargetAttr target);
-
 /// The operands of a contraction in the AMX form of -tfm-pack-amx:
 /// `C[rows.., nb, r] += ext(A[rows.., kp, t]) * ext(Wp[nb, kp, r, t])`, A
 /// and Wp bf16, C f32, loops (rows.., nb, kp, r, t), r of 16 and t of 2

@@ -15,6 +15,7 @@
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <algorithm>
@@ -42,6 +43,23 @@ bool isStaticInKeyLoop(linalg::LinalgOp op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
     if (isa_and_nonnull<KeyBlocksAttr>(p->getAttr(kKeyBlocksAttr)))
       return true;
+  return false;
+}
+
+/// Whether `op`'s result is (a reshape of it is) the init of an AMX
+/// contraction, and nothing else reads it.
+bool fillsAmxAccumulator(linalg::LinalgOp op) {
+  Value v = op->getResult(0);
+  while (v.hasOneUse()) {
+    Operation *user = *v.getUsers().begin();
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user)) {
+      v = user->getResult(0);
+      continue;
+    }
+    auto linalgUser = dyn_cast<linalg::LinalgOp>(user);
+    return linalgUser && matchAmxContraction(linalgUser) &&
+           linalgUser.getDpsInitOperand(0)->get() == v;
+  }
   return false;
 }
 
@@ -142,6 +160,10 @@ struct CpuConfigurePass
         ++configuredContractions;
         return;
       }
+      // A fill of an AMX contraction's accumulator stays a fill:
+      // -tfm-cpu-lower-amx replaces a fill of zeros by tilezero.
+      if (isa<linalg::FillOp>(op) && fillsAmxAccumulator(op))
+        return;
       bool vectorize = elementwise || isStaticInKeyLoop(op);
       // A fill that only initializes another op's result is not split by
       // itself: it moves into the blocks of that op.

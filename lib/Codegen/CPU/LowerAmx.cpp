@@ -25,6 +25,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tfm {
@@ -69,9 +72,12 @@ public:
     SmallVector<Value> acc;
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 2; ++j)
-        acc.push_back(amx::TileLoadOp::create(
-            b, loc, accType, o.c, ValueRange{cRows[i], cTiles[j], zero},
-            o.cStride));
+        acc.push_back(
+            zeroInit ? amx::TileZeroOp::create(b, loc, accType).getResult()
+                     : amx::TileLoadOp::create(
+                           b, loc, accType, o.c,
+                           ValueRange{cRows[i], cTiles[j], zero}, o.cStride)
+                           .getResult());
     auto loop = scf::ForOp::create(
         b, loc, k0, k1, idx(16), acc,
         [&](OpBuilder &nb, Location l, Value k, ValueRange iter) {
@@ -123,7 +129,45 @@ public:
 
   OpBuilder &b;
   Location loc;
+  /// The accumulators start at zero (tilezero) instead of C's values.
+  bool zeroInit = false;
 };
+
+/// The allocation (or argument) that view-like ops derive `v` from.
+Value baseBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The fill of zeros that last wrote C before `op`, when nothing between
+/// them touches memory (S = Q K^T's fill in a tiled attention): the
+/// kernel can start its accumulators at zero instead.
+linalg::FillOp zeroFillOf(linalg::GenericOp op, Value c) {
+  Value base = baseBuffer(c);
+  for (Operation *p = op->getPrevNode(); p; p = p->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(p)) {
+      if (!fill.hasPureBufferSemantics() ||
+          baseBuffer(fill.getOutputs()[0]) != base)
+        return {};
+      // The fill covers the buffer, and C all of it (no columns left to
+      // another op that reads the fill).
+      auto type = cast<MemRefType>(fill.getOutputs()[0].getType());
+      auto baseType = dyn_cast<MemRefType>(base.getType());
+      auto cType = cast<MemRefType>(c.getType());
+      if (!baseType || !baseType.hasStaticShape() || !type.hasStaticShape() ||
+          type.getNumElements() != baseType.getNumElements() ||
+          !cType.hasStaticShape() ||
+          cType.getNumElements() != baseType.getNumElements() ||
+          !matchPattern(fill.value(), m_AnyZeroFloat()))
+        return {};
+      return fill;
+    }
+    if (!isMemoryEffectFree(p))
+      return {};
+  }
+  return {};
+}
 
 /// The stride (elements) of `memref`'s dimension `dim`, when static.
 std::optional<int64_t> staticStride(Value memref, int64_t dim) {
@@ -198,6 +242,13 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
     return failure();
   }
   Value aStride = e.idx(*aRowStride), cStride = e.idx(*cRowStride);
+  // C just filled with zeros (the whole buffer) and one k block: the
+  // accumulators start from tilezero and the fill goes.
+  if (kpBlock >= kp)
+    if (linalg::FillOp fill = zeroFillOf(op, cRows)) {
+      fill->erase();
+      e.zeroInit = true;
+    }
   Value one = e.idx(1);
   bool parallel = config.getParallelRows() > 0;
   Value rowBlock = parallel ? e.idx(config.getParallelRows()) : rows;

@@ -157,6 +157,14 @@ std::optional<Candidate> matchAttention(linalg::LinalgOp op) {
   c.packedN = c.n - c.n % 32;
   if (c.k % 32 != 0 || c.packedN == 0)
     return std::nullopt;
+  // A query tile of fewer than 32 rows (a decode step's one query per
+  // sequence) would run 32-row kernels through a scratch for a few rows,
+  // after packing every K and V block all the same: the f32 kernels do
+  // less work there.
+  auto aType =
+      cast<RankedTensorType>(op.getDpsInputOperand(0)->get().getType());
+  if (aType.getDimSize(0) < 32)
+    return std::nullopt;
   return c;
 }
 
@@ -169,7 +177,7 @@ struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
     auto precision = module->getAttrOfType<TypeAttr>(kPrecisionAttr);
     CpuTargetAttr target = getCpuTarget(module);
     if (!precision || !precision.getValue().isBF16() || !target ||
-        !hasAmxBf16(target))
+        !target.hasAmxBf16())
       return;
     llvm::StringMap<bool> rounded;
     bool changed = false;

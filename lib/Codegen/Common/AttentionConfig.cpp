@@ -119,13 +119,23 @@ struct FastMemory {
 /// online softmax the per-key-block costs (row reductions, rescaling, loop
 /// overhead) favour long key blocks: 7-12 % faster than L2 / 16 (128 x 32
 /// and 64 x 32 tiles), see docs/performance.md. Key blocks are whole
-/// vectors.
+/// vectors. With `amxBf16` (bf16 on a CPU with AMX: -tfm-pack-amx puts the
+/// key blocks' contractions on tiles) half of L2 and key blocks of 32: a
+/// key block is the k of P V's tile kernel and the n of Q K^T's (both
+/// multiples of 32), and the tiles make the contractions cheap enough that
+/// the softmax's per-block costs dominate: on a 1 MiB L2, 128 x 128 tiles
+/// ran 262 GFLOP/s where L2 / 8's 64 x 32 ran 214 (D = 64, T = 512) and
+/// L2 / 4 picked 32-key blocks too short for tiles at D = 128 (92 against
+/// 319; docs/performance.md).
 /// GPU: the static shared memory of one block (the tiles are a CTA's
 /// workgroup buffers, -tfm-gpu-map-attention); key blocks are whole warps.
-std::optional<FastMemory> attentionBudget(Attribute target) {
-  if (auto cpu = dyn_cast_or_null<CpuTargetAttr>(target))
+std::optional<FastMemory> attentionBudget(Attribute target, bool amxBf16) {
+  if (auto cpu = dyn_cast_or_null<CpuTargetAttr>(target)) {
+    if (amxBf16 && cpu.hasAmxBf16())
+      return FastMemory{cpu.getL2Bytes() / 2, 32};
     return FastMemory{cpu.getL2Bytes() / 8,
                       std::max<int64_t>(1, cpu.getVectorBits() / 32)};
+  }
   if (auto gpu = dyn_cast_or_null<GpuTargetAttr>(target))
     return FastMemory{gpu.getSharedMemoryBytes(), 32};
   return std::nullopt;
@@ -158,7 +168,17 @@ struct ConfigureAttentionPass
     if (ops.empty())
       return;
     Attribute target = getTarget(root);
-    std::optional<FastMemory> fast = attentionBudget(target);
+    bool rounded = false, bf16 = false;
+    auto module = dyn_cast<ModuleOp>(root);
+    if (!module)
+      module = root->getParentOfType<ModuleOp>();
+    if (auto precision = module
+                             ? module->getAttrOfType<TypeAttr>(kPrecisionAttr)
+                             : TypeAttr()) {
+      rounded = !precision.getValue().isF32();
+      bf16 = precision.getValue().isBF16();
+    }
+    std::optional<FastMemory> fast = attentionBudget(target, bf16);
     if (!fast) {
       root->emitError() << "-tfm-configure-attention: the module has no "
                            "target to size attention tiles for ('"
@@ -169,14 +189,6 @@ struct ConfigureAttentionPass
       return signalPassFailure();
     }
     int64_t budget = fast->bytes;
-    bool rounded = false;
-    auto module = dyn_cast<ModuleOp>(root);
-    if (!module)
-      module = root->getParentOfType<ModuleOp>();
-    if (auto precision = module ? module->getAttrOfType<TypeAttr>(
-                                      kPrecisionAttr)
-                                : TypeAttr())
-      rounded = !precision.getValue().isF32();
     bool failedAny = false;
     for (AttentionOp op : ops) {
       FailureOr<AttentionShape> shape = analyzeAttention(op);

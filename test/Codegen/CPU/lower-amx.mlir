@@ -83,3 +83,70 @@ func.func @serial(%a: memref<?x?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: mem
   }
   return
 }
+
+// -----
+
+// C just filled with zeros, the whole buffer, and one k block (an
+// attention's scores): the accumulators start from tilezero and the fill
+// goes. A fill of a buffer whose other columns C does not cover stays, and
+// so does one with a store in between.
+// CHECK-LABEL: func @zero_init
+// CHECK-NOT: linalg.fill
+// CHECK: amx.tile_zero : !amx.tile<16x16xf32>
+// CHECK-NOT: amx.tile_load %{{.*}} : memref<64x2x16xf32>
+// CHECK: amx.tile_mulf
+// CHECK: amx.tile_store
+// CHECK-LABEL: func @zero_init_kept
+// CHECK: linalg.fill
+// CHECK-NOT: amx.tile_zero
+// CHECK: linalg.fill
+// CHECK: memref.store
+// CHECK-NOT: amx.tile_zero
+// CHECK: return
+#map0 = affine_map<(m, nb, kp, r, t) -> (m, kp, t)>
+#map1 = affine_map<(m, nb, kp, r, t) -> (nb, kp, r, t)>
+#map2 = affine_map<(m, nb, kp, r, t) -> (m, nb, r)>
+func.func @zero_init(%a: memref<64x32x2xbf16>, %w: memref<2x32x16x2xbf16>, %s: memref<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.expand_shape %s [[0], [1, 2]] output_shape [64, 2, 16] : memref<64x32xf32> into memref<64x2x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x2x16xf32>)
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 0>}
+      ins(%a, %w : memref<64x32x2xbf16>, memref<2x32x16x2xbf16>) outs(%c : memref<64x2x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+func.func @zero_init_kept(%a: memref<64x32x2xbf16>, %w: memref<2x32x16x2xbf16>, %wide: memref<64x48xf32>, %s: memref<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%wide : memref<64x48xf32>)
+  %sub = memref.subview %wide[0, 0] [64, 32] [1, 1] : memref<64x48xf32> to memref<64x32xf32, strided<[48, 1]>>
+  %cw = memref.expand_shape %sub [[0], [1, 2]] output_shape [64, 2, 16] : memref<64x32xf32, strided<[48, 1]>> into memref<64x2x16xf32, strided<[48, 16, 1]>>
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 0>}
+      ins(%a, %w : memref<64x32x2xbf16>, memref<2x32x16x2xbf16>) outs(%cw : memref<64x2x16xf32, strided<[48, 16, 1]>>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %c = memref.expand_shape %s [[0], [1, 2]] output_shape [64, 2, 16] : memref<64x32xf32> into memref<64x2x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x2x16xf32>)
+  memref.store %zero, %s[%c0, %c0] : memref<64x32xf32>
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 0>}
+      ins(%a, %w : memref<64x32x2xbf16>, memref<2x32x16x2xbf16>) outs(%c : memref<64x2x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

@@ -121,7 +121,12 @@ def PackAmxPass : Pass<"tfm-pack-amx", "ModuleOp"> {
     blocks are copied into the VNNI layout in the key loop (`Kp[Bc/16, D/2,
     16, 2]`, `Vp[Dv/16, Bc/2, 16, 2]`), so that both products run on tiles.
     The same limits apply: `D` and `Bc` multiples of 32 (else the block's
-    contraction stays f32), the last `Dv mod 32` columns of `P V` in f32.
+    contraction stays f32), the last `Dv mod 32` columns of `P V` in f32;
+    and a query tile of at least 32 rows (`M`: a decode step's tile of one
+    query per K/V head group keeps the f32 kernels, which do less work for
+    a few rows than 32-row tile kernels after the same packing).
+    `-tfm-configure-attention` gives such attention larger tiles (half of
+    L2, key blocks of 32).
 
     Left alone: every other precision or target (the f32 register kernels
     run with the rounded inputs), contractions that read neither a weight
