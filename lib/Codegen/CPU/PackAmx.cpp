@@ -207,6 +207,7 @@ private:
   Value packed(OpBuilder &b, func::FuncOp func, linalg::LinalgOp op,
                Candidate c);
   Value toBF16(OpBuilder &b, Value a);
+  Value bf16Block(OpBuilder &b, linalg::LinalgOp op, Value w);
 
   llvm::StringMap<Value> packs;
   DenseMap<Value, Value> converted;
@@ -270,11 +271,13 @@ void transpose16x16(OpBuilder &b, Location loc, SmallVectorImpl<Value> &m) {
   }
 }
 
-/// The same layout as vnniPack for a key block, copied with vector ops
-/// where the linalg form would be vectorized along its 2-wide last
-/// dimension: `w` [N, K] (K, `nDim` 0) by 16 x 16 transposes of bf16
-/// pairs (32-bit lanes), `w` [K, N] (V, `nDim` 1) by interleaving the
-/// bf16 rows 2kp and 2kp + 1. N a multiple of 16, K of 32.
+/// The same layout as vnniPack for a key block already in bf16, copied
+/// with vector ops where the linalg form would be vectorized along its
+/// 2-wide last dimension: `w` [N, K] (K, `nDim` 0) by 16 x 16 transposes
+/// of bf16 pairs (32-bit lanes), `w` [K, N] (V, `nDim` 1) by interleaving
+/// rows 2kp and 2kp + 1. N a multiple of 16, K of 32. The rows are read
+/// from memory as bf16: shuffles that LLVM cannot fold a conversion into
+/// (it scalarized shuffle(fptrunc(x)) into single-lane conversions).
 Value vnniPackBlock(OpBuilder &b, Location loc, Value w, unsigned nDim,
                     int64_t k, int64_t n) {
   Type bf16 = b.getBF16Type(), i32 = b.getI32Type();
@@ -291,23 +294,6 @@ Value vnniPackBlock(OpBuilder &b, Location loc, Value w, unsigned nDim,
   auto idx = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  // The block in bf16 first (an elementwise op, vectorized as such), then
-  // the layout from its rows in memory: shuffles of 16- and 32-bit lanes
-  // that LLVM cannot fold the conversion into (it scalarized
-  // shuffle(fptrunc(x)) into single-lane conversions).
-  auto wType = cast<RankedTensorType>(w.getType());
-  Value wInit = tensor::EmptyOp::create(b, loc, wType.getShape(), bf16);
-  AffineMap id2 = b.getMultiDimIdentityMap(2);
-  w = linalg::GenericOp::create(
-          b, loc, wInit.getType(), ValueRange{w}, ValueRange{wInit},
-          ArrayRef<AffineMap>{id2, id2},
-          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                nb, l,
-                ValueRange{arith::TruncFOp::create(nb, l, bf16, args[0])});
-          })
-          .getResult(0);
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
   auto row = [&](Value src, Value r, Value c, int64_t len) -> Value {
     return vector::TransferReadOp::create(b, loc, VectorType::get({len}, bf16),
@@ -389,7 +375,7 @@ Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, linalg::LinalgOp op,
   if (!c.block) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(op);
-    Value w = op.getDpsInputOperand(c.operand)->get();
+    Value w = bf16Block(b, op, op.getDpsInputOperand(c.operand)->get());
     if (c.packedN != c.n)
       w = sliceN(b, op.getLoc(), w, c.nDim, 0, c.packedN);
     return vnniPackBlock(b, op.getLoc(), w, c.nDim, c.k, c.packedN);
@@ -436,6 +422,63 @@ Value PackAmxPass::toBF16(OpBuilder &b, Value a) {
           })
           .getResult(0);
   return v;
+}
+
+/// Whether `op` rounds its one input through bf16 (-tfm-apply-precision's
+/// `extf(truncf(x))`, elementwise).
+bool isBf16Rounding(linalg::GenericOp op) {
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto ext = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
+  auto trunc = ext ? ext.getIn().getDefiningOp<arith::TruncFOp>() : nullptr;
+  return trunc && trunc.getType().isBF16() &&
+         trunc.getIn() == op.getBody()->getArgument(0);
+}
+
+/// The key block `w` (f32, rounded to bf16) that `op` reads, in bf16. A
+/// whole block that is a slice of a K or V tensor from outside the
+/// attention's loops is a slice of that tensor converted once (not once
+/// per query block: 24% of the time at D = 128, T = 2048); a short block
+/// (copied into a zeroed buffer) is converted where it is.
+Value PackAmxPass::bf16Block(OpBuilder &b, linalg::LinalgOp op, Value w) {
+  Location loc = op.getLoc();
+  Type bf16 = b.getBF16Type();
+  auto round = w.getDefiningOp<linalg::GenericOp>();
+  auto slice = isBf16Rounding(round)
+                   ? round.getDpsInputOperand(0)
+                         ->get()
+                         .getDefiningOp<tensor::ExtractSliceOp>()
+                   : tensor::ExtractSliceOp();
+  auto forall = op->getParentOfType<scf::ForallOp>();
+  if (slice && forall) {
+    Value full = slice.getSource();
+    Operation *owner = full.getParentBlock()->getParentOp();
+    if (!forall->isAncestor(owner) &&
+        cast<RankedTensorType>(full.getType()).getElementType().isF32()) {
+      Value fullBf = toBF16(b, full);
+      auto type = RankedTensorType::get(slice.getType().getShape(), bf16);
+      return tensor::ExtractSliceOp::create(
+          b, loc, type, fullBf, slice.getMixedOffsets(), slice.getMixedSizes(),
+          slice.getMixedStrides());
+    }
+  }
+  auto wType = cast<RankedTensorType>(w.getType());
+  Value init = tensor::EmptyOp::create(b, loc, wType.getShape(), bf16);
+  AffineMap id2 = b.getMultiDimIdentityMap(2);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{w}, ValueRange{init},
+             ArrayRef<AffineMap>{id2, id2},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::TruncFOp::create(nb, l, bf16, args[0])});
+             })
+      .getResult(0);
 }
 
 /// `v`'s last dimension split into [size / inner, inner] (the other

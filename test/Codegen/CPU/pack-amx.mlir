@@ -201,3 +201,44 @@ module attributes {tfm.precision = bf16, tfm.target = #amx} {
     return %r#1, %u : tensor<64x64xf32>, tensor<64x64xf32>
   }
 }
+
+// -----
+
+// In the attention's forall, a whole K block that is -tfm-apply-precision's
+// rounding of a slice of a K tensor from outside the forall is read from
+// that tensor converted to bf16 once, before the forall (not once per query
+// block).
+// CHECK-LABEL: func @key_block_converted_once
+// CHECK: %[[KBF:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<4x512x64xf32>) outs(%{{.*}} : tensor<4x512x64xbf16>)
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK: tensor.extract_slice %[[KBF]][%{{.*}}, %{{.*}}, 0] [1, 32, 64] [1, 1, 1] : tensor<4x512x64xbf16> to tensor<32x64xbf16>
+// CHECK: vector.transfer_read
+#amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+#qk = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+#id = affine_map<(i, j) -> (i, j)>
+module attributes {tfm.precision = bf16, tfm.target = #amx} {
+  func.func @key_block_converted_once(%q: tensor<64x64xf32>, %k: tensor<4x512x64xf32>, %s0: tensor<4x64x32xf32>, %n: index) -> tensor<4x64x32xf32> {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %r = scf.forall (%h) in (4) shared_outs(%out = %s0) -> (tensor<4x64x32xf32>) {
+      %s = tensor.extract_slice %out[%h, 0, 0] [1, 64, 32] [1, 1, 1] : tensor<4x64x32xf32> to tensor<64x32xf32>
+      %l = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %s) -> (tensor<64x32xf32>) {
+        %kb = tensor.extract_slice %k[%h, %i, 0] [1, 32, 64] [1, 1, 1] : tensor<4x512x64xf32> to tensor<32x64xf32>
+        %e = tensor.empty() : tensor<32x64xf32>
+        %kr = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%kb : tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %t = arith.truncf %x : f32 to bf16
+          %w = arith.extf %t : bf16 to f32
+          linalg.yield %w : f32
+        } -> tensor<32x64xf32>
+        %s1 = linalg.matmul indexing_maps = #qk ins(%q, %kr : tensor<64x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<64x32xf32>) -> tensor<64x32xf32>
+        scf.yield %s1 : tensor<64x32xf32>
+      } {tfm.key_blocks = #tfm.key_blocks<full>}
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %l into %out[%h, 0, 0] [1, 64, 32] [1, 1, 1] : tensor<64x32xf32> into tensor<4x64x32xf32>
+      }
+    }
+    return %r : tensor<4x64x32xf32>
+  }
+}
