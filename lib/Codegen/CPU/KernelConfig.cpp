@@ -46,6 +46,16 @@ bool isStaticInKeyLoop(linalg::LinalgOp op) {
   return false;
 }
 
+/// Whether `op` writes bf16 (the conversions of -tfm-pack-amx): LLVM's loop
+/// vectorizer leaves f32 -> bf16 loops scalar (one vcvtneps2bf16 per
+/// element), so they are vectorized here whatever `elementwise` says.
+bool convertsToBf16(linalg::LinalgOp op) {
+  return op.getNumDpsInits() == 1 &&
+         getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType())
+             .isBF16() &&
+         op.getNumReductionLoops() == 0;
+}
+
 /// Whether `op`'s result is (a reshape of it is) the init of an AMX
 /// contraction, and nothing else reads it.
 bool fillsAmxAccumulator(linalg::LinalgOp op) {
@@ -164,7 +174,8 @@ struct CpuConfigurePass
       // -tfm-cpu-lower-amx replaces a fill of zeros by tilezero.
       if (isa<linalg::FillOp>(op) && fillsAmxAccumulator(op))
         return;
-      bool vectorize = elementwise || isStaticInKeyLoop(op);
+      bool vectorize = elementwise || isStaticInKeyLoop(op) ||
+                       convertsToBf16(op);
       // A fill that only initializes another op's result is not split by
       // itself: it moves into the blocks of that op.
       bool split = threads && topLevel && !initializesOther(op);
