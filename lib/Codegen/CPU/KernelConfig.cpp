@@ -15,6 +15,7 @@
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
@@ -46,14 +47,19 @@ bool isStaticInKeyLoop(linalg::LinalgOp op) {
   return false;
 }
 
-/// Whether `op` writes bf16 (the conversions of -tfm-pack-amx): LLVM's loop
-/// vectorizer leaves f32 -> bf16 loops scalar (one vcvtneps2bf16 per
-/// element), so they are vectorized here whatever `elementwise` says.
+/// Whether `op` converts f32 to bf16 elementwise: the conversions of
+/// -tfm-pack-amx and the roundings of -tfm-apply-precision
+/// (`extf(truncf(x))`). LLVM's loop vectorizer leaves f32 -> bf16 loops
+/// scalar (a vcvtneps2bf16 and a vpextrw per element), so they are
+/// vectorized here whatever `elementwise` says.
 bool convertsToBf16(linalg::LinalgOp op) {
-  return op.getNumDpsInits() == 1 &&
-         getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType())
-             .isBF16() &&
-         op.getNumReductionLoops() == 0;
+  if (op.getNumReductionLoops() != 0 || !isa<linalg::GenericOp>(op))
+    return false;
+  bool found = false;
+  op->walk([&](arith::TruncFOp t) {
+    found |= getElementTypeOrSelf(t.getType()).isBF16();
+  });
+  return found;
 }
 
 /// Whether `op`'s result is (a reshape of it is) the init of an AMX

@@ -2,18 +2,34 @@
 // on tiles): half of L2 and key blocks of 32 keys (the n of Q K^T's and the
 // k of P V's tile kernels). Without AMX, or in f32, an eighth of L2 and key
 // blocks of whole vectors, as in configure-attention.mlir.
-// RUN: tfm-opt %s -split-input-file -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-configure-attention | FileCheck %s
 
 // A 1 MiB L2: 512 KiB for the tiles; D = 128, 8 heads per K/V head.
 // CHECK-LABEL: func @amx
-// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 2, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288>
+// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 2, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31>
+// Short sequences: tiled from 32 keys up (the pass's default keeps up to
+// 256 keys untiled, and still does below); a dynamic Tk branches at 31.
+// CHECK-LABEL: func @amx_short
+// CHECK: tfm.attention {{.*}}#tfm.attention_tiling<block_q = 128, block_k = 128
+// CHECK: tfm.attention {{.*}}#tfm.attention_untiled
+// CHECK-LABEL: func @amx_dynamic
+// CHECK: untiled_max_keys = 31
 // CHECK-LABEL: func @amx_d64
-// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288>
+// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31>
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 1048576, threads = 2>
 module attributes {tfm.precision = bf16, tfm.target = #amx} {
   func.func @amx(%q: tensor<1x16x?x128xf32>, %k: tensor<1x8x?x128xf32>, %v: tensor<1x8x?x128xf32>) -> tensor<1x16x?x128xf32> {
     %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.08838834764831845 : f64} : tensor<1x16x?x128xf32>, tensor<1x8x?x128xf32>, tensor<1x8x?x128xf32> -> tensor<1x16x?x128xf32>
     return %o : tensor<1x16x?x128xf32>
+  }
+  func.func @amx_short(%q: tensor<1x12x128x64xf32>, %k: tensor<1x12x128x64xf32>, %v: tensor<1x12x128x64xf32>, %q2: tensor<1x12x16x64xf32>) -> (tensor<1x12x128x64xf32>, tensor<1x12x16x64xf32>) {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32> -> tensor<1x12x128x64xf32>
+    %o2 = tfm.attention %q2, %q2, %q2 {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x16x64xf32>, tensor<1x12x16x64xf32>, tensor<1x12x16x64xf32> -> tensor<1x12x16x64xf32>
+    return %o, %o2 : tensor<1x12x128x64xf32>, tensor<1x12x16x64xf32>
+  }
+  func.func @amx_dynamic(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+    return %o : tensor<1x12x?x64xf32>
   }
   func.func @amx_d64(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
     %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
@@ -27,7 +43,7 @@ module attributes {tfm.precision = bf16, tfm.target = #amx} {
 // CHECK-LABEL: func @f32
 // CHECK: budget_bytes = 131072
 // CHECK-LABEL: func @no_amx
-// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072>
+// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, untiled_max_keys = 256>
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 1048576, threads = 2>
 module attributes {tfm.target = #amx} {
   func.func @f32(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {

@@ -166,7 +166,10 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     padding is wasted work). An op with a static `Tk <= N` gets
     `#tfm.attention_untiled` (it stays whole); with a dynamic `Tk` the
     configuration records `untiled_max_keys = N`, and `-tfm-tile-sram`
-    branches on `Tk`.
+    branches on `Tk`. With bf16 on a CPU with AMX, `N` is at most 31: the
+    tiled attention's products run on tiles there (`-tfm-pack-amx`, query
+    tiles of 32 rows or more), the untiled one's do not, and the tiled one
+    was 1.4-7x faster from 32 keys up.
 
     Errors: a module without a target; on a CPU, an op whose smallest legal
     tile (`Br = 1`, `Bc` = one vector) does not fit (the message names the
