@@ -397,6 +397,27 @@ Value PackAmxPass::packed(OpBuilder &b, func::FuncOp func, linalg::LinalgOp op,
   return copy.getResult(0);
 }
 
+/// `a` (f32) converted to bf16 by an elementwise op at the builder's
+/// insertion point.
+Value truncToBF16(OpBuilder &b, Location loc, Value a) {
+  auto type = cast<RankedTensorType>(a.getType());
+  Type bf16 = b.getBF16Type();
+  Value init =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), bf16);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{a}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::TruncFOp::create(nb, l, bf16, args[0])});
+             })
+      .getResult(0);
+}
+
 /// `a` ([.., K] f32) in bf16, once per value.
 Value PackAmxPass::toBF16(OpBuilder &b, Value a) {
   Value &v = converted[a];
@@ -404,23 +425,7 @@ Value PackAmxPass::toBF16(OpBuilder &b, Value a) {
     return v;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfterValue(a);
-  Location loc = a.getLoc();
-  auto type = cast<RankedTensorType>(a.getType());
-  Type bf16 = b.getBF16Type();
-  Value init =
-      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), bf16);
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  v = linalg::GenericOp::create(
-          b, loc, init.getType(), ValueRange{a}, ValueRange{init},
-          ArrayRef<AffineMap>{id, id},
-          SmallVector<utils::IteratorType>(type.getRank(),
-                                           utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                nb, l,
-                ValueRange{arith::TruncFOp::create(nb, l, bf16, args[0])});
-          })
-          .getResult(0);
+  v = truncToBF16(b, a.getLoc(), a);
   return v;
 }
 
@@ -466,19 +471,7 @@ Value PackAmxPass::bf16Block(OpBuilder &b, linalg::LinalgOp op, Value w) {
           slice.getMixedStrides());
     }
   }
-  auto wType = cast<RankedTensorType>(w.getType());
-  Value init = tensor::EmptyOp::create(b, loc, wType.getShape(), bf16);
-  AffineMap id2 = b.getMultiDimIdentityMap(2);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{w}, ValueRange{init},
-             ArrayRef<AffineMap>{id2, id2},
-             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, l,
-                   ValueRange{arith::TruncFOp::create(nb, l, bf16, args[0])});
-             })
-      .getResult(0);
+  return truncToBF16(b, loc, w);
 }
 
 /// `v`'s last dimension split into [size / inner, inner] (the other

@@ -131,7 +131,7 @@ struct FastMemory {
 /// workgroup buffers, -tfm-gpu-map-attention); key blocks are whole warps.
 std::optional<FastMemory> attentionBudget(Attribute target, bool amxBf16) {
   if (auto cpu = dyn_cast_or_null<CpuTargetAttr>(target)) {
-    if (amxBf16 && cpu.hasAmxBf16())
+    if (amxBf16)
       return FastMemory{cpu.getL2Bytes() / 2, 32};
     return FastMemory{cpu.getL2Bytes() / 8,
                       std::max<int64_t>(1, cpu.getVectorBits() / 32)};
@@ -171,7 +171,7 @@ struct ConfigureAttentionPass
     if (ops.empty())
       return;
     Attribute target = getTarget(root);
-    bool rounded = false, bf16 = false;
+    bool rounded = false, amxBf16 = false;
     auto module = dyn_cast<ModuleOp>(root);
     if (!module)
       module = root->getParentOfType<ModuleOp>();
@@ -179,9 +179,10 @@ struct ConfigureAttentionPass
                              ? module->getAttrOfType<TypeAttr>(kPrecisionAttr)
                              : TypeAttr()) {
       rounded = !precision.getValue().isF32();
-      bf16 = precision.getValue().isBF16();
+      auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
+      amxBf16 = precision.getValue().isBF16() && cpu && cpu.hasAmxBf16();
     }
-    std::optional<FastMemory> fast = attentionBudget(target, bf16);
+    std::optional<FastMemory> fast = attentionBudget(target, amxBf16);
     if (!fast) {
       root->emitError() << "-tfm-configure-attention: the module has no "
                            "target to size attention tiles for ('"
@@ -197,8 +198,7 @@ struct ConfigureAttentionPass
     // at 32 keys, 97 against 59 at 64, 235 against 33 at 256 (12 heads,
     // D = 64, one core, tfm-bench); shorter sequences have query tiles too
     // short for the tile kernels.
-    if (bf16 && isa<CpuTargetAttr>(target) &&
-        cast<CpuTargetAttr>(target).hasAmxBf16())
+    if (amxBf16)
       maxUntiled = std::min<int64_t>(maxUntiled, kAmxUntiledMaxKeys);
     bool failedAny = false;
     for (AttentionOp op : ops) {

@@ -242,3 +242,27 @@ module attributes {tfm.precision = bf16, tfm.target = #amx} {
     return %r : tensor<4x64x32xf32>
   }
 }
+
+// -----
+
+// Key loops left in f32: a query tile of fewer than 32 rows (a decode
+// step's), and a head dimension that is no multiple of 32 (Q K^T's k).
+// CHECK-LABEL: func @key_loop_left_alone
+// CHECK-NOT: bf16
+// CHECK: return
+#amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+#qk = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+module attributes {tfm.precision = bf16, tfm.target = #amx} {
+  func.func @key_loop_left_alone(%q: tensor<16x64xf32>, %k: tensor<512x64xf32>, %q2: tensor<64x48xf32>, %k2: tensor<512x48xf32>, %s0: tensor<16x32xf32>, %t0: tensor<64x32xf32>, %n: index) -> (tensor<16x32xf32>, tensor<64x32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %r:2 = scf.for %i = %c0 to %n step %c32 iter_args(%s = %s0, %t = %t0) -> (tensor<16x32xf32>, tensor<64x32xf32>) {
+      %kb = tensor.extract_slice %k[%i, 0] [32, 64] [1, 1] : tensor<512x64xf32> to tensor<32x64xf32>
+      %s1 = linalg.matmul indexing_maps = #qk ins(%q, %kb : tensor<16x64xf32>, tensor<32x64xf32>) outs(%s : tensor<16x32xf32>) -> tensor<16x32xf32>
+      %kb2 = tensor.extract_slice %k2[%i, 0] [32, 48] [1, 1] : tensor<512x48xf32> to tensor<32x48xf32>
+      %t1 = linalg.matmul indexing_maps = #qk ins(%q2, %kb2 : tensor<64x48xf32>, tensor<32x48xf32>) outs(%t : tensor<64x32xf32>) -> tensor<64x32xf32>
+      scf.yield %s1, %t1 : tensor<16x32xf32>, tensor<64x32xf32>
+    } {tfm.key_blocks = #tfm.key_blocks<full>}
+    return %r#0, %r#1 : tensor<16x32xf32>, tensor<64x32xf32>
+  }
+}

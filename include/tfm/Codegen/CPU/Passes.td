@@ -117,9 +117,12 @@ def PackAmxPass : Pass<"tfm-pack-amx", "ModuleOp"> {
     `tfm.key_blocks`), `S = Q K^T` on `[M, D] x [Bc, D]` and
     `acc += P V` on `[M, Bc] x [Bc, Dv]`, take the same form with the K or
     V block in the place of `W`: the query tile is converted to bf16 once
-    per query block, the probabilities once per key block, and the K and V
-    blocks are copied into the VNNI layout in the key loop (`Kp[Bc/16, D/2,
-    16, 2]`, `Vp[Dv/16, Bc/2, 16, 2]`), so that both products run on tiles.
+    per query block, the probabilities once per key block; a whole K or V
+    block that rounds a slice of a tensor from outside the attention's
+    `scf.forall` is read from that tensor converted once (a short block,
+    copied into a zeroed buffer, is converted in the loop); the blocks are
+    copied into the VNNI layout in the key loop (`Kp[Bc/16, D/2, 16, 2]`,
+    `Vp[Dv/16, Bc/2, 16, 2]`), so that both products run on tiles.
     The same limits apply: `D` and `Bc` multiples of 32 (else the block's
     contraction stays f32), the last `Dv mod 32` columns of `P V` in f32;
     and a query tile of at least 32 rows (`M`: a decode step's tile of one
