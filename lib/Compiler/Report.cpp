@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 using namespace mlir;
 namespace mt = mlir::tfm;
@@ -367,9 +368,35 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
     k.bytes = source->bytes;
     gpuKernels.push_back(std::move(k));
   });
+  // The row kernel the ops marked as its stages run in.
+  std::optional<size_t> rowKernel;
+  int64_t rowKernelSlots = 0;
+  // A reduction stage's shared slots.
+  auto slotBytes = [](linalg::LinalgOp op, int64_t slots) -> int64_t {
+    if (slots <= 1)
+      return 0;
+    return slots *
+           llvm::divideCeil(getElementTypeOrSelf(op.getDpsInits()[0].getType())
+                                .getIntOrFloatBitWidth(),
+                            8);
+  };
   module.walk([&](linalg::LinalgOp op) {
     if (!op.hasPureBufferSemantics())
       return;
+    if (op->hasAttr(mt::kRowKernelStageAttr)) {
+      if (rowKernel) {
+        GpuKernelCost &k = gpuKernels[*rowKernel];
+        for (Value v : op->getOperands())
+          k.bytes += shapes.bytes(v);
+        SmallVector<int64_t> ext = loopExtents(op, shapes);
+        k.flops += static_cast<double>(std::accumulate(
+            ext.begin(), ext.end(), int64_t(1), std::multiplies<int64_t>()));
+        if (llvm::is_contained(op.getIteratorTypesArray(),
+                               utils::IteratorType::reduction))
+          k.sharedMemoryBytes += slotBytes(op, rowKernelSlots);
+      }
+      return;
+    }
     Attribute config = op->getAttr(mt::kLoweringConfigAttr);
     SmallVector<int64_t> ext = loopExtents(op, shapes);
     GpuKernelCost k;
@@ -406,19 +433,17 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
         (it == utils::IteratorType::reduction ? length : rows) *= ext[d];
       k.kind = "row-reduce";
       k.dims = {{"rows", rows}, {"length", length}};
+      if (reduce.getStages() > 1)
+        k.dims.push_back({"ops", reduce.getStages()});
       k.grid[0] = rows;
       k.threadsPerBlock = reduce.getThreads();
-      // Partial results in shared memory, except for a block of one warp
-      // (shuffles only; -tfm-gpu-tile-reduction).
-      k.sharedMemoryBytes =
-          reduce.getThreads() == 32
-              ? 0
-              : reduce.getThreads() *
-                    llvm::divideCeil(
-                        getElementTypeOrSelf(op.getDpsInits()[0].getType())
-                            .getIntOrFloatBitWidth(),
-                        8);
+      // One shared slot per warp and reduction stage, none for a block
+      // of one warp (shuffles only; -tfm-gpu-tile-reduction).
+      rowKernelSlots = reduce.getThreads() >= 32 ? reduce.getThreads() / 32
+                                                 : reduce.getThreads();
+      k.sharedMemoryBytes = slotBytes(op, rowKernelSlots);
       k.flops = static_cast<double>(rows) * length;
+      rowKernel = gpuKernels.size();
       gpuKernels.push_back(std::move(k));
       return;
     }

@@ -70,6 +70,10 @@ constexpr llvm::StringLiteral kLoweringConfigAttr = "tfm.lowering_config";
 /// The role of a key-block loop of a tiled attention (#tfm.key_blocks).
 constexpr llvm::StringLiteral kKeyBlocksAttr = "tfm.key_blocks";
 
+/// On an op that runs inside the block-per-row kernel of the row reduction
+/// before it (#tfm.gpu_reduction's `stages`): its stage, from 1.
+constexpr llvm::StringLiteral kRowKernelStageAttr = "tfm.row_kernel_stage";
+
 /// The type `tfm.precision` holds for a precision's spelling (`--precision`,
 /// -tfm-apply-precision's option): "bf16", "f16" or "f32"; null for any
 /// other spelling.

@@ -54,9 +54,11 @@ GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 GpuReductionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         int64_t threads) {
+                         int64_t threads, int64_t stages) {
   if (threads < 1 || !llvm::isPowerOf2_64(threads))
     return emitError() << "'threads' must be a power of two";
+  if (stages < 1)
+    return emitError() << "'stages' must be positive";
   return success();
 }
 

@@ -317,15 +317,24 @@ def Tfm_GpuContractionAttr : AttrDef<Tfm_Dialect, "GpuContraction"> {
 
 def Tfm_GpuReductionAttr : AttrDef<Tfm_Dialect, "GpuReduction"> {
   let mnemonic = "gpu_reduction";
-  let summary = "The GPU schedule of one row reduction";
+  let summary = "The GPU schedule of one row reduction and the ops fused with it";
   let description = [{
     The decision of `-tfm-gpu-configure` for one reduction (a norm's sums,
     softmax's maximum and sum), which `-tfm-gpu-tile-reduction` carries
     out: one block of `threads` threads (a power of two) per output
     element; each thread folds every `threads`-th element of the row, then
-    the block combines the partial results in shared memory.
+    the block combines the partial results (shuffles within each warp, one
+    shared-memory slot per warp).
+
+    `stages` counts the ops the kernel runs, this reduction first: the
+    `stages - 1` ops after it in the block that carry
+    `tfm.row_kernel_stage` 1, 2, ... read the rows this one reduces (a
+    layer norm's variance and its normalization, softmax's sum and
+    division) and run in the same block, which hands each statistic to
+    the next stage in registers instead of through global memory.
   }];
-  let parameters = (ins "int64_t":$threads);
+  let parameters = (ins "int64_t":$threads,
+                        DefaultValuedParameter<"int64_t", "1">:$stages);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -25,6 +25,9 @@ using namespace mlir::tfm;
 
 namespace {
 
+/// The most ops one block-per-row kernel runs (a layer norm takes 3).
+constexpr unsigned kMaxRowKernelStages = 8;
+
 /// The static extent of loop `d` of `op`, if known.
 std::optional<int64_t> staticExtent(linalg::LinalgOp op, unsigned d) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -41,7 +44,11 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
     GpuTargetAttr target = getGpuTarget(getOperation());
     if (!target)
       return;
+    // Ops already given to the row kernel of a reduction before them.
+    DenseSet<Operation *> taken;
     WalkResult result = getOperation()->walk([&](linalg::LinalgOp op) {
+      if (taken.contains(op))
+        return WalkResult::advance();
       if (std::optional<RowReduction> r = matchGpuRowReduction(op)) {
         // A power of two from a warp to 256 threads, by the row length.
         int64_t threads = 256;
@@ -49,8 +56,22 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
           threads = std::clamp<int64_t>(
               llvm::PowerOf2Ceil(std::max<int64_t>(*length, 1)), 32, 256);
         threads = std::min(threads, target.getMaxThreadsPerBlock());
-        op->setAttr(kLoweringConfigAttr,
-                    GpuReductionAttr::get(&getContext(), threads));
+        // The ops after it on the same rows run in its kernel.
+        SmallVector<RowKernelStage> stages =
+            fuseRows ? findRowKernel(op, *r, kMaxRowKernelStages)
+                     : SmallVector<RowKernelStage>{{op, {}, r->dim}};
+        for (auto [k, stage] : llvm::enumerate(stages)) {
+          if (k == 0)
+            continue;
+          stage.op->setAttr(
+              kRowKernelStageAttr,
+              IntegerAttr::get(IntegerType::get(&getContext(), 64), k));
+          taken.insert(stage.op);
+          ++fusedOps;
+        }
+        op->setAttr(
+            kLoweringConfigAttr,
+            GpuReductionAttr::get(&getContext(), threads, stages.size()));
         ++reductions;
         return WalkResult::advance();
       }
@@ -110,6 +131,9 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
                            "Contractions given a shared-memory GEMM schedule"};
   PassStatistic reductions{this, numReductions, "reductions",
                            "Row reductions given a block per row"};
+  PassStatistic fusedOps{this, numFusedOps, "row-kernel-stages",
+                         "Ops run in the block-per-row kernel of a "
+                         "reduction before them"};
 };
 
 } // namespace

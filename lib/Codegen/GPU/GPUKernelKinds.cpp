@@ -2,10 +2,14 @@
 
 #include "GPUKernelKinds.h"
 
+#include "tfm/IR/TfmAttrNames.h"
+
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tfm;
@@ -136,4 +140,225 @@ Value mlir::tfm::viewRoot(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     v = view.getViewSource();
   return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Block-per-row kernels of several ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What the extent of dimension `dim` of buffer `v` is known to equal: a
+/// constant, or dimension `dim` of a buffer (an allocation's dynamic size
+/// traced back to the `memref.dim` it was computed by, when it was).
+struct ExtentKey {
+  int64_t constant = ShapedType::kDynamic;
+  Value buffer;
+  int64_t dim = -1;
+  Value size; // a dynamic allocation size not read off a buffer
+  bool operator==(const ExtentKey &o) const {
+    if (constant != ShapedType::kDynamic || o.constant != ShapedType::kDynamic)
+      return constant == o.constant;
+    if (size || o.size)
+      return size == o.size;
+    return buffer == o.buffer && dim == o.dim;
+  }
+};
+
+ExtentKey extentKey(Value v, unsigned dim) {
+  auto type = cast<MemRefType>(v.getType());
+  if (!type.isDynamicDim(dim))
+    return {type.getDimSize(dim), {}, -1, {}};
+  if (auto alloc = v.getDefiningOp<memref::AllocOp>()) {
+    Value size = alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)];
+    if (auto read = size.getDefiningOp<memref::DimOp>())
+      if (std::optional<int64_t> d = read.getConstantIndex())
+        return extentKey(read.getSource(), *d);
+    return {ShapedType::kDynamic, {}, -1, size};
+  }
+  return {ShapedType::kDynamic, v, dim, {}};
+}
+
+/// What the extent of loop `d` of `op` is known to equal (one key per
+/// operand dimension indexed by `d` alone).
+SmallVector<ExtentKey> loopExtentKeys(linalg::LinalgOp op, unsigned d) {
+  SmallVector<ExtentKey> keys;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(e); dim && dim.getPosition() == d)
+        keys.push_back(extentKey(operand.get(), i));
+  }
+  return keys;
+}
+
+bool sameExtent(linalg::LinalgOp a, unsigned da, linalg::LinalgOp b,
+                unsigned db) {
+  SmallVector<ExtentKey> ka = loopExtentKeys(a, da);
+  for (const ExtentKey &k : loopExtentKeys(b, db))
+    if (llvm::is_contained(ka, k))
+      return true;
+  return false;
+}
+
+/// The buffers `op` (and what it holds) reads and writes, as the buffers
+/// they view; false when some effect is on no known buffer.
+bool collectAccesses(Operation *op, DenseSet<Value> &reads,
+                     DenseSet<Value> &writes) {
+  WalkResult result = op->walk([&](Operation *inner) {
+    auto iface = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!iface) {
+      if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+          isPure(inner))
+        return WalkResult::advance();
+      return WalkResult::interrupt();
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (MemoryEffects::EffectInstance &effect : effects) {
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
+        continue;
+      Value v = effect.getValue();
+      if (!v)
+        return WalkResult::interrupt();
+      (isa<MemoryEffects::Read>(effect.getEffect()) ? reads : writes)
+          .insert(mlir::tfm::viewRoot(v));
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Whether `op`'s payload touches no memory (a gather through memref.load
+/// in the payload does).
+bool hasPurePayload(linalg::LinalgOp op) {
+  for (Operation &inner : op->getRegion(0).front())
+    if (!isa<linalg::IndexOp, linalg::YieldOp>(inner) && !isPure(&inner))
+      return false;
+  return true;
+}
+
+} // namespace
+
+SmallVector<RowKernelStage> mlir::tfm::findRowKernel(linalg::LinalgOp first,
+                                                     const RowReduction &r,
+                                                     unsigned maxStages) {
+  RowKernelStage head;
+  head.op = first;
+  for (AffineExpr e :
+       first.getMatchingIndexingMap(first.getDpsInitOperand(0)).getResults())
+    head.rowDims.push_back(cast<AffineDimExpr>(e).getPosition());
+  head.lengthDim = r.dim;
+  SmallVector<RowKernelStage> stages = {head};
+  if (maxStages < 2 || !hasPurePayload(first))
+    return stages;
+
+  // The statistics (the reductions' output buffers, as the stages pass
+  // them) and every buffer the stages read or write.
+  SmallVector<Value> statistics = {first.getDpsInits()[0]};
+  DenseSet<Value> read, written;
+  if (!collectAccesses(first, read, written))
+    return stages;
+
+  // The extent keys of the rows and of the row length.
+  auto sameSpace = [&](linalg::LinalgOp op, ArrayRef<unsigned> rowDims,
+                       unsigned lengthDim) {
+    for (auto [a, b] : llvm::zip_equal(head.rowDims, rowDims))
+      if (!sameExtent(first, a, op, b))
+        return false;
+    return sameExtent(first, head.lengthDim, op, lengthDim);
+  };
+
+  // Whether `op` can run as the next stage; fills its row and length dims.
+  auto asStage = [&](linalg::LinalgOp op) -> std::optional<RowKernelStage> {
+    if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+        op->getNumRegions() != 1 || !hasProjectedPermutationMaps(op) ||
+        !hasPurePayload(op) || op->hasAttr(kLoweringConfigAttr) ||
+        op.getNumLoops() != head.rowDims.size() + 1)
+      return std::nullopt;
+    // The rows, from the first statistic it reads.
+    RowKernelStage stage;
+    stage.op = op;
+    std::optional<AffineMap> statMap;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (!llvm::is_contained(statistics, input->get()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (statMap && map != *statMap)
+        return std::nullopt; // a statistic read at another row
+      statMap = map;
+    }
+    if (!statMap || statMap->getNumResults() != head.rowDims.size())
+      return std::nullopt;
+    for (AffineExpr e : statMap->getResults())
+      stage.rowDims.push_back(cast<AffineDimExpr>(e).getPosition());
+    for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d)
+      if (!llvm::is_contained(stage.rowDims, d))
+        stage.lengthDim = d;
+    if (!sameSpace(op, stage.rowDims, stage.lengthDim))
+      return std::nullopt;
+    // Inputs: statistics, or buffers no stage writes.
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) &&
+          !llvm::is_contained(statistics, input->get()) &&
+          written.contains(viewRoot(input->get())))
+        return std::nullopt;
+    // The output: a buffer no stage touches, indexed by its rows and
+    // (all-parallel op) the length.
+    OpOperand *out = op.getDpsInitOperand(0);
+    Value outRoot = viewRoot(out->get());
+    if (read.contains(outRoot) || written.contains(outRoot))
+      return std::nullopt;
+    AffineMap outMap = op.getMatchingIndexingMap(out);
+    if (std::optional<RowReduction> rr = matchGpuRowReduction(op)) {
+      if (rr->dim != stage.lengthDim || outMap != *statMap)
+        return std::nullopt;
+      return stage;
+    }
+    if (llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+          return t != utils::IteratorType::parallel;
+        }))
+      return std::nullopt;
+    if (!outMap.isFunctionOfDim(stage.lengthDim) ||
+        !getElementTypeOrSelf(out->get().getType()).isIntOrFloat())
+      return std::nullopt;
+    return stage;
+  };
+
+  // Ops the stages move down past, and how far to look.
+  constexpr int kMaxSkipped = 16;
+  int skipped = 0;
+  for (Operation *op = first->getNextNode();
+       op && stages.size() < maxStages && skipped <= kMaxSkipped;
+       op = op->getNextNode()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (std::optional<RowKernelStage> stage = asStage(linalgOp)) {
+        if (!collectAccesses(op, read, written))
+          break;
+        stages.push_back(*stage);
+        if (!matchGpuRowReduction(linalgOp))
+          break; // an all-parallel op ends the kernel
+        statistics.push_back(linalgOp.getDpsInits()[0]);
+        continue;
+      }
+    }
+    if (op->hasTrait<OpTrait::IsTerminator>())
+      break;
+    DenseSet<Value> opReads, opWrites;
+    if (!collectAccesses(op, opReads, opWrites))
+      break;
+    bool conflict =
+        llvm::any_of(
+            opWrites,
+            [&](Value v) { return read.contains(v) || written.contains(v); }) ||
+        llvm::any_of(opReads, [&](Value v) { return written.contains(v); });
+    if (conflict)
+      break;
+    ++skipped;
+  }
+  // Stages past the last reduction-or-final op are all kept: each was
+  // checked against the ones before it.
+  return stages;
 }

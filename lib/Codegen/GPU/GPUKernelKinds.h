@@ -44,6 +44,30 @@ struct RowReduction {
 /// contraction the GEMM kernel takes; none otherwise.
 std::optional<RowReduction> matchGpuRowReduction(linalg::LinalgOp op);
 
+/// One op of a block-per-row kernel: which of its loops enumerate the rows
+/// (in the order of the first reduction's output indices) and which one
+/// runs along a row.
+struct RowKernelStage {
+  // Mutable: an op interface's accessors are not const.
+  mutable linalg::LinalgOp op;
+  SmallVector<unsigned> rowDims;
+  unsigned lengthDim;
+};
+
+/// The ops one block-per-row kernel can run, `first` (a row reduction)
+/// first: the linalg ops after it in its block, up to `maxStages` in all,
+/// that read the statistics of earlier stages at their own row only and
+/// iterate the same rows and row length: further row reductions, and at
+/// most one all-parallel op, which ends the kernel (a layer norm's mean,
+/// variance and normalization). The kernel runs where the last stage is:
+/// the ops between stages neither write what a stage reads or writes nor
+/// read what a stage writes, so the stages can move down past them.
+/// Statistics stay in the buffers the reductions write too, so later
+/// readers see them unchanged.
+SmallVector<RowKernelStage> findRowKernel(linalg::LinalgOp first,
+                                          const RowReduction &r,
+                                          unsigned maxStages);
+
 /// A gpu.launch of `grid` blocks of `block` threads (x, y, z) with the
 /// given workgroup buffers, its body ending in its terminator; returns it
 /// and a builder before that terminator.

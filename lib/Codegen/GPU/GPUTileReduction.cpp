@@ -48,125 +48,296 @@ SmallVector<Value> indices(linalg::LinalgOp op, OpOperand &operand,
   return result;
 }
 
-void build(IRRewriter &rw, linalg::LinalgOp op, const RowReduction &r,
-           int64_t threads) {
-  Location loc = op.getLoc();
-  rw.setInsertionPoint(op);
-  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+/// Elements of a row each thread keeps in registers at most: rows of a
+/// static length up to `threads` times this are read from memory once.
+constexpr int64_t kMaxCachedPerThread = 16;
+
+/// Builds the kernel of `stages` (findRowKernel's) at the last stage.
+class RowKernelBuilder {
+public:
+  RowKernelBuilder(IRRewriter &rw, ArrayRef<RowKernelStage> stages,
+                   int64_t threads)
+      : rw(rw), stages(stages), threads(threads),
+        loc(stages.front().op.getLoc()) {}
+
+  void build() {
+    linalg::LinalgOp first = stages.front().op;
+    rw.setInsertionPoint(stages.back().op);
+    SmallVector<Value> sizes;
+    for (Range range : first.createLoopRanges(rw, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, range.size));
+    length = sizes[stages.front().lengthDim];
+    Value rows = index(rw, 1);
+    for (unsigned d : stages.front().rowDims)
+      rows = arith::MulIOp::create(rw, loc, rows, sizes[d]);
+
+    // One shared slot per warp (per thread, under a warp) for each
+    // reduction stage: a stage never waits for the slots of another.
+    auto workgroup = gpu::AddressSpaceAttr::get(rw.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    int64_t slots = threads >= 32 ? threads / 32 : threads;
+    SmallVector<Type> workgroupTypes;
+    for (const RowKernelStage &s : stages)
+      if (isReduction(s) && slots > 1)
+        workgroupTypes.push_back(MemRefType::get(
+            {slots}, getElementTypeOrSelf(s.op.getDpsInits()[0].getType()),
+            MemRefLayoutAttrInterface(), workgroup));
+    Value one = index(rw, 1);
+    auto [launch, b] =
+        createKernelLaunch(rw, loc, {rows, one, one},
+                           {index(rw, threads), one, one}, workgroupTypes);
+    tid = launch.getThreadIds().x;
+
+    // Block x enumerates the rows, the last row index fastest.
+    Value rest = launch.getBlockIds().x;
+    rowIvs.resize(stages.front().rowDims.size());
+    for (int i = rowIvs.size() - 1; i >= 0; --i) {
+      Value size = sizes[stages.front().rowDims[i]];
+      rowIvs[i] = arith::RemUIOp::create(b, loc, rest, size);
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+    }
+
+    // A static row short enough stays in registers: J elements per thread,
+    // element j of thread t at t + j * threads.
+    std::optional<int64_t> staticLength = getConstantIntValue(length);
+    if (staticLength && *staticLength <= threads * kMaxCachedPerThread)
+      perThread = llvm::divideCeil(*staticLength, threads);
+    if (perThread && *staticLength % threads != 0)
+      lastRow = index(b, *staticLength - 1);
+
+    // Every reduction's initial value, read by every thread before any
+    // thread writes a result (thread 0 does, after the first barrier).
+    for (const RowKernelStage &s : stages) {
+      if (!isReduction(s))
+        continue;
+      OpOperand &out = *s.op.getDpsInitOperand(0);
+      initials[out.get()] = memref::LoadOp::create(
+          b, loc, out.get(), indices(s.op, out, ivsAt(s, Value())));
+    }
+    if (slots <= 1 && stages.size() > 1)
+      gpu::BarrierOp::create(b, loc);
+
+    unsigned slot = 0;
+    for (const RowKernelStage &s : stages) {
+      if (isReduction(s)) {
+        Value partials = slots > 1
+                             ? Value(launch.getWorkgroupAttributions()[slot++])
+                             : Value();
+        reduce(b, s, partials);
+      } else {
+        elementwise(b, s);
+      }
+      rw.eraseOp(s.op);
+    }
+  }
+
+private:
+  Value index(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  SmallVector<Value> sizes;
-  for (Range range : op.createLoopRanges(rw, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, range.size));
-  SmallVector<unsigned> parallel;
-  Value rows = index(rw, 1);
-  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
-    if (d == r.dim)
-      continue;
-    parallel.push_back(d);
-    rows = arith::MulIOp::create(rw, loc, rows, sizes[d]);
-  }
-  OpOperand &out = *op.getDpsInitOperand(0);
-  Type type = getElementTypeOrSelf(out.get().getType());
-  auto workgroup = gpu::AddressSpaceAttr::get(op->getContext(),
-                                              gpu::AddressSpace::Workgroup);
-  // A block of one warp needs no shared memory; one of less than a warp
-  // (a hand-written configuration) combines in shared memory only: a
-  // shuffle needs the whole warp.
-  bool shuffles = threads >= 32;
-  SmallVector<Type> workgroupTypes;
-  if (threads != 32)
-    workgroupTypes.push_back(MemRefType::get(
-        {threads}, type, MemRefLayoutAttrInterface(), workgroup));
-  Value one = index(rw, 1);
-  auto [launch, b] =
-      createKernelLaunch(rw, loc, {rows, one, one},
-                         {index(rw, threads), one, one}, workgroupTypes);
-  Value partials;
-  if (threads != 32)
-    partials = launch.getWorkgroupAttributions()[0];
-  Value tid = launch.getThreadIds().x;
-
-  // Block x enumerates the parallel loops, the last one fastest.
-  SmallVector<Value> ivs(op.getNumLoops());
-  Value rest = launch.getBlockIds().x;
-  for (unsigned d : llvm::reverse(parallel)) {
-    ivs[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
-    rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
   }
 
-  // This thread's part of the row: elements tid, tid + T, ...
-  Value identity = arith::ConstantOp::create(b, loc, r.identity);
-  auto fold = scf::ForOp::create(
-      b, loc, tid, sizes[r.dim], index(b, threads), ValueRange{identity},
-      [&](OpBuilder &lb, Location, Value k, ValueRange acc) {
-        SmallVector<Value> at = ivs;
-        at[r.dim] = k;
-        SmallVector<Value> args;
-        for (OpOperand *input : op.getDpsInputOperands()) {
-          if (!isa<MemRefType>(input->get().getType())) {
-            args.push_back(input->get());
-            continue;
-          }
-          args.push_back(memref::LoadOp::create(lb, loc, input->get(),
-                                                indices(op, *input, at)));
+  static bool isReduction(const RowKernelStage &s) {
+    return llvm::is_contained(s.op.getIteratorTypesArray(),
+                              utils::IteratorType::reduction);
+  }
+
+  /// The loop indices of stage `s` at element `k` of the row.
+  SmallVector<Value> ivsAt(const RowKernelStage &s, Value k) {
+    SmallVector<Value> ivs(s.op.getNumLoops());
+    for (auto [i, d] : llvm::enumerate(s.rowDims))
+      ivs[d] = rowIvs[i];
+    ivs[s.lengthDim] = k;
+    return ivs;
+  }
+
+  /// The value of input `input` of stage `s` at `ivs`: a statistic from
+  /// registers, a scalar operand as it is, else a load (in the register
+  /// mode, once per buffer, indexing map and element of the thread).
+  Value readInput(OpBuilder &b, const RowKernelStage &s, OpOperand &input,
+                  ArrayRef<Value> ivs, std::optional<int64_t> element) {
+    Value v = input.get();
+    if (!isa<MemRefType>(v.getType()))
+      return v;
+    if (Value stat = statistics.lookup(v))
+      return stat;
+    AffineMap map = s.op.getMatchingIndexingMap(&input);
+    // The same element through the same map reads the same address: the
+    // map's row results are the rows, its length result the element.
+    std::vector<int64_t> key;
+    for (AffineExpr e : map.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      auto row = llvm::find(s.rowDims, d);
+      key.push_back(row != s.rowDims.end() ? row - s.rowDims.begin() : -1);
+    }
+    auto cacheKey =
+        std::make_tuple(v.getAsOpaquePointer(), key, element.value_or(-1));
+    if (element) {
+      auto it = cache.find(cacheKey);
+      if (it != cache.end())
+        return it->second;
+    }
+    Value loaded = memref::LoadOp::create(b, loc, v, indices(s.op, input, ivs));
+    if (element)
+      cache[cacheKey] = loaded;
+    return loaded;
+  }
+
+  SmallVector<Value> inputs(OpBuilder &b, const RowKernelStage &s,
+                            ArrayRef<Value> ivs,
+                            std::optional<int64_t> element) {
+    SmallVector<Value> args;
+    for (OpOperand *input : s.op.getDpsInputOperands())
+      args.push_back(readInput(b, s, *input, ivs, element));
+    return args;
+  }
+
+  /// The element index of register `j` (clamped to the row for the last
+  /// one of a row that does not fill it, whose value is then discarded)
+  /// and whether it is in the row.
+  std::pair<Value, Value> element(OpBuilder &b, int64_t j) {
+    Value k = arith::AddIOp::create(b, loc, tid, index(b, j * threads));
+    if (!lastRow || j + 1 < *perThread)
+      return {k, Value()};
+    Value inRow =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, k, lastRow);
+    return {arith::MinUIOp::create(b, loc, k, lastRow), inRow};
+  }
+
+  void reduce(OpBuilder &b, const RowKernelStage &s, Value partials) {
+    linalg::LinalgOp op = s.op;
+    std::optional<RowReduction> r = matchGpuRowReduction(op);
+    assert(r && "a reduction stage");
+    Value identity = arith::ConstantOp::create(b, loc, r->identity);
+    Value partial;
+    if (perThread) {
+      partial = identity;
+      for (int64_t j = 0; j < *perThread; ++j) {
+        auto [k, inRow] = element(b, j);
+        SmallVector<Value> ivs = ivsAt(s, k);
+        SmallVector<Value> args = inputs(b, s, ivs, j);
+        args.push_back(partial);
+        Value next = inlinePayload(b, op, args, ivs)[0];
+        partial = inRow ? arith::SelectOp::create(b, loc, inRow, next, partial)
+                        : next;
+      }
+    } else {
+      auto fold = scf::ForOp::create(
+          b, loc, tid, length, index(b, threads), ValueRange{identity},
+          [&](OpBuilder &lb, Location, Value k, ValueRange acc) {
+            SmallVector<Value> ivs = ivsAt(s, k);
+            SmallVector<Value> args = inputs(lb, s, ivs, std::nullopt);
+            args.push_back(acc[0]);
+            scf::YieldOp::create(lb, loc, inlinePayload(lb, op, args, ivs));
+          });
+      partial = fold.getResult(0);
+    }
+
+    // Within a warp, a butterfly of xor shuffles leaves the warp's total in
+    // every lane; across warps, lane 0 of each writes it to its slot and,
+    // after a barrier, every thread combines the slots in order (every
+    // thread runs the shuffles, as they want uniform control flow). Under
+    // a warp (a configuration written by hand), shared slots only.
+    Value total = partial;
+    if (threads >= 32) {
+      Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
+      for (int64_t offset = 16; offset >= 1; offset /= 2) {
+        Value other =
+            gpu::ShuffleOp::create(
+                b, loc, total, arith::ConstantIntOp::create(b, loc, offset, 32),
+                width, gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        total = combine(b, *r, total, other);
+      }
+    }
+    if (partials) {
+      Value writer = tid;
+      if (threads >= 32) {
+        Value lane = arith::RemUIOp::create(b, loc, tid, index(b, 32));
+        Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              lane, index(b, 0));
+        auto write = scf::IfOp::create(b, loc, isFirst);
+        OpBuilder wb = OpBuilder::atBlockTerminator(write.thenBlock());
+        memref::StoreOp::create(
+            wb, loc, total, partials,
+            ValueRange{arith::DivUIOp::create(wb, loc, tid, index(wb, 32))});
+      } else {
+        memref::StoreOp::create(b, loc, total, partials, writer);
+      }
+      gpu::BarrierOp::create(b, loc);
+      int64_t slots = cast<MemRefType>(partials.getType()).getDimSize(0);
+      total = memref::LoadOp::create(b, loc, partials, ValueRange{index(b, 0)});
+      for (int64_t w = 1; w < slots; ++w)
+        total = combine(
+            b, *r, total,
+            memref::LoadOp::create(b, loc, partials, ValueRange{index(b, w)}));
+    }
+
+    // Every thread folds the total into the output's initial value (later
+    // stages read the result from that register); thread 0 writes it.
+    OpOperand &out = *op.getDpsInitOperand(0);
+    SmallVector<Value> outIndices = indices(op, out, ivsAt(s, Value()));
+    Value result = combine(b, *r, initials.lookup(out.get()), total);
+    statistics[out.get()] = result;
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                          index(b, 0));
+    auto write = scf::IfOp::create(b, loc, isFirst);
+    OpBuilder wb = OpBuilder::atBlockTerminator(write.thenBlock());
+    memref::StoreOp::create(wb, loc, result, out.get(), outIndices);
+  }
+
+  void elementwise(OpBuilder &b, const RowKernelStage &s) {
+    linalg::LinalgOp op = s.op;
+    OpOperand &out = *op.getDpsInitOperand(0);
+    Block &body = op->getRegion(0).front();
+    bool readsOut = !body.getArgument(op.getNumDpsInputs()).use_empty();
+    auto compute = [&](OpBuilder &eb, ArrayRef<Value> ivs,
+                       std::optional<int64_t> element) {
+      SmallVector<Value> args = inputs(eb, s, ivs, element);
+      SmallVector<Value> outIndices = indices(op, out, ivs);
+      args.push_back(
+          readsOut ? memref::LoadOp::create(eb, loc, out.get(), outIndices)
+                         .getResult()
+                   : out.get());
+      Value result = inlinePayload(eb, op, args, ivs)[0];
+      memref::StoreOp::create(eb, loc, result, out.get(), outIndices);
+    };
+    if (perThread) {
+      for (int64_t j = 0; j < *perThread; ++j) {
+        auto [k, inRow] = element(b, j);
+        SmallVector<Value> ivs = ivsAt(s, k);
+        // Loads outside the guard (clamped, in bounds, shared with the
+        // other stages); the store only inside the row.
+        (void)inputs(b, s, ivs, j);
+        if (!inRow) {
+          compute(b, ivs, j);
+          continue;
         }
-        args.push_back(acc[0]);
-        scf::YieldOp::create(lb, loc, inlinePayload(lb, op, args, at));
-      });
-  Value partial = fold.getResult(0);
-  if (partials) {
-    memref::StoreOp::create(b, loc, partial, partials, tid);
-    gpu::BarrierOp::create(b, loc);
+        auto guard = scf::IfOp::create(b, loc, inRow);
+        OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
+        compute(gb, ivs, j);
+      }
+      return;
+    }
+    scf::ForOp::create(b, loc, tid, length, index(b, threads), ValueRange{},
+                       [&](OpBuilder &lb, Location, Value k, ValueRange) {
+                         compute(lb, ivsAt(s, k), std::nullopt);
+                         scf::YieldOp::create(lb, loc);
+                       });
   }
 
-  // Pairwise in shared memory down to 32 slots (to 1 without shuffles):
-  // after the step of stride s, slot t < s holds the combination of slots
-  // t, t + s, ... of the step before.
-  for (int64_t stride = threads / 2; stride >= (shuffles ? 32 : 1);
-       stride /= 2) {
-    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         tid, index(b, stride));
-    auto step = scf::IfOp::create(b, loc, active);
-    OpBuilder sb = OpBuilder::atBlockTerminator(step.thenBlock());
-    Value mine = memref::LoadOp::create(sb, loc, partials, tid);
-    Value other = memref::LoadOp::create(
-        sb, loc, partials,
-        ValueRange{arith::AddIOp::create(sb, loc, tid, index(sb, stride))});
-    memref::StoreOp::create(sb, loc, combine(sb, r, mine, other), partials,
-                            tid);
-    gpu::BarrierOp::create(b, loc);
-  }
-
-  // The last 32 in registers: a butterfly of xor shuffles leaves every lane
-  // of warp 0 with the combination of all 32 (every thread runs it, as
-  // shuffles and barriers want uniform control flow; the other warps
-  // combine values nobody reads).
-  if (partials)
-    partial = memref::LoadOp::create(b, loc, partials,
-                                     shuffles ? tid : index(b, 0));
-  Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
-  for (int64_t offset = 16; shuffles && offset >= 1; offset /= 2) {
-    Value other =
-        gpu::ShuffleOp::create(
-            b, loc, partial,
-            arith::ConstantIntOp::create(b, loc, offset, 32), width,
-            gpu::ShuffleMode::XOR)
-            .getShuffleResult();
-    partial = combine(b, r, partial, other);
-  }
-
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      index(b, 0));
-  auto write = scf::IfOp::create(b, loc, first);
-  OpBuilder wb = OpBuilder::atBlockTerminator(write.thenBlock());
-  SmallVector<Value> outIndices = indices(op, out, ivs);
-  Value init = memref::LoadOp::create(wb, loc, out.get(), outIndices);
-  Value total = partial;
-  memref::StoreOp::create(wb, loc, combine(wb, r, init, total), out.get(),
-                          outIndices);
-  rw.eraseOp(op);
-}
+  IRRewriter &rw;
+  ArrayRef<RowKernelStage> stages;
+  int64_t threads;
+  Location loc;
+  Value tid, length, lastRow;
+  SmallVector<Value> rowIvs;
+  std::optional<int64_t> perThread;
+  /// Each reduction's initial value and result, by its output buffer.
+  DenseMap<Value, Value> initials, statistics;
+  /// Register mode: loaded elements by buffer, indices (row number or -1
+  /// for the element) and register.
+  std::map<std::tuple<void *, std::vector<int64_t>, int64_t>, Value> cache;
+};
 
 struct GPUTileReductionPass
     : tfm::impl::GPUTileReductionPassBase<GPUTileReductionPass> {
@@ -188,13 +359,45 @@ struct GPUTileReductionPass
             << config << " but is not a row reduction the kernel takes";
         return signalPassFailure();
       }
-      build(rw, op, *r, config.getThreads());
+      // The stages -tfm-gpu-configure chose must still be the ones the
+      // kernel can run together.
+      SmallVector<RowKernelStage> stages =
+          findRowKernel(op, *r, config.getStages());
+      bool asConfigured = stages.size() == uint64_t(config.getStages());
+      for (auto [k, stage] : llvm::enumerate(stages)) {
+        auto mark = stage.op->getAttrOfType<IntegerAttr>(kRowKernelStageAttr);
+        if (k > 0 && (!mark || mark.getInt() != int64_t(k)))
+          asConfigured = false;
+      }
+      if (!asConfigured) {
+        op->emitOpError("-tfm-gpu-tile-reduction: ")
+            << config << " asks for " << config.getStages()
+            << " stages, but the ops after it marked " << kRowKernelStageAttr
+            << " 1, 2, ... are not " << config.getStages() - 1
+            << " ops that can run on its rows in its kernel";
+        return signalPassFailure();
+      }
+      RowKernelBuilder(rw, stages, config.getThreads()).build();
       ++kernels;
+      stagesRun += stages.size() - 1;
     }
+    // A stage mark left behind belongs to no kernel.
+    WalkResult stray = getOperation()->walk([&](Operation *op) {
+      if (!op->hasAttr(kRowKernelStageAttr))
+        return WalkResult::advance();
+      op->emitOpError("-tfm-gpu-tile-reduction: carries ")
+          << kRowKernelStageAttr
+          << " but follows no row reduction whose kernel runs it";
+      return WalkResult::interrupt();
+    });
+    if (stray.wasInterrupted())
+      signalPassFailure();
   }
 
   PassStatistic kernels{this, numKernels, "kernels",
                         "Row reductions lowered to block-per-row kernels"};
+  PassStatistic stagesRun{this, numStages, "fused-stages",
+                          "Ops after a reduction run in its kernel"};
 };
 
 } // namespace

@@ -1,4 +1,5 @@
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-configure))" | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-configure{fuse-rows=false}))" | FileCheck %s --check-prefix=FUSE-OFF
 
 // 64 x 64 tiles of 256 threads (4 x 4 outputs each); 32-row tiles for a
 // few rows, and where 64-row tiles would leave multiprocessors idle
@@ -105,6 +106,145 @@ func.func @reductions(%d: memref<4x?xf32>, %s: memref<4x37xf32>, %t: memref<4x3x
     %p = arith.mulf %out, %in : f32
     %a = arith.addf %out, %p : f32
     linalg.yield %a : f32
+  }
+  return
+}
+}
+
+// -----
+
+// A layer norm as bufferization leaves it: the mean's sum, a copy that
+// zero-initializes the variance's buffer, the variance, the normalization.
+// One kernel: the copy touches none of the first stage's buffers, so the
+// sum moves down past it; the row extents agree through the allocations'
+// sizes (read off %x). The op after the normalization reads %y, which the
+// kernel writes, and is not a stage (an all-parallel stage ends a kernel).
+// CHECK-LABEL: func.func @layer_norm
+// CHECK:       linalg.generic
+// CHECK-SAME:    tfm.lowering_config = #tfm.gpu_reduction<threads = 256, stages = 3>
+// CHECK:       linalg.copy
+// CHECK:       linalg.generic
+// CHECK-SAME:    tfm.row_kernel_stage = 1
+// CHECK:       linalg.generic
+// CHECK-SAME:    tfm.row_kernel_stage = 2
+// CHECK:       linalg.generic
+// CHECK-NOT:     tfm.row_kernel_stage
+// CHECK-NOT:     tfm.lowering_config
+// CHECK-SAME:    ins(%[[Y:.*]] :
+// FUSE-OFF-LABEL: func.func @layer_norm
+// FUSE-OFF:       #tfm.gpu_reduction<threads = 256>
+// FUSE-OFF-NOT:   tfm.row_kernel_stage
+// FUSE-OFF:       #tfm.gpu_reduction<threads = 256>
+// FUSE-OFF-NOT:   tfm.row_kernel_stage
+#row = affine_map<(i, j) -> (i, j)>
+#stat = affine_map<(i, j) -> (i)>
+#col = affine_map<(i, j) -> (j)>
+module attributes {tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 108>} {
+func.func @layer_norm(%x: memref<?x768xf32>, %g: memref<768xf32>, %zeros: memref<?xf32>, %z: memref<?x768xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x768xf32>
+  %sum = memref.alloc(%n) : memref<?xf32>
+  %var = memref.alloc(%n) : memref<?xf32>
+  %y = memref.alloc(%n) : memref<?x768xf32>
+  %f = arith.constant 768.0 : f32
+  linalg.copy ins(%zeros : memref<?xf32>) outs(%sum : memref<?xf32>)
+  linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x768xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.copy ins(%zeros : memref<?xf32>) outs(%var : memref<?xf32>)
+  linalg.generic {indexing_maps = [#row, #stat, #stat], iterator_types = ["parallel", "reduction"]} ins(%x, %sum : memref<?x768xf32>, memref<?xf32>) outs(%var : memref<?xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %m = arith.divf %s, %f : f32
+    %d = arith.subf %in, %m : f32
+    %d2 = arith.mulf %d, %d : f32
+    %a = arith.addf %out, %d2 : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#row, #stat, #stat, #col, #row], iterator_types = ["parallel", "parallel"]} ins(%x, %sum, %var, %g : memref<?x768xf32>, memref<?xf32>, memref<?xf32>, memref<768xf32>) outs(%y : memref<?x768xf32>) {
+  ^bb0(%in: f32, %s: f32, %v: f32, %gj: f32, %out: f32):
+    %m = arith.divf %s, %f : f32
+    %r = math.rsqrt %v : f32
+    %d = arith.subf %in, %m : f32
+    %q = arith.mulf %d, %r : f32
+    %w = arith.mulf %q, %gj : f32
+    linalg.yield %w : f32
+  }
+  linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]} ins(%y, %var : memref<?x768xf32>, memref<?xf32>) outs(%z : memref<?x768xf32>) {
+  ^bb0(%in: f32, %v: f32, %out: f32):
+    %q = arith.mulf %in, %v : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+}
+
+// -----
+
+// What keeps ops out of a row kernel. In @written_between, an op between
+// the sum and the variance writes %x, which the sum reads: the sum cannot
+// move past it, so it is a kernel of its own; the variance starts the
+// next kernel, with the normalization. In @other_row, the normalization
+// reads the sum of row 0 for every row, and in @other_length it runs over
+// 512 elements of rows the sum took 768 of: neither is a stage.
+// CHECK-LABEL: func.func @written_between
+// CHECK:       #tfm.gpu_reduction<threads = 256>
+// CHECK:       linalg.fill
+// CHECK:       #tfm.gpu_reduction<threads = 256, stages = 2>
+// CHECK:       tfm.row_kernel_stage = 1
+// CHECK-LABEL: func.func @other_row
+// CHECK:       #tfm.gpu_reduction<threads = 256>
+// CHECK-NOT:   tfm.row_kernel_stage
+// CHECK-LABEL: func.func @other_length
+// CHECK:       #tfm.gpu_reduction<threads = 256>
+// CHECK-NOT:   tfm.row_kernel_stage
+#row = affine_map<(i, j) -> (i, j)>
+#stat = affine_map<(i, j) -> (i)>
+module attributes {tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 108>} {
+func.func @written_between(%x: memref<4x768xf32>, %sum: memref<4xf32>, %var: memref<4xf32>, %y: memref<4x768xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x768xf32>) outs(%sum : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%x : memref<4x768xf32>)
+  linalg.generic {indexing_maps = [#row, #stat, #stat], iterator_types = ["parallel", "reduction"]} ins(%x, %sum : memref<4x768xf32>, memref<4xf32>) outs(%var : memref<4xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %d = arith.subf %in, %s : f32
+    %a = arith.addf %out, %d : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]} ins(%x, %var : memref<4x768xf32>, memref<4xf32>) outs(%y : memref<4x768xf32>) {
+  ^bb0(%in: f32, %v: f32, %out: f32):
+    %q = arith.mulf %in, %v : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+func.func @other_row(%x: memref<4x768xf32>, %sum: memref<4xf32>, %y: memref<4x768xf32>) {
+  linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x768xf32>) outs(%sum : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#row, affine_map<(i, j) -> (0)>, #row], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : memref<4x768xf32>, memref<4xf32>) outs(%y : memref<4x768xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.mulf %in, %s : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+func.func @other_length(%x: memref<4x768xf32>, %sum: memref<4xf32>, %y: memref<4x512xf32>) {
+  linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x768xf32>) outs(%sum : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#stat, #row], iterator_types = ["parallel", "parallel"]} ins(%sum : memref<4xf32>) outs(%y : memref<4x512xf32>) {
+  ^bb0(%s: f32, %out: f32):
+    linalg.yield %s : f32
   }
   return
 }

@@ -1,36 +1,41 @@
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-tile-reduction))" | FileCheck %s
 
 // A softmax's row maximum over [b, h, q, k] (k reduced): one block per
-// (b, h, q), 64 threads; each folds elements tid, tid + 64, ... with the
-// payload from -inf, then one pairwise step in shared memory (64 -> 32
-// slots) and a barrier, then the last 32 in registers: a butterfly of five
-// xor shuffles across the warp; thread 0 folds the total into the output.
+// (b, h, q), 64 threads; every thread reads the output's initial value,
+// folds elements tid, tid + 64, ... with the payload from -inf, combines
+// its warp's 32 partial results with a butterfly of five xor shuffles; lane
+// 0 of each warp writes the warp's total to its slot; after a barrier every
+// thread combines the two slots and the initial value; thread 0 writes it.
 // CHECK-LABEL: func.func @row_max
 // CHECK-SAME:    (%[[X:.*]]: memref<2x?x5x?xf32>, %[[O:.*]]: memref<2x?x5xf32>)
 // CHECK:         %[[ROWS:.*]] = arith.muli %{{.*}}, %c5
 // CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[ROWS]], %{{[a-z0-9_]+}} = %c1{{[_0-9]*}}, %{{[a-z0-9_]+}} = %c1{{[_0-9]*}})
 // CHECK-SAME:      threads(%[[TX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %c64{{[_0-9]*}},
-// CHECK-SAME:      workgroup(%[[P:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      workgroup(%[[P:.*]] : memref<2xf32, #gpu.address_space<workgroup>>)
 // CHECK:           %[[Q:.*]] = arith.remui %[[BX]], %c5
+// CHECK:           %[[INIT:.*]] = memref.load %[[O]]
 // CHECK:           %[[NINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:           %[[PART:.*]] = scf.for %[[K:.*]] = %[[TX]] to %{{.*}} step %c64{{[_0-9]*}} iter_args(%[[ACC:.*]] = %[[NINF]])
 // CHECK:             %[[V:.*]] = memref.load %[[X]][%{{.*}}, %{{.*}}, %[[Q]], %[[K]]]
 // CHECK:             %[[M:.*]] = arith.maximumf %[[V]], %[[ACC]]
 // CHECK:             scf.yield %[[M]]
-// CHECK:           memref.store %[[PART]], %[[P]][%[[TX]]]
-// CHECK-NEXT:      gpu.barrier
-// CHECK:           arith.cmpi ult, %[[TX]], %c32
+// CHECK:           %[[S16:.*]], %{{.*}} = gpu.shuffle  xor %[[PART]], %c16_i32, %c32_i32 : f32
+// CHECK:           arith.maximumf %[[S16]], %[[PART]]
+// CHECK-COUNT-4:   gpu.shuffle  xor
+// CHECK:           %[[WARP:.*]] = arith.maximumf
+// CHECK:           %[[LANE:.*]] = arith.remui %[[TX]], %c32
+// CHECK:           %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK:           scf.if %[[LANE0]] {
+// CHECK:             %[[W:.*]] = arith.divui %[[TX]], %c32
+// CHECK:             memref.store %[[WARP]], %[[P]][%[[W]]]
 // CHECK:           gpu.barrier
 // CHECK-NOT:       gpu.barrier
-// CHECK:           %[[W:.*]] = memref.load %[[P]][%[[TX]]]
-// CHECK:           %[[S16:.*]], %{{.*}} = gpu.shuffle  xor %[[W]], %c16_i32, %c32_i32 : f32
-// CHECK:           arith.maximumf %[[S16]], %[[W]]
-// CHECK-COUNT-4:   gpu.shuffle  xor
-// CHECK:           %[[TOT:.*]] = arith.maximumf
+// CHECK:           %[[P0:.*]] = memref.load %[[P]][%c0
+// CHECK:           %[[P1:.*]] = memref.load %[[P]][%c1
+// CHECK:           %[[TOT:.*]] = arith.maximumf %[[P1]], %[[P0]]
+// CHECK:           %[[R:.*]] = arith.maximumf %[[TOT]], %[[INIT]]
 // CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %c0
 // CHECK:           scf.if %[[FIRST]] {
-// CHECK:             %[[INIT:.*]] = memref.load %[[O]]
-// CHECK:             %[[R:.*]] = arith.maximumf %[[TOT]], %[[INIT]]
 // CHECK:             memref.store %[[R]], %[[O]]
 // CHECK-NOT:     linalg.generic
 func.func @row_max(%x: memref<2x?x5x?xf32>, %o: memref<2x?x5xf32>) {
@@ -48,18 +53,18 @@ func.func @row_max(%x: memref<2x?x5x?xf32>, %o: memref<2x?x5xf32>) {
 // -----
 
 // A block of less than a warp (a configuration written by hand) combines
-// in shared memory only, one tree step per halving (a shuffle needs the
-// whole warp): threads below the stride combine their slot with the one a
-// stride above.
+// in shared memory only (a shuffle needs the whole warp): every thread
+// writes its slot, and after a barrier every thread adds the slots in
+// order.
 // CHECK-LABEL: func.func @step
-// CHECK:         %[[LOW:.*]] = arith.cmpi ult, %[[T:.*]], %c1{{[_0-9]*}}
-// CHECK:         scf.if %[[LOW]]
-// CHECK:           %[[A:.*]] = memref.load %[[P:.*]][%[[T]]]
-// CHECK:           %[[U:.*]] = arith.addi %[[T]], %c1
-// CHECK:           %[[B:.*]] = memref.load %[[P]][%[[U]]]
-// CHECK:           %[[S:.*]] = arith.addf %[[A]], %[[B]]
-// CHECK:           memref.store %[[S]], %[[P]][%[[T]]]
-// CHECK:         gpu.barrier
+// CHECK:         gpu.launch {{.*}} workgroup(%[[P:.*]] : memref<2xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT:       gpu.shuffle
+// CHECK:           %[[PART:.*]] = scf.for
+// CHECK:           memref.store %[[PART]], %[[P]][%[[T:.*]]]
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           %[[A:.*]] = memref.load %[[P]][%c0
+// CHECK:           %[[B:.*]] = memref.load %[[P]][%c1
+// CHECK:           arith.addf %[[A]], %[[B]]
 func.func @step(%x: memref<4x?xf32>, %o: memref<4xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4x?xf32>) outs(%o : memref<4xf32>)
@@ -88,5 +93,205 @@ func.func @not_reduction(%a: memref<8x8xf32>) {
 
 // expected-error @+1 {{'threads' must be a power of two}}
 func.func @bad_threads() attributes {x = #tfm.gpu_reduction<threads = 48>} {
+  return
+}
+
+// -----
+
+// A layer norm whose rows of 768 stay in registers: one kernel for the
+// mean, the variance and the normalization (stages 1 and 2), 256 threads,
+// three elements of x per thread loaded once for all three stages; both
+// initial values read before any barrier; the variance and the
+// normalization read the statistics from registers, not from %sum/%var
+// (which thread 0 still writes); the stores of y are the only accesses
+// after the last barrier.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME:    (%[[X:.*]]: memref<?x768xf32>, %[[G:.*]]: memref<768xf32>, %[[SUM:.*]]: memref<?xf32>, %[[VAR:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x768xf32>)
+// CHECK:         gpu.launch
+// CHECK-SAME:      threads(%[[TX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %c256
+// CHECK-SAME:      workgroup(%[[P0:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[P1:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG:       %[[S0:.*]] = memref.load %[[SUM]]
+// CHECK-DAG:       %[[V0:.*]] = memref.load %[[VAR]]
+// CHECK-NOT:       gpu.barrier
+// CHECK-COUNT-3:   memref.load %[[X]]
+// CHECK-NOT:       memref.load %[[X]]
+// CHECK:           gpu.barrier
+// CHECK:           %[[MEAN:.*]] = arith.addf %[[S0]], %{{.*}} : f32
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store %[[MEAN]], %[[SUM]]
+// CHECK-NOT:       memref.load %[[SUM]]
+// CHECK:           arith.divf %[[MEAN]]
+// CHECK:           gpu.barrier
+// CHECK:           %[[VV:.*]] = arith.addf %[[V0]], %{{.*}} : f32
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store %[[VV]], %[[VAR]]
+// CHECK-NOT:       gpu.barrier
+// CHECK-NOT:       memref.load %[[VAR]]
+// CHECK:           memref.load %[[G]]
+// CHECK:           memref.store %{{.*}}, %[[Y]]
+// CHECK:           memref.load %[[G]]
+// CHECK:           memref.store %{{.*}}, %[[Y]]
+// CHECK:           memref.load %[[G]]
+// CHECK:           memref.store %{{.*}}, %[[Y]]
+// CHECK:           gpu.terminator
+// CHECK-NOT:     linalg.generic
+#row = affine_map<(i, j) -> (i, j)>
+#stat = affine_map<(i, j) -> (i)>
+#col = affine_map<(i, j) -> (j)>
+func.func @layer_norm(%x: memref<?x768xf32>, %g: memref<768xf32>, %sum: memref<?xf32>, %var: memref<?xf32>, %y: memref<?x768xf32>) {
+  %n = arith.constant 768.0 : f32
+  linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x768xf32>) outs(%sum : memref<?xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 256, stages = 3>} {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#row, #stat, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : memref<?x768xf32>, memref<?xf32>) outs(%var : memref<?xf32>)
+      attrs = {tfm.row_kernel_stage = 1} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %m = arith.divf %s, %n : f32
+    %d = arith.subf %in, %m : f32
+    %d2 = arith.mulf %d, %d : f32
+    %a = arith.addf %out, %d2 : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#row, #stat, #stat, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum, %var, %g : memref<?x768xf32>, memref<?xf32>, memref<?xf32>, memref<768xf32>) outs(%y : memref<?x768xf32>)
+      attrs = {tfm.row_kernel_stage = 2} {
+  ^bb0(%in: f32, %s: f32, %v: f32, %gj: f32, %out: f32):
+    %m = arith.divf %s, %n : f32
+    %vm = arith.divf %v, %n : f32
+    %r = math.rsqrt %vm : f32
+    %d = arith.subf %in, %m : f32
+    %q = arith.mulf %d, %r : f32
+    %w = arith.mulf %q, %gj : f32
+    linalg.yield %w : f32
+  }
+  return
+}
+
+// -----
+
+// RMSNorm over rows of 300 (static: two registers per thread, the second
+// past the row for threads 44 and up: its load is clamped to element 299
+// and its value dropped by a select in the sum and by a guard on the
+// store).
+// CHECK-LABEL: func.func @rms_tail
+// CHECK:         gpu.launch
+// CHECK:           %[[T2:.*]] = arith.addi %{{.*}}, %c256
+// CHECK:           %[[IN:.*]] = arith.cmpi ule, %[[T2]], %c299
+// CHECK:           %[[K2:.*]] = arith.minui %[[T2]], %c299
+// CHECK:           memref.load %{{.*}}[%{{.*}}, %[[K2]]]
+// CHECK:           arith.select %[[IN]]
+// CHECK:           gpu.shuffle
+// CHECK:           %[[IN2:.*]] = arith.cmpi ule, %{{.*}}, %c299
+// CHECK:           scf.if %[[IN2]] {
+// CHECK:             memref.store
+func.func @rms_tail(%x: memref<?x300xf32>, %ss: memref<?xf32>, %y: memref<?x300xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x300xf32>) outs(%ss : memref<?xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 256, stages = 2>} {
+  ^bb0(%in: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %a = arith.addf %out, %sq : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ss : memref<?x300xf32>, memref<?xf32>) outs(%y : memref<?x300xf32>)
+      attrs = {tfm.row_kernel_stage = 1} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = math.rsqrt %s : f32
+    %q = arith.mulf %in, %r : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic row length: every stage loops over the thread's elements and
+// loads them again (from cache on a GPU).
+// CHECK-LABEL: func.func @softmax_dynamic
+// CHECK:         gpu.launch
+// CHECK:           scf.for
+// CHECK:           gpu.barrier
+// CHECK:           scf.for
+// CHECK:             math.exp
+// CHECK:           gpu.barrier
+// CHECK:           scf.for
+// CHECK:             math.exp
+// CHECK:             arith.divf
+// CHECK:             memref.store
+func.func @softmax_dynamic(%x: memref<?x?xf32>, %mx: memref<?xf32>, %den: memref<?xf32>, %y: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%mx : memref<?xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 256, stages = 3>} {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.maximumf %in, %out : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %mx : memref<?x?xf32>, memref<?xf32>) outs(%den : memref<?xf32>)
+      attrs = {tfm.row_kernel_stage = 1} {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %out, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx, %den : memref<?x?xf32>, memref<?xf32>, memref<?xf32>) outs(%y : memref<?x?xf32>)
+      attrs = {tfm.row_kernel_stage = 2} {
+  ^bb0(%in: f32, %m: f32, %s: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %s : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
+// Stages that are not what the kernel can run: the normalization writes x,
+// which the reduction reads.
+func.func @bad_stage(%x: memref<4x32xf32>, %ss: memref<4xf32>) {
+  // expected-error @+1 {{asks for 2 stages, but the ops after it marked tfm.row_kernel_stage 1, 2, ... are not 1 ops that can run on its rows in its kernel}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x32xf32>) outs(%ss : memref<4xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 32, stages = 2>} {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ss : memref<4xf32>) outs(%x : memref<4x32xf32>)
+      attrs = {tfm.row_kernel_stage = 1} {
+  ^bb0(%s: f32, %out: f32):
+    %q = arith.divf %out, %s : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
+func.func @stray_stage(%x: memref<4x32xf32>) {
+  // expected-error @+1 {{carries tfm.row_kernel_stage but follows no row reduction whose kernel runs it}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%x : memref<4x32xf32>)
+      attrs = {tfm.row_kernel_stage = 1} {
+  ^bb0(%o: f32):
+    %d = arith.addf %o, %o : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'stages' must be positive}}
+func.func @bad_stages() attributes {x = #tfm.gpu_reduction<threads = 32, stages = 0>} {
   return
 }

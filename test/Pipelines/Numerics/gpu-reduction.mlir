@@ -16,6 +16,7 @@
 // STATS:      GPUConfigurePass
 // STATS:        (S) 5 reductions
 // STATS:      GPUTileReductionPass
+// STATS-NEXT:   (S) 0 fused-stages
 // STATS-NEXT:   (S) 5 kernels
 
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 1 offset = 0 sizes = [6]

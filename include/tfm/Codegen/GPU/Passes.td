@@ -103,7 +103,15 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     mulf, maximumf, maxnumf, minimumf, minnumf: a norm's sums, softmax's
     maximum and sum) gets `#tfm.gpu_reduction<threads>`: the row length
     rounded up to a power of two, at least a warp (32) and at most 256
-    (also when the length is dynamic).
+    (also when the length is dynamic). The ops after it that can run in
+    the same block per row (`findRowKernel`: further reductions of the same
+    rows and length that read earlier statistics at their own row, and at
+    most one all-parallel op of the same rows that ends the kernel, with
+    the ops in between independent of them) get `tfm.row_kernel_stage`
+    1, 2, ..., and the reduction's `stages` counts them: a layer norm's
+    mean, variance and normalization become one kernel, RMSNorm's two
+    ops one, softmax's three one. `fuse-rows=false` keeps one kernel per
+    reduction.
 
     **Untouched.** Other linalg ops (they become one-thread-per-output
     loops, `-tfm-gpu-linalg-to-loops`), ops on tensors, modules without a
@@ -114,6 +122,13 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
               "Contractions given a shared-memory GEMM schedule">,
     Statistic<"numReductions", "reductions",
               "Row reductions given a block per row">,
+    Statistic<"numFusedOps", "row-kernel-stages",
+              "Ops run in the block-per-row kernel of a reduction before "
+              "them">,
+  ];
+  let options = [
+    Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
+           "Run the ops after a row reduction on its rows in its kernel">,
   ];
 }
 
@@ -160,32 +175,45 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
 }
 
 def GPUTileReductionPass : Pass<"tfm-gpu-tile-reduction", "func::FuncOp"> {
-  let summary = "Lower configured row reductions to one block per row with a shared-memory tree";
+  let summary = "Lower configured row reductions, with the ops fused after them, to one block per row";
   let description = [{
-    `linalg reduction {#tfm.gpu_reduction<T>} => gpu.launch blocks(rows)
-    threads(T) workgroup(partials) { fold every T-th element; tree in shared
-    memory with barriers; thread 0 folds into the output }`
+    `linalg reduction {#tfm.gpu_reduction<T, stages = S>}; ...; the S - 1
+    ops marked tfm.row_kernel_stage => gpu.launch blocks(rows) threads(T)
+    { per stage: fold every T-th element; shuffles in each warp, one
+    shared slot per warp, barrier; every thread holds the total }`
 
     **Input invariant.** Linalg ops on buffers that carry
-    `#tfm.gpu_reduction` (`-tfm-gpu-configure`).
+    `#tfm.gpu_reduction` (`-tfm-gpu-configure`), and the ops after them it
+    marked with `tfm.row_kernel_stage`.
 
-    **Output.** Each becomes one `gpu.launch` with one block per output
-    element (block x enumerates the parallel loops, the last fastest) and
-    T threads. Thread t starts from the combiner's identity and folds
-    elements t, t + T, t + 2T, ... of the row with the op's own payload
-    (neighbouring threads read neighbouring elements: coalesced when the
-    reduction loop is the input's innermost dimension); the T partial
-    results are combined pairwise in a workgroup buffer in log2(T) steps,
-    each followed by a barrier; thread 0 folds the total into the output's
-    initial value and writes it. The combination order differs from a
-    sequential loop's (floating-point sums round differently).
+    **Output.** Each configured reduction and its stages become one
+    `gpu.launch`, where the last stage was, with one block per row (block
+    x enumerates the rows, the last index fastest) and T threads. Thread
+    t handles elements t, t + T, t + 2T, ... of the row in every stage
+    (coalesced when the row is the buffers' innermost dimension). A
+    reduction stage folds them with the op's payload from the combiner's
+    identity; the warp combines its lanes with a butterfly of xor
+    shuffles, lane 0 of each warp writes the warp's total to its slot in
+    a workgroup buffer, and after one barrier every thread combines the
+    slots in order and folds the total into the output's initial value:
+    every thread holds the statistic, which later stages read from that
+    register, and thread 0 writes it to the output. The all-parallel stage
+    computes and writes its elements. When the row length is static and
+    at most 16 T, each thread keeps its elements of every input in
+    registers, loaded once for all stages (the reduction loops are
+    unrolled; a row that does not fill the last register clamps its load
+    and discards it). The combination order differs from a sequential
+    loop's (floating-point sums round differently).
 
-    **Untouched.** Ops without `#tfm.gpu_reduction`.
+    **Untouched.** Ops without `#tfm.gpu_reduction` or a stage mark.
 
-    **Errors.** A configured op that is not such a reduction.
+    **Errors.** A configured op that is not such a reduction; stages that
+    are not the ops its kernel can run (`findRowKernel`); a stage mark
+    that follows no configured reduction.
   }];
   let statistics = [
     Statistic<"numKernels", "kernels", "Row reductions lowered to block-per-row kernels">,
+    Statistic<"numStages", "fused-stages", "Ops after a reduction run in its kernel">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
