@@ -201,13 +201,15 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCheckLLVMLegalPass());
 }
 
-/// The host side of the GPU pipeline to the LLVM dialect: scalar code (no
-/// vectors, no OpenMP); with `gpuLaunches`, launch_func and the gpu
-/// allocation ops become mgpu* runtime calls.
+/// The host side of the GPU pipeline to the LLVM dialect (no OpenMP; the
+/// emulated kernels' vector loads and stores lowered as they are); with
+/// `gpuLaunches`, launch_func and the gpu allocation ops become mgpu*
+/// runtime calls.
 static void addHostToLLVM(OpPassManager &pm, bool gpuLaunches = false) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -92,10 +92,14 @@ bool canLowerToRegisterLoops(linalg::LinalgOp op);
 /// (`rows` consecutive rows of a GEMM-like reduction), the reduction
 /// dimensions as scf.for loops carrying the accumulators in registers.
 /// `initialValues` (one per output, if given) replace the outputs' current
-/// values (a fill the op overwrites entirely, folded in). Erases `op`.
+/// values (a fill the op overwrites entirely, folded in). With
+/// `vectorWidth` > 1, an all-parallel op whose output rows are contiguous
+/// and aligned computes `vectorWidth` consecutive elements per iteration
+/// with vector loads and stores. Erases `op`.
 scf::ParallelOp lowerToRegisterLoops(IRRewriter &rw, linalg::LinalgOp op,
                                      unsigned rows,
-                                     ValueRange initialValues = {});
+                                     ValueRange initialValues = {},
+                                     int64_t vectorWidth = 1);
 
 } // namespace mlir::tfm
 

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -98,12 +99,175 @@ int chooseRowDim(linalg::LinalgOp op, ArrayRef<unsigned> parallel) {
   return -1;
 }
 
+/// Whether `memref`'s elements along its last dimension are contiguous and
+/// every run of `width` of them that starts at a multiple of `width`
+/// (counting from the buffer's first element) is aligned to `width`
+/// elements: a unit last stride, and the offset and other strides
+/// multiples of `width` (known statically, or implied by an identity
+/// layout whose last dimension is a static multiple of `width`).
+bool hasAlignedRows(MemRefType type, int64_t width) {
+  if (type.getRank() == 0)
+    return false;
+  if (type.getLayout().isIdentity()) {
+    int64_t last = type.getShape().back();
+    return type.getRank() == 1 ||
+           (!ShapedType::isDynamic(last) && last % width == 0);
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 || ShapedType::isDynamic(offset) ||
+      offset % width != 0)
+    return false;
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % width != 0)
+      return false;
+  return true;
+}
+
+/// The loop whose `width` consecutive iterations one thread of an
+/// all-parallel `op` computes with vector loads and stores, if it can:
+/// the loop that indexes the output's last dimension, with a static
+/// extent that `width` divides; every buffer it indexes has that loop as
+/// its last index (contiguous) over aligned rows (an input may instead not
+/// depend on it: its element is read once and broadcast); every payload op
+/// is elementwise-mappable (arith, math) or a constant, and the payload
+/// does not read the loop's index.
+std::optional<unsigned> vectorLoop(linalg::LinalgOp op, int64_t width) {
+  if (op.getNumDpsInits() != 1 ||
+      llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t != utils::IteratorType::parallel;
+      }))
+    return std::nullopt;
+  OpOperand *out = op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(out);
+  auto outType = dyn_cast<MemRefType>(out->get().getType());
+  if (!outType || outMap.getNumResults() == 0)
+    return std::nullopt;
+  auto last = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!last)
+    return std::nullopt;
+  unsigned v = last.getPosition();
+  int64_t extent = op.getStaticLoopRanges()[v];
+  if (ShapedType::isDynamic(extent) || extent % width != 0)
+    return std::nullopt;
+  // A loop nest left with one iteration would be folded away
+  // (canonicalization) and its body left on the host.
+  bool oneIteration = extent == width;
+  for (auto [d, e] : llvm::enumerate(op.getStaticLoopRanges()))
+    if (d != v && e != 1)
+      oneIteration = false;
+  if (oneIteration)
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    if (!type.getElementType().isIntOrFloat())
+      return std::nullopt;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation())
+      return std::nullopt;
+    if (!map.isFunctionOfDim(v))
+      continue;
+    if (map.getResults().back() != last || !hasAlignedRows(type, width))
+      return std::nullopt;
+  }
+  for (Operation &inner : op->getRegion(0).front().without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      if (index.getDim() == v)
+        return std::nullopt;
+      continue;
+    }
+    if (isa<arith::ConstantOp>(inner))
+      continue;
+    if (!inner.hasTrait<OpTrait::Elementwise>() ||
+        !inner.hasTrait<OpTrait::Vectorizable>() ||
+        inner.getNumRegions() != 0 ||
+        llvm::any_of(inner.getResultTypes(),
+                     [](Type t) { return !t.isIntOrFloat(); }))
+      return std::nullopt;
+  }
+  return v;
+}
+
+/// The body of an all-parallel op's iteration that computes `width`
+/// consecutive elements along loop `v` (vectorLoop): vector loads of the
+/// inputs indexed by `v` (aligned), a broadcast of the others, the payload
+/// on vectors (scalars it captures or defines broadcast where a vector
+/// operand is wanted), one vector store.
+void lowerVectorized(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> ivs,
+                     unsigned v, int64_t width) {
+  Location loc = op.getLoc();
+  auto vectorOf = [&](Type t) { return VectorType::get({width}, t); };
+  auto alignment = [&](Type element) {
+    return llvm::MaybeAlign(
+        width * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
+  };
+  IRMapping map;
+  Block &body = op->getRegion(0).front();
+  auto widen = [&](Value x) -> Value {
+    if (isa<VectorType>(x.getType()))
+      return x;
+    return vector::BroadcastOp::create(b, loc, vectorOf(x.getType()), x);
+  };
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument arg = body.getArgument(input->getOperandNumber());
+    Value source = input->get();
+    if (!isa<MemRefType>(source.getType())) {
+      map.map(arg, source);
+      continue;
+    }
+    AffineMap m = op.getMatchingIndexingMap(input);
+    SmallVector<Value> at = indicesFor(b, loc, m, ivs);
+    Type element = cast<MemRefType>(source.getType()).getElementType();
+    if (m.isFunctionOfDim(v))
+      map.map(arg, vector::LoadOp::create(b, loc, vectorOf(element), source, at,
+                                          /*nontemporal=*/false,
+                                          alignment(element)));
+    else
+      map.map(arg, memref::LoadOp::create(b, loc, source, at));
+  }
+  OpOperand *out = op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(out);
+  SmallVector<Value> outAt = indicesFor(b, loc, outMap, ivs);
+  Type outElement = cast<MemRefType>(out->get().getType()).getElementType();
+  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
+  if (!outArg.use_empty())
+    map.map(outArg,
+            vector::LoadOp::create(b, loc, vectorOf(outElement), out->get(),
+                                   outAt, false, alignment(outElement)));
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    if (isa<arith::ConstantOp>(inner)) {
+      b.clone(inner, map);
+      continue;
+    }
+    OperationState state(inner.getLoc(), inner.getName());
+    for (Value operand : inner.getOperands())
+      state.addOperands(widen(map.lookupOrDefault(operand)));
+    for (Type t : inner.getResultTypes())
+      state.addTypes(vectorOf(t));
+    state.addAttributes(inner.getAttrs());
+    Operation *vectorOp = b.create(state);
+    map.map(inner.getResults(), vectorOp->getResults());
+  }
+  Value result =
+      widen(map.lookupOrDefault(body.getTerminator()->getOperand(0)));
+  vector::StoreOp::create(b, loc, result, out->get(), outAt, false,
+                          alignment(outElement));
+}
+
 } // namespace
 
 scf::ParallelOp mlir::tfm::lowerToRegisterLoops(IRRewriter &rw,
                                                 linalg::LinalgOp op,
                                                 unsigned rows,
-                                                ValueRange initialValues) {
+                                                ValueRange initialValues,
+                                                int64_t vectorWidth) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
   SmallVector<Range> ranges = op.createLoopRanges(rw, loc);
@@ -117,12 +281,18 @@ scf::ParallelOp mlir::tfm::lowerToRegisterLoops(IRRewriter &rw,
         .push_back(i);
 
   int rowDim = reduction.empty() || rows < 2 ? -1 : chooseRowDim(op, parallel);
+  int vectorDim = -1;
+  if (vectorWidth > 1 && initialValues.empty())
+    if (std::optional<unsigned> v = vectorLoop(op, vectorWidth))
+      vectorDim = *v;
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned d : parallel) {
     lbs.push_back(value(ranges[d].offset));
     ubs.push_back(value(ranges[d].size));
     steps.push_back(int(d) == rowDim
                         ? arith::ConstantIndexOp::create(rw, loc, rows)
+                    : int(d) == vectorDim
+                        ? arith::ConstantIndexOp::create(rw, loc, vectorWidth)
                         : value(ranges[d].stride));
   }
   if (parallel.empty()) {
@@ -170,6 +340,11 @@ scf::ParallelOp mlir::tfm::lowerToRegisterLoops(IRRewriter &rw,
   };
 
   SmallVector<Value> results;
+  if (reduction.empty() && vectorDim >= 0) {
+    lowerVectorized(rw, op, ivs, vectorDim, vectorWidth);
+    rw.eraseOp(op);
+    return outer;
+  }
   if (reduction.empty()) {
     SmallVector<Value> args = readInputs(rw, ivs);
     llvm::append_range(args, readInits(rw, ivs));
@@ -282,7 +457,12 @@ struct GPULinalgToLoopsPass
             return t == utils::IteratorType::reduction;
           }))
         ++reductions;
-      tfm::lowerToRegisterLoops(rw, op, rowsPerThread);
+      scf::ParallelOp loop = tfm::lowerToRegisterLoops(
+          rw, op, rowsPerThread, /*initialValues=*/{}, vectorWidth);
+      bool vectorized = false;
+      loop.getBody()->walk([&](vector::StoreOp) { vectorized = true; });
+      if (vectorized)
+        ++vectorizedOps;
       ++lowered;
     }
   }
@@ -292,6 +472,9 @@ struct GPULinalgToLoopsPass
   tfm::PassStatistic reductions{
       this, numReductions, "register-reductions",
       "Of them, reductions accumulating in a register"};
+  tfm::PassStatistic vectorizedOps{
+      this, numVectorized, "vectorized-ops",
+      "Of them, elementwise ops computing vectors of consecutive elements"};
 };
 
 } // namespace

@@ -254,6 +254,19 @@ def GPULinalgToLoopsPass : Pass<"tfm-gpu-linalg-to-loops"> {
     R; a row past the end is computed on the last row's (clamped, in-bounds)
     data and not stored.
 
+    **Vectors.** With `vector-width` = W > 1, an all-parallel op computes W
+    consecutive elements per iteration when it can (`vectorLoop`): along
+    the loop that indexes the output's last dimension, whose static extent
+    W divides; every buffer indexed by that loop has it as its last index,
+    with a unit stride and the offset and other strides multiples of W
+    (aligned W-element runs); other inputs are read once and broadcast;
+    the payload is elementwise-mappable arith and math ops (and constants)
+    that do not read that loop's index. The loads and stores are
+    `vector.load`/`vector.store` of W elements with W elements' alignment
+    (for f32 and W = 4, the 128-bit `ld.global.v4.f32` and
+    `st.global.v4.f32`), the payload runs on vectors. Other ops keep one
+    element per iteration.
+
     **Untouched.** Linalg ops on tensors and ops whose outputs are indexed by
     a reduction dimension (left for `convert-linalg-to-parallel-loops`).
   }];
@@ -261,16 +274,23 @@ def GPULinalgToLoopsPass : Pass<"tfm-gpu-linalg-to-loops"> {
     Option<"rowsPerThread", "rows-per-thread", "unsigned", /*default=*/"8",
            "Consecutive rows of a reduction computed by one iteration (8 "
            "measured fastest of 1, 4, 8 on an H100, docs/performance.md)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
+           "Consecutive elements of an elementwise op computed by one "
+           "iteration with vector loads and stores (4: 128-bit f32 accesses)">,
   ];
   let statistics = [
     Statistic<"numLowered", "lowered-ops", "linalg ops lowered to loop nests">,
     Statistic<"numReductions", "register-reductions",
               "Of them, reductions accumulating in a register">,
+    Statistic<"numVectorized", "vectorized-ops",
+              "Of them, elementwise ops computing vectors of consecutive "
+              "elements">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
