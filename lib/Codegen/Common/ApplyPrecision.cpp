@@ -82,6 +82,7 @@ struct ApplyPrecisionPass
       return signalPassFailure();
     }
 
+    roundings.clear();
     SmallVector<linalg::LinalgOp> contractions;
     module.walk([&](linalg::LinalgOp op) {
       if (classifyContraction(op))
@@ -122,8 +123,42 @@ struct ApplyPrecisionPass
     // A GPU reads those weights in 16 bits: half the device memory and
     // half the bytes each GEMM streams. Same values: the runtime rounds
     // them either way, and each read widens them back to f32.
-    if (isa_and_nonnull<GpuTargetAttr>(module->getAttr(kTargetAttr)))
+    if (isa_and_nonnull<GpuTargetAttr>(module->getAttr(kTargetAttr))) {
       narrowWeights(module, rw, roundedNames, type);
+      narrowActivations(rw, type);
+    }
+  }
+
+  /// Gives each rounding of an activation computed at a function's top
+  /// level (not inside a tiled attention's loops) whose every reader can
+  /// take 16 bits the 16-bit type: it yields the truncation, the readers
+  /// widen. The values are the same (widening is exact); the buffer that
+  /// holds them is half the size.
+  void narrowActivations(IRRewriter &rw, FloatType half) {
+    for (linalg::GenericOp rounding : roundings) {
+      if (!isa<FunctionOpInterface>(rounding->getParentOp()) ||
+          !narrowable(rounding.getResult(0)))
+        continue;
+      auto wideType = cast<RankedTensorType>(rounding.getResult(0).getType());
+      rw.setInsertionPoint(rounding);
+      Location loc = rounding.getLoc();
+      Value init = tensor::EmptyOp::create(
+          rw, loc, tensor::getMixedSizes(rw, loc, rounding.getDpsInputs()[0]),
+          half);
+      auto narrow = linalg::GenericOp::create(
+          rw, loc, wideType.clone(half), rounding.getDpsInputs(),
+          ValueRange{init}, rounding.getIndexingMapsArray(),
+          rounding.getIteratorTypesArray(),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                b, l,
+                ValueRange{
+                    arith::TruncFOp::create(b, l, half, args[0]).getResult()});
+          });
+      narrowUses(rw, rounding.getResult(0), narrow.getResult(0));
+      rw.eraseOp(rounding);
+      ++storedActivations;
+    }
   }
 
   /// Whether every use of `v` (a weight or a view of one) can read it in
@@ -232,6 +267,7 @@ struct ApplyPrecisionPass
                                                      narrow)});
         });
     ++roundedInputs;
+    roundings.push_back(generic);
     return generic.getResult(0);
   }
 
@@ -242,6 +278,12 @@ struct ApplyPrecisionPass
                         "Weight names rounded when the model is created"};
   PassStatistic stored{this, numStored, "stored-weights",
                        "Weight names stored in 16 bits (GPU targets)"};
+  PassStatistic storedActivations{
+      this, numStoredActivations, "stored-activations",
+      "Rounded activations stored in 16 bits (GPU targets)"};
+
+  /// The rounding ops round() made.
+  SmallVector<linalg::GenericOp> roundings;
 };
 
 } // namespace

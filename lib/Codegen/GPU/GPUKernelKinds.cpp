@@ -362,3 +362,23 @@ SmallVector<RowKernelStage> mlir::tfm::findRowKernel(linalg::LinalgOp first,
   // checked against the ones before it.
   return stages;
 }
+
+bool mlir::tfm::hasAlignedRows(MemRefType type, int64_t width) {
+  if (type.getRank() == 0)
+    return false;
+  if (type.getLayout().isIdentity()) {
+    int64_t last = type.getShape().back();
+    return type.getRank() == 1 ||
+           (!ShapedType::isDynamic(last) && last % width == 0);
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 || ShapedType::isDynamic(offset) ||
+      offset % width != 0)
+    return false;
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % width != 0)
+      return false;
+  return true;
+}

@@ -80,6 +80,16 @@ createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
 SmallVector<Value> inlinePayload(OpBuilder &b, linalg::LinalgOp op,
                                  ValueRange args, ValueRange ivs);
 
+/// Whether `type`'s elements along its last dimension are contiguous and
+/// every run of `width` of them that starts at a multiple of `width`
+/// (counting from the buffer's first element) is aligned to `width`
+/// elements: a unit last stride, and the offset and other strides
+/// multiples of `width` (known statically, or implied by an identity
+/// layout whose last dimension is a static multiple of `width`). The
+/// buffer itself is aligned by the runtime (device allocations, weights at
+/// 256 bytes).
+bool hasAlignedRows(MemRefType type, int64_t width);
+
 /// The buffer `v` views, through view ops (subview, reshapes, casts).
 Value viewRoot(Value v);
 

@@ -99,32 +99,6 @@ int chooseRowDim(linalg::LinalgOp op, ArrayRef<unsigned> parallel) {
   return -1;
 }
 
-/// Whether `memref`'s elements along its last dimension are contiguous and
-/// every run of `width` of them that starts at a multiple of `width`
-/// (counting from the buffer's first element) is aligned to `width`
-/// elements: a unit last stride, and the offset and other strides
-/// multiples of `width` (known statically, or implied by an identity
-/// layout whose last dimension is a static multiple of `width`).
-bool hasAlignedRows(MemRefType type, int64_t width) {
-  if (type.getRank() == 0)
-    return false;
-  if (type.getLayout().isIdentity()) {
-    int64_t last = type.getShape().back();
-    return type.getRank() == 1 ||
-           (!ShapedType::isDynamic(last) && last % width == 0);
-  }
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1 || ShapedType::isDynamic(offset) ||
-      offset % width != 0)
-    return false;
-  for (int64_t stride : ArrayRef(strides).drop_back())
-    if (ShapedType::isDynamic(stride) || stride % width != 0)
-      return false;
-  return true;
-}
-
 /// The loop whose `width` consecutive iterations one thread of an
 /// all-parallel `op` computes with vector loads and stores, if it can:
 /// the loop that indexes the output's last dimension, with a static
@@ -170,7 +144,7 @@ std::optional<unsigned> vectorLoop(linalg::LinalgOp op, int64_t width) {
       return std::nullopt;
     if (!map.isFunctionOfDim(v))
       continue;
-    if (map.getResults().back() != last || !hasAlignedRows(type, width))
+    if (map.getResults().back() != last || !tfm::hasAlignedRows(type, width))
       return std::nullopt;
   }
   for (Operation &inner : op->getRegion(0).front().without_terminator()) {

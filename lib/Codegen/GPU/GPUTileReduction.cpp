@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -51,6 +52,10 @@ SmallVector<Value> indices(linalg::LinalgOp op, OpOperand &operand,
 /// Elements of a row each thread keeps in registers at most: rows of a
 /// static length up to `threads` times this are read from memory once.
 constexpr int64_t kMaxCachedPerThread = 16;
+
+/// Consecutive elements of a row one thread loads together (16 bytes of
+/// f32) where the row's buffers allow it.
+constexpr int64_t kVectorWidth = 4;
 
 /// Builds the kernel of `stages` (findRowKernel's) at the last stage.
 class RowKernelBuilder {
@@ -97,13 +102,18 @@ public:
       rest = arith::DivUIOp::create(b, loc, rest, size);
     }
 
-    // A static row short enough stays in registers: J elements per thread,
-    // element j of thread t at t + j * threads.
+    // A static row short enough stays in registers: J vectors of W
+    // elements per thread, vector j of thread t at W (t + j * threads);
+    // W = 4 (128-bit loads and stores of f32) where every buffer along the
+    // row is contiguous over aligned runs of 4, else 1.
     std::optional<int64_t> staticLength = getConstantIntValue(length);
-    if (staticLength && *staticLength <= threads * kMaxCachedPerThread)
-      perThread = llvm::divideCeil(*staticLength, threads);
-    if (perThread && *staticLength % threads != 0)
-      lastRow = index(b, *staticLength - 1);
+    if (staticLength && *staticLength <= threads * kMaxCachedPerThread) {
+      if (*staticLength % kVectorWidth == 0 && rowsAreAligned())
+        width = kVectorWidth;
+      perThread = llvm::divideCeil(*staticLength, width * threads);
+      if (*staticLength % (width * threads) != 0)
+        lastRow = index(b, *staticLength - width);
+    }
 
     // Every reduction's initial value, read by every thread before any
     // thread writes a result (thread 0 does, after the first barrier).
@@ -150,9 +160,45 @@ private:
     return ivs;
   }
 
+  /// Whether every buffer a stage reads or writes along the row has the
+  /// row as its last, contiguous dimension over aligned runs of
+  /// kVectorWidth elements, and the all-parallel stage does not read its
+  /// output.
+  bool rowsAreAligned() {
+    for (const RowKernelStage &s : stages) {
+      if (!isReduction(s) && !s.op->getRegion(0)
+                                  .front()
+                                  .getArgument(s.op.getNumDpsInputs())
+                                  .use_empty())
+        return false;
+      for (OpOperand &operand : s.op->getOpOperands()) {
+        if (isReduction(s) && s.op.isDpsInit(&operand))
+          continue;
+        auto type = dyn_cast<MemRefType>(operand.get().getType());
+        AffineMap map = s.op.getMatchingIndexingMap(&operand);
+        if (!type || !map.isFunctionOfDim(s.lengthDim))
+          continue;
+        if (map.getResults().back() !=
+                getAffineDimExpr(s.lengthDim, map.getContext()) ||
+            !type.getElementType().isIntOrFloat() ||
+            !hasAlignedRows(type, kVectorWidth))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// The alignment of a vector of `width` elements of `type`.
+  llvm::MaybeAlign vectorAlignment(Type type) {
+    return llvm::MaybeAlign(width *
+                            llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
+  }
+
   /// The value of input `input` of stage `s` at `ivs`: a statistic from
   /// registers, a scalar operand as it is, else a load (in the register
-  /// mode, once per buffer, indexing map and element of the thread).
+  /// mode, once per buffer, indexing map and element of the thread; with
+  /// vectors, an input along the row is loaded a vector at a time, at
+  /// `vectorBase`, and its elements extracted).
   Value readInput(OpBuilder &b, const RowKernelStage &s, OpOperand &input,
                   ArrayRef<Value> ivs, std::optional<int64_t> element) {
     Value v = input.get();
@@ -176,7 +222,24 @@ private:
       if (it != cache.end())
         return it->second;
     }
-    Value loaded = memref::LoadOp::create(b, loc, v, indices(s.op, input, ivs));
+    Value loaded;
+    if (element && width > 1 && map.isFunctionOfDim(s.lengthDim)) {
+      int64_t j = *element / width;
+      auto vectorKey = std::make_tuple(v.getAsOpaquePointer(), key, j);
+      Value &vector = vectors[vectorKey];
+      if (!vector) {
+        SmallVector<Value> at(ivs);
+        at[s.lengthDim] = vectorBase;
+        Type elementType = cast<MemRefType>(v.getType()).getElementType();
+        vector = vector::LoadOp::create(
+            b, loc, VectorType::get({width}, elementType), v,
+            indices(s.op, input, at), /*nontemporal=*/false,
+            vectorAlignment(elementType));
+      }
+      loaded = vector::ExtractOp::create(b, loc, vector, *element % width);
+    } else {
+      loaded = memref::LoadOp::create(b, loc, v, indices(s.op, input, ivs));
+    }
     if (element)
       cache[cacheKey] = loaded;
     return loaded;
@@ -191,16 +254,28 @@ private:
     return args;
   }
 
-  /// The element index of register `j` (clamped to the row for the last
-  /// one of a row that does not fill it, whose value is then discarded)
-  /// and whether it is in the row.
+  /// The first element of register vector `j` (clamped to the row for the
+  /// last one of a row that does not fill it, whose values are then
+  /// discarded) and whether it is in the row; sets `vectorBase`.
   std::pair<Value, Value> element(OpBuilder &b, int64_t j) {
-    Value k = arith::AddIOp::create(b, loc, tid, index(b, j * threads));
-    if (!lastRow || j + 1 < *perThread)
-      return {k, Value()};
-    Value inRow =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, k, lastRow);
-    return {arith::MinUIOp::create(b, loc, k, lastRow), inRow};
+    Value first =
+        width > 1 ? arith::MulIOp::create(b, loc, tid, index(b, width)) : tid;
+    Value k = j == 0 ? first
+                     : arith::AddIOp::create(b, loc, first,
+                                             index(b, j * threads * width));
+    Value inRow;
+    if (lastRow && j + 1 == *perThread) {
+      inRow =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, k, lastRow);
+      k = arith::MinUIOp::create(b, loc, k, lastRow);
+    }
+    vectorBase = k;
+    return {k, inRow};
+  }
+
+  /// Element `lane` of the vector at `k`.
+  Value laneOf(OpBuilder &b, Value k, int64_t lane) {
+    return lane == 0 ? k : arith::AddIOp::create(b, loc, k, index(b, lane));
   }
 
   void reduce(OpBuilder &b, const RowKernelStage &s, Value partials) {
@@ -213,12 +288,15 @@ private:
       partial = identity;
       for (int64_t j = 0; j < *perThread; ++j) {
         auto [k, inRow] = element(b, j);
-        SmallVector<Value> ivs = ivsAt(s, k);
-        SmallVector<Value> args = inputs(b, s, ivs, j);
-        args.push_back(partial);
-        Value next = inlinePayload(b, op, args, ivs)[0];
-        partial = inRow ? arith::SelectOp::create(b, loc, inRow, next, partial)
+        for (int64_t lane = 0; lane < width; ++lane) {
+          SmallVector<Value> ivs = ivsAt(s, laneOf(b, k, lane));
+          SmallVector<Value> args = inputs(b, s, ivs, j * width + lane);
+          args.push_back(partial);
+          Value next = inlinePayload(b, op, args, ivs)[0];
+          partial = inRow
+                        ? arith::SelectOp::create(b, loc, inRow, next, partial)
                         : next;
+        }
       }
     } else {
       auto fold = scf::ForOp::create(
@@ -301,6 +379,32 @@ private:
       Value result = inlinePayload(eb, op, args, ivs)[0];
       memref::StoreOp::create(eb, loc, result, out.get(), outIndices);
     };
+    if (perThread && width > 1) {
+      // Vectors: the lanes computed from registers, one aligned vector
+      // store (inside the row).
+      Type outElement = cast<MemRefType>(out.get().getType()).getElementType();
+      for (int64_t j = 0; j < *perThread; ++j) {
+        auto [k, inRow] = element(b, j);
+        SmallVector<Value> lanes;
+        for (int64_t lane = 0; lane < width; ++lane) {
+          SmallVector<Value> ivs = ivsAt(s, laneOf(b, k, lane));
+          SmallVector<Value> args = inputs(b, s, ivs, j * width + lane);
+          args.push_back(out.get());
+          lanes.push_back(inlinePayload(b, op, args, ivs)[0]);
+        }
+        Value vector = vector::FromElementsOp::create(
+            b, loc, VectorType::get({width}, outElement), lanes);
+        OpBuilder sb = b;
+        if (inRow) {
+          auto guard = scf::IfOp::create(b, loc, inRow);
+          sb = OpBuilder::atBlockTerminator(guard.thenBlock());
+        }
+        vector::StoreOp::create(
+            sb, loc, vector, out.get(), indices(op, out, ivsAt(s, k)),
+            /*nontemporal=*/false, vectorAlignment(outElement));
+      }
+      return;
+    }
     if (perThread) {
       for (int64_t j = 0; j < *perThread; ++j) {
         auto [k, inRow] = element(b, j);
@@ -329,9 +433,13 @@ private:
   ArrayRef<RowKernelStage> stages;
   int64_t threads;
   Location loc;
-  Value tid, length, lastRow;
+  Value tid, length, lastRow, vectorBase;
   SmallVector<Value> rowIvs;
   std::optional<int64_t> perThread;
+  /// Consecutive elements a thread loads, computes and stores together.
+  int64_t width = 1;
+  /// Vectors loaded along the row, by buffer, indices and register vector.
+  std::map<std::tuple<void *, std::vector<int64_t>, int64_t>, Value> vectors;
   /// Each reduction's initial value and result, by its output buffer.
   DenseMap<Value, Value> initials, statistics;
   /// Register mode: loaded elements by buffer, indices (row number or -1

@@ -153,3 +153,65 @@ func.func @other(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
   return %r : tensor<4x8xf32>
 }
 }
+
+// -----
+
+// On a GPU target, a rounded activation that only generic contractions
+// read is stored in 16 bits: its rounding yields the truncation into a
+// bf16 tensor and the contraction widens it at the top of its body (the
+// same values: widening is exact). Inside a loop (a tiled attention's),
+// the rounding keeps f32 storage.
+// CHECK-LABEL: func.func @gpu_activation
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK:           math.tanh
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x16xbf16>
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x16xf32>) outs(%[[E]] : tensor<4x16xbf16>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT:      %[[T:.*]] = arith.truncf %[[IN]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[T]] : bf16
+// CHECK:         linalg.generic {{.*}} ins(%[[R]], %{{.*}} : tensor<4x16xbf16>, tensor<8x16xbf16>)
+// CHECK-NEXT:    ^bb0(%[[AB:.*]]: bf16, %[[WB:.*]]: bf16, %{{.*}}: f32):
+// CHECK-DAG:       arith.extf %[[AB]] : bf16 to f32
+// CHECK-DAG:       arith.extf %[[WB]] : bf16 to f32
+// CHECK:         scf.for
+// CHECK:           linalg.generic {{.*}} outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK:             arith.truncf
+// CHECK-NEXT:        arith.extf
+module attributes {tfm.precision = bf16, tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 1>} {
+func.func @gpu_activation(%x: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x16xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (m, k)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xf32>) outs(%e0 : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<4x16xf32>
+  %w = tfm.weight "proj" : tensor<8x16xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : tensor<4x16xf32>, tensor<8x16xf32>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %c: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l = scf.for %i = %c0 to %c1 step %c1 iter_args(%it = %acc) -> (tensor<4x8xf32>) {
+    %b = linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (m, k)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xf32>) outs(%e0 : tensor<4x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %t = math.exp %in : f32
+      linalg.yield %t : f32
+    } -> tensor<4x16xf32>
+    %v = tfm.weight "inner" : tensor<8x16xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%b, %v : tensor<4x16xf32>, tensor<8x16xf32>) outs(%it : tensor<4x8xf32>) {
+    ^bb0(%p: f32, %q: f32, %c: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<4x8xf32>
+    scf.yield %r : tensor<4x8xf32>
+  }
+  return %y, %l : tensor<4x8xf32>, tensor<4x8xf32>
+}
+}

@@ -98,23 +98,29 @@ func.func @bad_threads() attributes {x = #tfm.gpu_reduction<threads = 48>} {
 
 // -----
 
-// A layer norm whose rows of 768 stay in registers: one kernel for the
+// A layer norm whose rows of 3072 stay in registers: one kernel for the
 // mean, the variance and the normalization (stages 1 and 2), 256 threads,
-// three elements of x per thread loaded once for all three stages; both
-// initial values read before any barrier; the variance and the
-// normalization read the statistics from registers, not from %sum/%var
-// (which thread 0 still writes); the stores of y are the only accesses
-// after the last barrier.
+// each with three 128-bit vectors of x (elements 4t, 4(t + 256), ...)
+// loaded once for all three stages; both initial values read before any
+// barrier; the variance and the normalization read the statistics from
+// registers, not from %sum/%var (which thread 0 still writes); the
+// normalization stores 4 results at a time.
 // CHECK-LABEL: func.func @layer_norm
-// CHECK-SAME:    (%[[X:.*]]: memref<?x768xf32>, %[[G:.*]]: memref<768xf32>, %[[SUM:.*]]: memref<?xf32>, %[[VAR:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x768xf32>)
+// CHECK-SAME:    (%[[X:.*]]: memref<?x3072xf32>, %[[G:.*]]: memref<3072xf32>, %[[SUM:.*]]: memref<?xf32>, %[[VAR:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x3072xf32>)
 // CHECK:         gpu.launch
 // CHECK-SAME:      threads(%[[TX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %c256
 // CHECK-SAME:      workgroup(%[[P0:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[P1:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
 // CHECK-DAG:       %[[S0:.*]] = memref.load %[[SUM]]
 // CHECK-DAG:       %[[V0:.*]] = memref.load %[[VAR]]
 // CHECK-NOT:       gpu.barrier
-// CHECK-COUNT-3:   memref.load %[[X]]
+// CHECK:           %[[T4:.*]] = arith.muli %[[TX]], %c4
+// CHECK:           vector.load %[[X]][%{{.*}}, %[[T4]]] {alignment = 16 : i64} : memref<?x3072xf32>, vector<4xf32>
+// CHECK:           %[[K1:.*]] = arith.addi %{{.*}}, %c1024
+// CHECK:           vector.load %[[X]][%{{.*}}, %[[K1]]]
+// CHECK:           %[[K2:.*]] = arith.addi %{{.*}}, %c2048
+// CHECK:           vector.load %[[X]][%{{.*}}, %[[K2]]]
 // CHECK-NOT:       memref.load %[[X]]
+// CHECK-NOT:       vector.load %[[X]]
 // CHECK:           gpu.barrier
 // CHECK:           %[[MEAN:.*]] = arith.addf %[[S0]], %{{.*}} : f32
 // CHECK:           scf.if
@@ -127,28 +133,26 @@ func.func @bad_threads() attributes {x = #tfm.gpu_reduction<threads = 48>} {
 // CHECK-NEXT:        memref.store %[[VV]], %[[VAR]]
 // CHECK-NOT:       gpu.barrier
 // CHECK-NOT:       memref.load %[[VAR]]
-// CHECK:           memref.load %[[G]]
-// CHECK:           memref.store %{{.*}}, %[[Y]]
-// CHECK:           memref.load %[[G]]
-// CHECK:           memref.store %{{.*}}, %[[Y]]
-// CHECK:           memref.load %[[G]]
-// CHECK:           memref.store %{{.*}}, %[[Y]]
+// CHECK:           vector.load %[[G]]
+// CHECK:           %[[OUT:.*]] = vector.from_elements
+// CHECK:           vector.store %[[OUT]], %[[Y]]{{.*}} {alignment = 16 : i64}
+// CHECK-COUNT-2:   vector.store %{{.*}}, %[[Y]]
 // CHECK:           gpu.terminator
 // CHECK-NOT:     linalg.generic
 #row = affine_map<(i, j) -> (i, j)>
 #stat = affine_map<(i, j) -> (i)>
 #col = affine_map<(i, j) -> (j)>
-func.func @layer_norm(%x: memref<?x768xf32>, %g: memref<768xf32>, %sum: memref<?xf32>, %var: memref<?xf32>, %y: memref<?x768xf32>) {
-  %n = arith.constant 768.0 : f32
+func.func @layer_norm(%x: memref<?x3072xf32>, %g: memref<3072xf32>, %sum: memref<?xf32>, %var: memref<?xf32>, %y: memref<?x3072xf32>) {
+  %n = arith.constant 3072.0 : f32
   linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<?x768xf32>) outs(%sum : memref<?xf32>)
+      ins(%x : memref<?x3072xf32>) outs(%sum : memref<?xf32>)
       attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 256, stages = 3>} {
   ^bb0(%in: f32, %out: f32):
     %a = arith.addf %out, %in : f32
     linalg.yield %a : f32
   }
   linalg.generic {indexing_maps = [#row, #stat, #stat], iterator_types = ["parallel", "reduction"]}
-      ins(%x, %sum : memref<?x768xf32>, memref<?xf32>) outs(%var : memref<?xf32>)
+      ins(%x, %sum : memref<?x3072xf32>, memref<?xf32>) outs(%var : memref<?xf32>)
       attrs = {tfm.row_kernel_stage = 1} {
   ^bb0(%in: f32, %s: f32, %out: f32):
     %m = arith.divf %s, %n : f32
@@ -158,7 +162,7 @@ func.func @layer_norm(%x: memref<?x768xf32>, %g: memref<768xf32>, %sum: memref<?
     linalg.yield %a : f32
   }
   linalg.generic {indexing_maps = [#row, #stat, #stat, #col, #row], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %sum, %var, %g : memref<?x768xf32>, memref<?xf32>, memref<?xf32>, memref<768xf32>) outs(%y : memref<?x768xf32>)
+      ins(%x, %sum, %var, %g : memref<?x3072xf32>, memref<?xf32>, memref<?xf32>, memref<3072xf32>) outs(%y : memref<?x3072xf32>)
       attrs = {tfm.row_kernel_stage = 2} {
   ^bb0(%in: f32, %s: f32, %v: f32, %gj: f32, %out: f32):
     %m = arith.divf %s, %n : f32
@@ -174,24 +178,25 @@ func.func @layer_norm(%x: memref<?x768xf32>, %g: memref<768xf32>, %sum: memref<?
 
 // -----
 
-// RMSNorm over rows of 300 (static: two registers per thread, the second
-// past the row for threads 44 and up: its load is clamped to element 299
-// and its value dropped by a select in the sum and by a guard on the
-// store).
+// RMSNorm over rows of 302 (static, not a multiple of 4: scalar
+// registers, two per thread, the second past the row for threads 46 and
+// up: its load is clamped to element 301 and its value dropped by a
+// select in the sum and by a guard on the store).
 // CHECK-LABEL: func.func @rms_tail
 // CHECK:         gpu.launch
+// CHECK-NOT:       vector.
 // CHECK:           %[[T2:.*]] = arith.addi %{{.*}}, %c256
-// CHECK:           %[[IN:.*]] = arith.cmpi ule, %[[T2]], %c299
-// CHECK:           %[[K2:.*]] = arith.minui %[[T2]], %c299
+// CHECK:           %[[IN:.*]] = arith.cmpi ule, %[[T2]], %c301
+// CHECK:           %[[K2:.*]] = arith.minui %[[T2]], %c301
 // CHECK:           memref.load %{{.*}}[%{{.*}}, %[[K2]]]
 // CHECK:           arith.select %[[IN]]
 // CHECK:           gpu.shuffle
-// CHECK:           %[[IN2:.*]] = arith.cmpi ule, %{{.*}}, %c299
+// CHECK:           %[[IN2:.*]] = arith.cmpi ule, %{{.*}}, %c301
 // CHECK:           scf.if %[[IN2]] {
 // CHECK:             memref.store
-func.func @rms_tail(%x: memref<?x300xf32>, %ss: memref<?xf32>, %y: memref<?x300xf32>) {
+func.func @rms_tail(%x: memref<?x302xf32>, %ss: memref<?xf32>, %y: memref<?x302xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<?x300xf32>) outs(%ss : memref<?xf32>)
+      ins(%x : memref<?x302xf32>) outs(%ss : memref<?xf32>)
       attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 256, stages = 2>} {
   ^bb0(%in: f32, %out: f32):
     %sq = arith.mulf %in, %in : f32
@@ -199,7 +204,7 @@ func.func @rms_tail(%x: memref<?x300xf32>, %ss: memref<?xf32>, %y: memref<?x300x
     linalg.yield %a : f32
   }
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %ss : memref<?x300xf32>, memref<?xf32>) outs(%y : memref<?x300xf32>)
+      ins(%x, %ss : memref<?x302xf32>, memref<?xf32>) outs(%y : memref<?x302xf32>)
       attrs = {tfm.row_kernel_stage = 1} {
   ^bb0(%in: f32, %s: f32, %out: f32):
     %r = math.rsqrt %s : f32

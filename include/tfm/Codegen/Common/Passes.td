@@ -106,7 +106,13 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
     top of its body, each extract after it. The manifest's `"storage"` then
     asks the runtime to hand the code 16-bit elements: half the device
     memory, and half the bytes each GEMM reads, for the same values (the
-    GEMM kernel widens them while it stages them).
+    GEMM kernel widens them while it stages them). Likewise each rounded
+    activation computed at a function's top level (a projection's or the
+    FFN's input, the LM head's; not the inputs rounded inside a tiled
+    attention's loops) whose readers take 16 bits in the same way: its
+    rounding yields the truncation into a 16-bit tensor and the readers
+    widen, so the buffer between producer and GEMM holds 16-bit elements
+    (after fusion, the producer writes them).
 
     **Untouched.** Ops that are not contractions; contractions with other
     element types; on a CPU target, the weights' f32 storage (the CPU's
@@ -123,6 +129,8 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
               "Weight names rounded when the model is created">,
     Statistic<"numStored", "stored-weights",
               "Weight names stored in 16 bits (GPU targets)">,
+    Statistic<"numStoredActivations", "stored-activations",
+              "Rounded activations stored in 16 bits (GPU targets)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

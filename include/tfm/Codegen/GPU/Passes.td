@@ -202,8 +202,13 @@ def GPUTileReductionPass : Pass<"tfm-gpu-tile-reduction", "func::FuncOp"> {
     at most 16 T, each thread keeps its elements of every input in
     registers, loaded once for all stages (the reduction loops are
     unrolled; a row that does not fill the last register clamps its load
-    and discards it). The combination order differs from a sequential
-    loop's (floating-point sums round differently).
+    and discards it). Where the row length is a multiple of 4 and every
+    buffer along the row has it as its last, contiguous dimension over
+    aligned runs of 4 (`hasAlignedRows`), thread t takes 4 consecutive
+    elements at 4t, 4(t + T), ...: 128-bit `vector.load`s, and the
+    all-parallel stage's results go out in one `vector.store` per 4. The
+    combination order differs from a sequential loop's (floating-point
+    sums round differently).
 
     **Untouched.** Ops without `#tfm.gpu_reduction` or a stage mark.
 
@@ -220,6 +225,7 @@ def GPUTileReductionPass : Pass<"tfm-gpu-tile-reduction", "func::FuncOp"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
