@@ -208,6 +208,10 @@ bool sameExtent(linalg::LinalgOp a, unsigned da, linalg::LinalgOp b,
 bool collectAccesses(Operation *op, DenseSet<Value> &reads,
                      DenseSet<Value> &writes) {
   WalkResult result = op->walk([&](Operation *inner) {
+    // Synchronization inside a kernel built before (a row kernel the
+    // stages move past) touches no buffer of the host's.
+    if (isa<gpu::BarrierOp, gpu::ShuffleOp>(inner))
+      return WalkResult::advance();
     auto iface = dyn_cast<MemoryEffectOpInterface>(inner);
     if (!iface) {
       if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||

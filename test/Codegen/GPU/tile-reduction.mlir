@@ -300,3 +300,50 @@ func.func @stray_stage(%x: memref<4x32xf32>) {
 func.func @bad_stages() attributes {x = #tfm.gpu_reduction<threads = 32, stages = 0>} {
   return
 }
+
+// -----
+
+// Two row kernels whose ops interleave (the second's reduction between
+// the first's, the first's normalization between the second's): the
+// first kernel is built where its last stage was, and the second's stages
+// move down past it (it touches none of their buffers).
+// CHECK-LABEL: func.func @interleaved
+// CHECK-SAME:    (%[[A:.*]]: memref<4x64xf32>, %[[B:.*]]: memref<4x64xf32>, %[[SA:.*]]: memref<4xf32>, %[[SB:.*]]: memref<4xf32>, %[[YA:.*]]: memref<4x64xf32>, %[[YB:.*]]: memref<4x64xf32>)
+// CHECK:         gpu.launch
+// CHECK:           vector.load %[[A]]
+// CHECK:           vector.store %{{.*}}, %[[YA]]
+// CHECK:         gpu.launch
+// CHECK:           vector.load %[[B]]
+// CHECK:           vector.store %{{.*}}, %[[YB]]
+// CHECK-NOT:     linalg.generic
+func.func @interleaved(%a: memref<4x64xf32>, %b: memref<4x64xf32>, %sa: memref<4xf32>, %sb: memref<4xf32>, %ya: memref<4x64xf32>, %yb: memref<4x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<4x64xf32>) outs(%sa : memref<4xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 64, stages = 2>} {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%b : memref<4x64xf32>) outs(%sb : memref<4xf32>)
+      attrs = {tfm.lowering_config = #tfm.gpu_reduction<threads = 64, stages = 2>} {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : memref<4x64xf32>, memref<4xf32>) outs(%ya : memref<4x64xf32>)
+      attrs = {tfm.row_kernel_stage = 1} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : memref<4x64xf32>, memref<4xf32>) outs(%yb : memref<4x64xf32>)
+      attrs = {tfm.row_kernel_stage = 1} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  }
+  return
+}
