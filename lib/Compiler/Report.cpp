@@ -371,6 +371,9 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
   // The row kernel the ops marked as its stages run in.
   std::optional<size_t> rowKernel;
   int64_t rowKernelSlots = 0;
+  // The buffers the row kernel already counts: its stages read a row
+  // once for all of them.
+  DenseSet<Value> rowKernelBuffers;
   // A reduction stage's shared slots.
   auto slotBytes = [](linalg::LinalgOp op, int64_t slots) -> int64_t {
     if (slots <= 1)
@@ -387,7 +390,8 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
       if (rowKernel) {
         GpuKernelCost &k = gpuKernels[*rowKernel];
         for (Value v : op->getOperands())
-          k.bytes += shapes.bytes(v);
+          if (rowKernelBuffers.insert(v).second)
+            k.bytes += shapes.bytes(v);
         SmallVector<int64_t> ext = loopExtents(op, shapes);
         k.flops += static_cast<double>(std::accumulate(
             ext.begin(), ext.end(), int64_t(1), std::multiplies<int64_t>()));
@@ -444,6 +448,8 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
       k.sharedMemoryBytes = slotBytes(op, rowKernelSlots);
       k.flops = static_cast<double>(rows) * length;
       rowKernel = gpuKernels.size();
+      rowKernelBuffers = DenseSet<Value>(op->getOperands().begin(),
+                                         op->getOperands().end());
       gpuKernels.push_back(std::move(k));
       return;
     }
