@@ -362,8 +362,6 @@ SmallVector<RowKernelStage> mlir::tfm::findRowKernel(linalg::LinalgOp first,
       break;
     ++skipped;
   }
-  // Stages past the last reduction-or-final op are all kept: each was
-  // checked against the ones before it.
   return stages;
 }
 

@@ -328,7 +328,6 @@ private:
       }
     }
     if (partials) {
-      Value writer = tid;
       if (threads >= 32) {
         Value lane = arith::RemUIOp::create(b, loc, tid, index(b, 32));
         Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -339,7 +338,7 @@ private:
             wb, loc, total, partials,
             ValueRange{arith::DivUIOp::create(wb, loc, tid, index(wb, 32))});
       } else {
-        memref::StoreOp::create(b, loc, total, partials, writer);
+        memref::StoreOp::create(b, loc, total, partials, tid);
       }
       gpu::BarrierOp::create(b, loc);
       int64_t slots = cast<MemRefType>(partials.getType()).getDimSize(0);
