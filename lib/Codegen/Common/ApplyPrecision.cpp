@@ -17,8 +17,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -125,8 +127,143 @@ struct ApplyPrecisionPass
     // them either way, and each read widens them back to f32.
     if (isa_and_nonnull<GpuTargetAttr>(module->getAttr(kTargetAttr))) {
       narrowWeights(module, rw, roundedNames, type);
+      hoistSliceRoundings(rw, type);
       narrowActivations(rw, type);
     }
+  }
+
+  /// Whether `v` is computed at a function's top level (or is an argument).
+  static bool atTopLevel(Value v) {
+    return isa<FunctionOpInterface>(v.getParentRegion()->getParentOp());
+  }
+
+  /// Moves the rounding of each tile that a loop nest builds from a slice
+  /// of a top-level tensor X to X itself: X is rounded once, at top level,
+  /// where narrowActivations can store it in 16 bits, and the tile reads
+  /// the rounded X. The tile is the slice (a full K or V block), the slice
+  /// padded into a staging tile (a short block), or an elementwise function
+  /// of the slice padded into a tile (the Q tile, scaled): the function
+  /// then moves to top level too, before the rounding, so each tile holds
+  /// the numbers it held before. The in-loop rounding stays (it rounds
+  /// rounded values; canonicalization folds it to a widening).
+  void hoistSliceRoundings(IRRewriter &rw, FloatType half) {
+    // Top-level tensor (or elementwise function of one) -> its rounding.
+    DenseMap<std::pair<Value, Operation *>, Value> hoisted;
+    auto roundedSource = [&](Value source, linalg::GenericOp fn) {
+      Value &r = hoisted[{source, fn.getOperation()}];
+      if (r)
+        return r;
+      // The heads' transpose of a projection becomes the indexing: one
+      // kernel reads the f32 projection and writes 16-bit heads.
+      Value input = source;
+      AffineMap map;
+      if (auto transpose = source.getDefiningOp<linalg::TransposeOp>()) {
+        input = transpose.getInput();
+        map = AffineMap::getPermutationMap(
+            invertPermutationVector(transpose.getPermutation()),
+            rw.getContext());
+      }
+      if (fn) {
+        input = applyAtTopLevel(rw, fn, input, map, source);
+        map = {};
+        source = input;
+      }
+      r = round(rw, input, half, map, source);
+      return r;
+    };
+    for (linalg::GenericOp rounding :
+         SmallVector<linalg::GenericOp>(roundings)) {
+      if (isa<FunctionOpInterface>(rounding->getParentOp()))
+        continue;
+      // The tile's chain: reshapes, then an optional padding.
+      Value in = rounding.getDpsInputs()[0];
+      while (Operation *def = in.getDefiningOp()) {
+        if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+          break;
+        in = def->getOperand(0);
+      }
+      auto pad = in.getDefiningOp<tensor::InsertSliceOp>();
+      Value tile = pad ? pad.getSource() : in;
+      auto fn = tile.getDefiningOp<linalg::GenericOp>();
+      if (fn && !(pad && isHoistableFunction(fn)))
+        continue;
+      auto slice = (fn ? fn.getDpsInputs()[0] : tile)
+                       .getDefiningOp<tensor::ExtractSliceOp>();
+      if (!slice || !atTopLevel(slice.getSource()) ||
+          (pad && !slice->hasOneUse()))
+        continue;
+      Value source = roundedSource(slice.getSource(), fn);
+      ++hoistedTiles;
+      if (!pad) {
+        rw.modifyOpInPlace(slice,
+                           [&] { slice.getSourceMutable().assign(source); });
+        continue;
+      }
+      // The padding (or the function) becomes a copy: a generic, which
+      // can widen a 16-bit source, into the tile's slice.
+      rw.setInsertionPoint(pad);
+      Location loc = pad.getLoc();
+      auto copySource = tensor::ExtractSliceOp::create(
+          rw, loc, slice.getType(), source, slice.getMixedOffsets(),
+          slice.getMixedSizes(), slice.getMixedStrides());
+      Value target = fn ? fn.getDpsInits()[0]
+                        : tensor::ExtractSliceOp::create(
+                              rw, loc, pad.getSourceType(), pad.getDest(),
+                              pad.getMixedOffsets(), pad.getMixedSizes(),
+                              pad.getMixedStrides())
+                              .getResult();
+      unsigned rank = pad.getSourceType().getRank();
+      AffineMap id = rw.getMultiDimIdentityMap(rank);
+      auto copy = linalg::GenericOp::create(
+          rw, loc, pad.getSourceType(), ValueRange{copySource},
+          ValueRange{target}, ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location l, ValueRange args) {
+            linalg::YieldOp::create(b, l, args[0]);
+          });
+      rw.modifyOpInPlace(
+          pad, [&] { pad.getSourceMutable().assign(copy.getResult(0)); });
+      if (fn)
+        rw.eraseOp(fn);
+      rw.eraseOp(slice);
+    }
+  }
+
+  /// Whether `fn` is an elementwise function of one tensor that can move to
+  /// top level: identity indexing, one input, its body reading nothing but
+  /// that input's element (no index, no output element, no outer value).
+  static bool isHoistableFunction(linalg::GenericOp fn) {
+    if (fn.getNumDpsInputs() != 1 || fn.getNumDpsInits() != 1 ||
+        !fn->hasOneUse() || fn.getNumParallelLoops() != fn.getNumLoops() ||
+        !llvm::all_of(fn.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }) ||
+        fn.hasIndexSemantics() || !fn.getRegionOutputArgs()[0].use_empty())
+      return false;
+    llvm::SetVector<Value> outer;
+    getUsedValuesDefinedAbove(fn.getRegion(), outer);
+    return outer.empty();
+  }
+
+  /// `fn`'s body applied to every element of `input` (read through `map`,
+  /// identity if null) into an f32 tensor shaped like `like`, right after
+  /// `like`'s definition.
+  static Value applyAtTopLevel(IRRewriter &rw, linalg::GenericOp fn,
+                               Value input, AffineMap map, Value like) {
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPointAfterValue(like);
+    Location loc = fn.getLoc();
+    auto type = cast<RankedTensorType>(like.getType());
+    Value init = tensor::EmptyOp::create(
+        rw, loc, tensor::getMixedSizes(rw, loc, like), type.getElementType());
+    AffineMap id = rw.getMultiDimIdentityMap(type.getRank());
+    auto top = linalg::GenericOp::create(
+        rw, loc, TypeRange{type}, ValueRange{input}, ValueRange{init},
+        ArrayRef<AffineMap>{map ? map : id, id},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel));
+    IRMapping mapping;
+    fn.getRegion().cloneInto(&top.getRegion(), mapping);
+    return top.getResult(0);
   }
 
   /// Gives each rounding of an activation computed at a function's top
@@ -143,7 +280,7 @@ struct ApplyPrecisionPass
       rw.setInsertionPoint(rounding);
       Location loc = rounding.getLoc();
       Value init = tensor::EmptyOp::create(
-          rw, loc, tensor::getMixedSizes(rw, loc, rounding.getDpsInputs()[0]),
+          rw, loc, tensor::getMixedSizes(rw, loc, rounding.getDpsInits()[0]),
           half);
       auto narrow = linalg::GenericOp::create(
           rw, loc, wideType.clone(half), rounding.getDpsInputs(),
@@ -245,21 +382,28 @@ struct ApplyPrecisionPass
     }
   }
 
-  /// `v` rounded to `type` and widened back, right after its definition.
-  Value round(IRRewriter &rw, Value v, FloatType type) {
+  /// `v` rounded to `type` and widened back, right after its definition;
+  /// with `map`, `v` read through that map (a permutation) into a tensor
+  /// shaped like `like`.
+  Value round(IRRewriter &rw, Value v, FloatType type, AffineMap map = {},
+              Value like = {}) {
     OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPointAfterValue(v);
+    if (!like)
+      like = v;
+    rw.setInsertionPointAfterValue(like);
     Location loc = v.getLoc();
-    auto tensorType = cast<RankedTensorType>(v.getType());
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, v);
+    auto tensorType = cast<RankedTensorType>(like.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, like);
     Value init = tensor::EmptyOp::create(rw, loc, sizes,
                                          tensorType.getElementType());
     AffineMap id = rw.getMultiDimIdentityMap(tensorType.getRank());
+    if (!map)
+      map = id;
     SmallVector<utils::IteratorType> parallel(tensorType.getRank(),
                                               utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
         rw, loc, tensorType, ValueRange{v}, ValueRange{init},
-        ArrayRef<AffineMap>{id, id}, parallel,
+        ArrayRef<AffineMap>{map, id}, parallel,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value narrow = arith::TruncFOp::create(b, l, type, args[0]);
           linalg::YieldOp::create(
@@ -281,6 +425,10 @@ struct ApplyPrecisionPass
   PassStatistic storedActivations{
       this, numStoredActivations, "stored-activations",
       "Rounded activations stored in 16 bits (GPU targets)"};
+
+  PassStatistic hoistedTiles{
+      this, numHoistedTiles, "hoisted-tiles",
+      "Tiles read from a top-level tensor rounded there (GPU targets)"};
 
   /// The rounding ops round() made.
   SmallVector<linalg::GenericOp> roundings;

@@ -215,3 +215,73 @@ func.func @gpu_activation(%x: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x8x
   return %y, %l : tensor<4x8xf32>, tensor<4x8xf32>
 }
 }
+
+// -----
+
+// On a GPU target, a tile that a loop nest builds from a slice of a
+// top-level tensor is rounded where that tensor is computed, and stored
+// there in 16 bits: a full K block (the slice itself), a short V block (the
+// slice padded into a staging tile: the copy becomes a widening generic) and
+// the Q tile (an elementwise scaling of the slice: the scaling moves to top
+// level, before the rounding, so the tile holds the same numbers). A heads'
+// transpose becomes the rounding's indexing. The in-loop roundings stay
+// (they round rounded values).
+// CHECK:       #[[$PERM:.*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+// CHECK-LABEL: func.func @gpu_attention_tiles
+// CHECK-SAME:    (%[[QP:.*]]: tensor<8x2x4xf32>, %[[K:.*]]: tensor<2x8x4xf32>, %[[V:.*]]: tensor<2x8x4xf32>
+// CHECK:         %[[V16:.*]] = linalg.generic {{.*}} ins(%[[V]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xbf16>)
+// CHECK:         %[[K16:.*]] = linalg.generic {{.*}} ins(%[[K]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xbf16>)
+// CHECK:         %[[QS:.*]] = linalg.generic {indexing_maps = [#[[$PERM]], #{{.*}}], {{.*}} ins(%[[QP]] : tensor<8x2x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>)
+// CHECK:           math.sqrt
+// CHECK:         %[[Q16:.*]] = linalg.generic {{.*}} ins(%[[QS]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xbf16>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.truncf
+// CHECK:         scf.forall
+// CHECK:           tensor.extract_slice %[[Q16]]{{.*}} to tensor<?x4xbf16>
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : tensor<?x4xbf16>) outs(%{{.*}} : tensor<?x4xf32>)
+// CHECK-NEXT:      ^bb0(%[[E:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT:        %[[W:.*]] = arith.extf %[[E]] : bf16 to f32
+// CHECK-NEXT:        linalg.yield %[[W]] : f32
+// CHECK:           tensor.extract_slice %[[K16]]{{.*}} to tensor<4x4xbf16>
+// CHECK:           tensor.extract_slice %[[V16]]{{.*}} to tensor<?x4xbf16>
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : tensor<?x4xbf16>) outs(%{{.*}} : tensor<?x4xf32>)
+// The scores, computed in the loop, keep their in-loop rounding.
+// CHECK:           %[[S:.*]] = linalg.matmul
+// CHECK:           linalg.generic {{.*}} ins(%[[S]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK-NEXT:      ^bb0
+// CHECK-NEXT:        arith.truncf
+// CHECK-NOT:     math.sqrt
+module attributes {tfm.precision = bf16, tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 1>} {
+func.func @gpu_attention_tiles(%qp: tensor<8x2x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>, %n: index) -> tensor<2x4x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %eq = tensor.empty() : tensor<2x8x4xf32>
+  %q = linalg.transpose ins(%qp : tensor<8x2x4xf32>) outs(%eq : tensor<2x8x4xf32>) permutation = [1, 0, 2]
+  %out = tensor.empty() : tensor<2x4x4xf32>
+  %r = scf.forall (%h) in (2) shared_outs(%o = %out) -> (tensor<2x4x4xf32>) {
+    // Q: a scaled slice padded into a filled tile.
+    %qslice = tensor.extract_slice %q[%h, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<?x4xf32>
+    %e0 = tensor.empty() : tensor<4x4xf32>
+    %qtile0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %qdst = tensor.extract_slice %qtile0[0, 0] [%n, 4] [1, 1] : tensor<4x4xf32> to tensor<?x4xf32>
+    %scaled = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%qslice : tensor<?x4xf32>) outs(%qdst : tensor<?x4xf32>) {
+    ^bb0(%in: f32, %out_: f32):
+      %c = arith.constant 2.0 : f32
+      %s = math.sqrt %c : f32
+      %m = arith.mulf %in, %s : f32
+      linalg.yield %m : f32
+    } -> tensor<?x4xf32>
+    %qtile = tensor.insert_slice %scaled into %qtile0[0, 0] [%n, 4] [1, 1] : tensor<?x4xf32> into tensor<4x4xf32>
+    // K: a full block; V: a short block padded into a staging tile.
+    %kt = tensor.extract_slice %k[%h, 0, 0] [1, 4, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<4x4xf32>
+    %vslice = tensor.extract_slice %v[%h, 4, 0] [1, %n, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<?x4xf32>
+    %vtile = tensor.insert_slice %vslice into %qtile0[0, 0] [%n, 4] [1, 1] : tensor<?x4xf32> into tensor<4x4xf32>
+    %s0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%qtile, %kt : tensor<4x4xf32>, tensor<4x4xf32>) outs(%s0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %pv = linalg.matmul ins(%s, %vtile : tensor<4x4xf32>, tensor<4x4xf32>) outs(%s0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %pv into %o[%h, 0, 0] [1, 4, 4] [1, 1, 1] : tensor<4x4xf32> into tensor<2x4x4xf32>
+    }
+  }
+  return %r : tensor<2x4x4xf32>
+}
+}

@@ -108,11 +108,24 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
     memory, and half the bytes each GEMM reads, for the same values (the
     GEMM kernel widens them while it stages them). Likewise each rounded
     activation computed at a function's top level (a projection's or the
-    FFN's input, the LM head's; not the inputs rounded inside a tiled
-    attention's loops) whose readers take 16 bits in the same way: its
-    rounding yields the truncation into a 16-bit tensor and the readers
+    FFN's input, the LM head's) whose readers take 16 bits in the same way:
+    its rounding yields the truncation into a 16-bit tensor and the readers
     widen, so the buffer between producer and GEMM holds 16-bit elements
     (after fusion, the producer writes them).
+
+    Inside a loop nest (the tiled attention's), an input tile built from a
+    slice of a top-level tensor X is rounded at X instead, so that X is
+    stored in 16 bits the same way: a K block (the slice), a short K or V
+    block (the slice padded into a staging tile; the padding copy becomes a
+    generic that widens), and the Q tile (an elementwise function of the
+    slice, the softmax scaling, padded into a tile: the function moves to
+    top level, before the rounding, so every tile holds the numbers it held
+    before). When X is a `linalg.transpose` (the heads' layout), the
+    top-level rounding reads the transpose's input through the permutation:
+    one kernel reads the f32 projection and writes the 16-bit heads. The
+    in-loop rounding stays and rounds rounded values (canonicalization
+    folds it to a widening). Tiles computed from in-loop values (the
+    probabilities) keep their in-loop rounding.
 
     **Untouched.** Ops that are not contractions; contractions with other
     element types; on a CPU target, the weights' f32 storage (the CPU's
@@ -131,6 +144,8 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
               "Weight names stored in 16 bits (GPU targets)">,
     Statistic<"numStoredActivations", "stored-activations",
               "Rounded activations stored in 16 bits (GPU targets)">,
+    Statistic<"numHoistedTiles", "hoisted-tiles",
+              "Tiles read from a top-level tensor rounded there (GPU targets)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
