@@ -411,14 +411,16 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
     }
     for (Value v : op->getOperands())
       k.bytes += shapes.bytes(v);
-    if (auto gemm = dyn_cast_or_null<mt::GpuContractionAttr>(config)) {
+    // The SIMT and the tensor-core GEMM schedules: the same grid of output
+    // tiles.
+    auto gemmKernel = [&](auto gemm, StringRef kind) {
       std::optional<mt::GemmDims> g = mt::inferGemmDims(op);
       if (!g)
         return;
       int64_t batch = 1;
       for (unsigned d : g->unit)
         batch *= ext[d];
-      k.kind = "gemm";
+      k.kind = kind.str();
       k.dims = {{"M", ext[g->m]}, {"N", ext[g->n]}, {"K", ext[g->k]}};
       if (batch != 1)
         k.dims.push_back({"batch", batch});
@@ -429,8 +431,11 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
       k.sharedMemoryBytes = gemm.getSharedMemoryBytes();
       k.flops = 2.0 * batch * ext[g->m] * ext[g->n] * ext[g->k];
       gpuKernels.push_back(std::move(k));
-      return;
-    }
+    };
+    if (auto gemm = dyn_cast_or_null<mt::GpuContractionAttr>(config))
+      return gemmKernel(gemm, "gemm");
+    if (auto mma = dyn_cast_or_null<mt::GpuMmaAttr>(config))
+      return gemmKernel(mma, "gemm-mma");
     if (auto reduce = dyn_cast_or_null<mt::GpuReductionAttr>(config)) {
       int64_t rows = 1, length = 1;
       for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
@@ -599,7 +604,10 @@ KernelReport KernelCollector::report() const {
   r.gpuResources = gpuResources;
   r.gpuResourcesNote = gpuResourcesNote;
   for (GpuKernelCost &k : r.gpuKernels) {
-    double compute = r.peakFlops > 0 ? k.flops / r.peakFlops : 0;
+    // Tensor-core kernels against the tensor cores' peak.
+    double peak =
+        gpu && k.kind == "gemm-mma" ? gpu->peakTensorFlops : r.peakFlops;
+    double compute = peak > 0 ? k.flops / peak : 0;
     double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
     k.seconds = std::max(compute, memory);
     k.computeBound = compute >= memory;

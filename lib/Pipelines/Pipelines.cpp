@@ -321,6 +321,9 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createApproximateMathPass());
+  // Tensor-core products (bf16 included, which upstream's nvgpu lowering
+  // does not take).
+  kernels.addPass(createGPULowerMmaPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -147,20 +147,25 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
     gpu.multiprocessors = 82;
     gpu.referencePart = "RTX 3090";
     gpu.peakFlops = 35.6e12;
+    gpu.peakTensorFlops = 71e12;
     gpu.memoryBandwidth = 936e9;
   } else if (chip == "sm_89") {
     gpu.multiprocessors = 128;
     gpu.referencePart = "RTX 4090";
     gpu.peakFlops = 82.6e12;
+    gpu.peakTensorFlops = 165.2e12;
     gpu.memoryBandwidth = 1008e9;
   } else if (chip.starts_with("sm_90")) {
     gpu.multiprocessors = 132;
     gpu.referencePart = "H100 SXM";
     gpu.peakFlops = 67e12;
+    gpu.peakTensorFlops = 989e12;
     gpu.memoryBandwidth = 3.35e12;
   }
   if (double g = envNumber("TFM_PEAK_GFLOPS"))
     gpu.peakFlops = g * 1e9;
+  if (double g = envNumber("TFM_PEAK_TENSOR_GFLOPS"))
+    gpu.peakTensorFlops = g * 1e9;
   if (double g = envNumber("TFM_MEM_BANDWIDTH_GBS"))
     gpu.memoryBandwidth = g * 1e9;
   return gpu;

@@ -74,6 +74,21 @@ GpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult GpuMmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t blockM, int64_t blockN, int64_t blockK,
+                                 int64_t warpsM, int64_t warpsN) {
+  if (blockM < 1 || blockN < 1 || blockK < 1 || warpsM < 1 || warpsN < 1)
+    return emitError() << "tile sizes and warp counts must be positive";
+  if (blockM % (16 * warpsM) || blockN % (8 * warpsN))
+    return emitError() << "'block_m' must be a multiple of 16 x 'warps_m' "
+                          "and 'block_n' of 8 x 'warps_n' (the mma.sync "
+                          "m16n8k16 fragments of each warp)";
+  if (blockK % 16)
+    return emitError() << "'block_k' must be a multiple of 16 (the "
+                          "fragments' k)";
+  return success();
+}
+
 LogicalResult AttentionTilingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t blockQ,
     int64_t blockK, int64_t group, int64_t footprintBytes, int64_t budgetBytes,

@@ -315,6 +315,44 @@ def Tfm_GpuContractionAttr : AttrDef<Tfm_Dialect, "GpuContraction"> {
   }];
 }
 
+def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
+  let mnemonic = "gpu_mma";
+  let summary = "The tensor-core GEMM schedule of one contraction";
+  let description = [{
+    The decision of `-tfm-gpu-configure` for a contraction whose inputs are
+    both bf16 or both f16 (f32 output) on an sm_80+ target, which
+    `-tfm-gpu-tile-contraction` carries out with warp-level `mma.sync`
+    m16n8k16 (f32 accumulation): one block computes a `block_m` x `block_n`
+    tile of the output, staging `block_k`-deep slices of both operands in
+    shared memory in 16 bits (`k` contiguous); its `warps_m` x `warps_n`
+    warps each own a (`block_m` / `warps_m`) x (`block_n` / `warps_n`)
+    sub-tile, 16 x 8 accumulator fragments of it per `mma.sync`.
+  }];
+  let parameters = (ins
+    "int64_t":$block_m,
+    "int64_t":$block_n,
+    "int64_t":$block_k,
+    "int64_t":$warps_m,
+    "int64_t":$warps_n
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads of one block.
+    int64_t getThreads() const { return 32 * getWarpsM() * getWarpsN(); }
+    /// 16 x 8 x 16 fragments of a warp's sub-tile along m and n.
+    int64_t getFragmentsM() const { return getBlockM() / getWarpsM() / 16; }
+    int64_t getFragmentsN() const { return getBlockN() / getWarpsN() / 8; }
+    /// Elements of a staged row (`block_k` and a pad of 8 that puts the
+    /// rows' fragment reads in distinct banks).
+    int64_t getStagedRow() const { return getBlockK() + 8; }
+    /// Bytes of the block's shared-memory staging buffers (16-bit).
+    int64_t getSharedMemoryBytes() const {
+      return 2 * getStagedRow() * (getBlockM() + getBlockN());
+    }
+  }];
+}
+
 def Tfm_GpuReductionAttr : AttrDef<Tfm_Dialect, "GpuReduction"> {
   let mnemonic = "gpu_reduction";
   let summary = "The GPU schedule of one row reduction and the ops fused with it";

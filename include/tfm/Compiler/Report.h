@@ -62,7 +62,7 @@ struct KernelCost {
 /// -tfm-gpu-map-attention; a shared-memory GEMM or a block-per-row
 /// reduction of -tfm-gpu-configure), at the report's sizes.
 struct GpuKernelCost {
-  /// "attention", "gemm" or "row-reduce".
+  /// "attention", "gemm", "gemm-mma" (tensor cores) or "row-reduce".
   std::string kind;
   /// Where it is in the model (its op's location; the kernel's name after
   /// -tfm-gpu-name-kernels is derived from it).

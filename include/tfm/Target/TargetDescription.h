@@ -73,6 +73,10 @@ struct GpuTargetDescription {
   std::string referencePart = "A100 SXM 80GB";
   double peakFlops = 19.5e12;
   double memoryBandwidth = 2.039e12;
+  /// The same part's dense 16-bit tensor-core peak with f32 accumulation
+  /// (mma.sync bf16/f16): the roofline of tensor-core GEMM kernels
+  /// (TFM_PEAK_TENSOR_GFLOPS overrides it).
+  double peakTensorFlops = 312e12;
   /// CUDA toolkit folder (bin/ptxas, nvvm/libdevice); empty: none, and the
   /// library embeds PTX that the driver compiles when the model is created.
   std::string toolkit;

@@ -78,6 +78,11 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
       std::optional<GemmDims> g = matchGpuContraction(op);
       if (!g)
         return WalkResult::advance();
+      if (GpuMmaAttr mma = chooseMma(op, *g, target)) {
+        op->setAttr(kLoweringConfigAttr, mma);
+        ++mmaConfigured;
+        return WalkResult::advance();
+      }
       GpuContractionAttr config = choose(op, *g, target);
       if (config.getThreads() > target.getMaxThreadsPerBlock() ||
           config.getSharedMemoryBytes() > target.getSharedMemoryBytes()) {
@@ -127,6 +132,31 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
                                    blockK, thread, thread);
   }
 
+  /// Tensor cores (mma.sync m16n8k16, sm_80+) for a contraction whose
+  /// inputs are both bf16 or both f16: 64 x 64 tiles (32 rows under the
+  /// same rule as choose()'s), 32-deep slices, 2 x 2 warps of 32 x 32
+  /// (16 x 32 at 32 rows). Null where they do not apply.
+  GpuMmaAttr chooseMma(linalg::LinalgOp op, const GemmDims &g,
+                       GpuTargetAttr target) {
+    if (!tensorCores)
+      return {};
+    Type a = getElementTypeOrSelf(op.getDpsInputs()[g.a].getType());
+    Type b = getElementTypeOrSelf(op.getDpsInputs()[g.b].getType());
+    StringRef chip = target.getChip();
+    unsigned version = 0;
+    if (a != b || !(a.isBF16() || a.isF16()) || !chip.consume_front("sm_") ||
+        chip.consumeInteger(10, version) || version < 80)
+      return {};
+    int64_t blockM = choose(op, g, target).getBlockM();
+    auto config = GpuMmaAttr::get(&getContext(), blockM, 64, 32, 2, 2);
+    if (config.getThreads() > target.getMaxThreadsPerBlock() ||
+        config.getSharedMemoryBytes() > target.getSharedMemoryBytes())
+      return {};
+    return config;
+  }
+
+  PassStatistic mmaConfigured{this, numMmaConfigured, "mma-contractions",
+                              "Contractions given a tensor-core schedule"};
   PassStatistic configured{this, numConfigured, "contractions",
                            "Contractions given a shared-memory GEMM schedule"};
   PassStatistic reductions{this, numReductions, "reductions",

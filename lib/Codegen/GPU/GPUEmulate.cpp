@@ -35,6 +35,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -59,11 +60,12 @@ bool containsBarrier(Operation *op) {
       .wasInterrupted();
 }
 
-/// A barrier or a warp shuffle: where the threads of a block synchronize.
+/// A barrier, a warp shuffle or a warp's matrix product: where the threads
+/// of a block synchronize.
 bool containsSync(Operation *op) {
   return op
       ->walk([](Operation *inner) {
-        return isa<gpu::BarrierOp, gpu::ShuffleOp>(inner)
+        return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp>(inner)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -92,6 +94,7 @@ private:
   void emitSegment(OpBuilder &b, Block &src, ArrayRef<Operation *> ops);
   void emitCopies(OpBuilder &b, ArrayRef<std::pair<Value, Value>> copies);
   LogicalResult emitShuffle(OpBuilder &b, gpu::ShuffleOp shuffle);
+  LogicalResult emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma);
   void poison(OpBuilder &b, Value buffer);
 
   /// The thread loops of one segment at `b`; returns a builder inside them
@@ -456,6 +459,96 @@ LogicalResult LaunchEmulator::emitShuffle(OpBuilder &b,
   return success();
 }
 
+/// A warp's mma.sync m16n8k16 (16-bit A and B, f32 C) is a cut like a
+/// shuffle, then one thread loop in which each lane computes its four
+/// elements of D = A B + C from the fragments of the lanes of its warp, in
+/// PTX's layout: lane 4g + t holds A's rows g and g + 8 at k = 2t, 2t + 1
+/// (registers 0, 1) and 2t + 8, 2t + 9 (registers 2, 3), B's column g at
+/// k = 2t, 2t + 1 (register 0) and 2t + 8, 2t + 9 (register 1), and C's and
+/// D's rows g and g + 8 at columns 2t, 2t + 1. Products are exact in f32
+/// (16-bit inputs); they are summed in k order onto C.
+LogicalResult LaunchEmulator::emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma) {
+  VectorType aType = mma.getMatrixA().getType();
+  VectorType bType = mma.getMatrixB().getType();
+  VectorType cType = mma.getMatrixC().getType();
+  Type half = aType.getElementType();
+  if (ArrayRef<int64_t>(mma.getMmaShapeAsArray()) !=
+          ArrayRef<int64_t>{16, 8, 16} ||
+      !(half.isBF16() || half.isF16()) || bType.getElementType() != half ||
+      !cType.getElementType().isF32())
+    return mma.emitOpError("has no host emulation: the emulation models "
+                           "m16n8k16 products of bf16 or f16 into f32");
+  std::optional<int64_t> x = getConstantIntValue(blockSize[0]);
+  std::optional<int64_t> y = getConstantIntValue(blockSize[1]);
+  std::optional<int64_t> z = getConstantIntValue(blockSize[2]);
+  if (!x || !y || !z || (*x * *y * *z) % 32)
+    return mma.emitOpError("runs in a block that is not a constant number "
+                           "of whole warps; mma.sync needs every lane");
+  auto [inner, tid] = threadLoops(b);
+  IRMapping local;
+  Location l = mma.getLoc();
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(inner, l, v);
+  };
+  Value lane = arith::RemUIOp::create(inner, l, tid, index(32));
+  Value base = arith::SubIOp::create(inner, l, tid, lane);
+  Value group = arith::DivUIOp::create(inner, l, lane, index(4));
+  Value thread = arith::RemUIOp::create(inner, l, lane, index(4));
+  // The fragment `v` of warp lane `laneOf`.
+  auto fragmentOf = [&](Value v, Value laneOf) -> Value {
+    if (isUniform(v))
+      return uniformValue(v);
+    auto it = scratch.find(v);
+    if (it == scratch.end())
+      return {};
+    Value owner = arith::AddIOp::create(inner, l, base, laneOf);
+    return memref::LoadOp::create(inner, l, it->second, owner);
+  };
+  // A's rows g, g + 8 sit with lanes 4g + q; B's columns 2t + c with
+  // lanes 4 (2t + c) + q (q = (k mod 8) / 2).
+  Value aFrags[4], bFrags[2][4];
+  for (int64_t q = 0; q < 4; ++q) {
+    Value aLane = arith::AddIOp::create(
+        inner, l, arith::MulIOp::create(inner, l, group, index(4)), index(q));
+    aFrags[q] = fragmentOf(mma.getMatrixA(), aLane);
+    for (int64_t c = 0; c < 2; ++c) {
+      Value column = arith::AddIOp::create(
+          inner, l, arith::MulIOp::create(inner, l, thread, index(2)),
+          index(c));
+      Value bLane = arith::AddIOp::create(
+          inner, l, arith::MulIOp::create(inner, l, column, index(4)),
+          index(q));
+      bFrags[c][q] = fragmentOf(mma.getMatrixB(), bLane);
+    }
+  }
+  if (!aFrags[0] || !bFrags[0][0])
+    return mma.emitOpError("multiplies a fragment the emulation keeps in no "
+                           "per-thread slot");
+  Value c = lookup(inner, local, tid, mma.getMatrixC());
+  Type f32 = inner.getF32Type();
+  SmallVector<Value> d;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t col = 0; col < 2; ++col) {
+      Value acc =
+          vector::ExtractOp::create(inner, l, c, ArrayRef<int64_t>{r, col});
+      for (int64_t k = 0; k < 16; ++k) {
+        int64_t q = (k % 8) / 2;
+        Value a = vector::ExtractOp::create(
+            inner, l, aFrags[q], ArrayRef<int64_t>{r + 2 * (k / 8), k % 2});
+        Value bv = vector::ExtractOp::create(inner, l, bFrags[col][q],
+                                             ArrayRef<int64_t>{k / 8, k % 2});
+        Value product = arith::MulFOp::create(
+            inner, l, arith::ExtFOp::create(inner, l, f32, a),
+            arith::ExtFOp::create(inner, l, f32, bv));
+        acc = arith::AddFOp::create(inner, l, acc, product);
+      }
+      d.push_back(acc);
+    }
+  Value result = vector::FromElementsOp::create(inner, l, cType, d);
+  memref::StoreOp::create(inner, l, result, scratchFor(mma.getRes()), tid);
+  return success();
+}
+
 LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
   SmallVector<Operation *> segment;
   for (Operation &op : src.without_terminator()) {
@@ -468,6 +561,13 @@ LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
       emitSegment(b, src, segment);
       segment.clear();
       if (failed(emitShuffle(b, shuffle)))
+        return failure();
+      continue;
+    }
+    if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
+      emitSegment(b, src, segment);
+      segment.clear();
+      if (failed(emitMma(b, mma)))
         return failure();
       continue;
     }

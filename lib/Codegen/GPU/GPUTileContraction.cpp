@@ -3,7 +3,10 @@
 // -tfm-gpu-tile-contraction: each contraction that -tfm-gpu-configure gave
 // a #tfm.gpu_contraction becomes a gpu.launch whose blocks stage slices of
 // both operands in shared memory and whose threads accumulate a register
-// tile of the output: the classic SIMT GEMM (tensor cores are part 2's).
+// tile of the output: the classic SIMT GEMM. One with a #tfm.gpu_mma (16-bit
+// inputs) stages 16-bit slices and accumulates on tensor cores: each warp
+// loads its fragments from shared memory in the layout of mma.sync
+// m16n8k16 and issues nvgpu.mma.sync.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +21,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tfm {
@@ -249,6 +254,266 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
   return success();
 }
 
+/// Builds the tensor-core kernel of one contraction (#tfm.gpu_mma). The
+/// fragment layout is mma.sync m16n8k16's: lane l (group g = l / 4,
+/// thread t = l % 4 of its group) holds A's rows g and g + 8 at columns
+/// 2t, 2t + 1 (and the same 8 columns on: 4 pairs), B's column g at rows
+/// 2t, 2t + 1 (and 8 on: 2 pairs), and C's rows g and g + 8 at columns 2t,
+/// 2t + 1 (2 pairs).
+class MmaKernelBuilder {
+public:
+  MmaKernelBuilder(linalg::LinalgOp op, const GemmDims &g, GpuMmaAttr config)
+      : op(op), g(g), loc(op.getLoc()), config(config) {}
+
+  LogicalResult build(IRRewriter &rw);
+
+private:
+  Value index(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  SmallVector<Value> indices(OpOperand &operand, ArrayRef<Value> ivs) {
+    SmallVector<Value> result;
+    for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
+      result.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+    return result;
+  }
+  /// Copies the `extent` x block_k slice of input `operand` starting at
+  /// (dim = origin, k = kt) into `tile` ([extent][staged row], 16-bit, 0
+  /// outside the operand).
+  void stage(OpBuilder &b, OpOperand &operand, Value tile, unsigned dim,
+             int64_t extent, Value origin, Value kt);
+  /// The output position (row, col) of fragment (i, j)'s element (r, c).
+  std::pair<Value, Value> outputAt(OpBuilder &b, int64_t i, int64_t j,
+                                   int64_t r, int64_t c);
+
+  linalg::LinalgOp op;
+  GemmDims g;
+  Location loc;
+  GpuMmaAttr config;
+  SmallVector<Value> sizes, blockIvs;
+  Value tid, m0, n0, warpRow, warpCol, group, thread;
+};
+
+void MmaKernelBuilder::stage(OpBuilder &b, OpOperand &operand, Value tile,
+                             unsigned dim, int64_t extent, Value origin,
+                             Value kt) {
+  int64_t blockK = config.getBlockK(), threads = config.getThreads();
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  bool kInnermost =
+      cast<AffineDimExpr>(map.getResults().back()).getPosition() == g.k;
+  Value one = index(b, 1);
+  Value last = arith::SubIOp::create(b, loc, sizes[dim], one);
+  Value kLast = arith::SubIOp::create(b, loc, sizes[g.k], one);
+  Type half = getElementTypeOrSelf(operand.get().getType());
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(half));
+  // Neighbouring threads read neighbouring elements of the operand's
+  // innermost dimension: coalesced.
+  int64_t fast = kInnermost ? blockK : extent;
+  for (int64_t l = 0, e = llvm::divideCeil(extent * blockK, threads); l < e;
+       ++l) {
+    Value element = arith::AddIOp::create(b, loc, tid, index(b, l * threads));
+    Value inner = arith::RemUIOp::create(b, loc, element, index(b, fast));
+    Value outer = arith::DivUIOp::create(b, loc, element, index(b, fast));
+    Value kk = kInnermost ? inner : outer;
+    Value x = kInnermost ? outer : inner;
+    Value gx = arith::AddIOp::create(b, loc, origin, x);
+    Value gk = arith::AddIOp::create(b, loc, kt, kk);
+    Value inBounds = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gx,
+                              sizes[dim]),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gk,
+                              sizes[g.k]));
+    SmallVector<Value> ivs = blockIvs;
+    ivs[dim] = arith::MinUIOp::create(b, loc, gx, last);
+    ivs[g.k] = arith::MinUIOp::create(b, loc, gk, kLast);
+    Value v =
+        memref::LoadOp::create(b, loc, operand.get(), indices(operand, ivs));
+    v = arith::SelectOp::create(b, loc, inBounds, v, zero);
+    memref::StoreOp::create(b, loc, v, tile, ValueRange{x, kk});
+  }
+}
+
+std::pair<Value, Value> MmaKernelBuilder::outputAt(OpBuilder &b, int64_t i,
+                                                   int64_t j, int64_t r,
+                                                   int64_t c) {
+  Value row = arith::AddIOp::create(
+      b, loc, warpRow,
+      arith::AddIOp::create(b, loc, group, index(b, i * 16 + r * 8)));
+  Value col = arith::AddIOp::create(
+      b, loc, warpCol,
+      arith::AddIOp::create(b, loc,
+                            arith::MulIOp::create(b, loc, thread, index(b, 2)),
+                            index(b, j * 8 + c)));
+  return {row, col};
+}
+
+LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
+  OpOperand &a = *op.getDpsInputOperand(g.a);
+  OpOperand &bOperand = *op.getDpsInputOperand(g.b);
+  Type half = getElementTypeOrSelf(a.get().getType());
+  if (!(half.isBF16() || half.isF16()) ||
+      getElementTypeOrSelf(bOperand.get().getType()) != half)
+    return op->emitOpError("-tfm-gpu-tile-contraction: ")
+           << config << " needs both inputs bf16 or both f16";
+  MLIRContext *ctx = op->getContext();
+  int64_t blockM = config.getBlockM(), blockN = config.getBlockN(),
+          blockK = config.getBlockK(), row = config.getStagedRow();
+  int64_t fm = config.getFragmentsM(), fn = config.getFragmentsN();
+  rw.setInsertionPoint(op);
+  for (Range r : op.createLoopRanges(rw, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, r.size));
+  Value m = sizes[g.m], n = sizes[g.n];
+  Value gridX = arith::CeilDivUIOp::create(rw, loc, n, index(rw, blockN));
+  Value gridY = arith::CeilDivUIOp::create(rw, loc, m, index(rw, blockM));
+  Value gridZ = index(rw, 1);
+  for (unsigned d : g.unit)
+    gridZ = arith::MulIOp::create(rw, loc, gridZ, sizes[d]);
+
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto aTileType = MemRefType::get({blockM, row}, half,
+                                   MemRefLayoutAttrInterface(), workgroup);
+  auto bTileType = MemRefType::get({blockN, row}, half,
+                                   MemRefLayoutAttrInterface(), workgroup);
+  auto [launch, b] = createKernelLaunch(
+      rw, loc, {gridX, gridY, gridZ},
+      {index(rw, config.getThreads()), index(rw, 1), index(rw, 1)},
+      TypeRange{aTileType, bTileType});
+  Value aTile = launch.getWorkgroupAttributions()[0];
+  Value bTile = launch.getWorkgroupAttributions()[1];
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+
+  blockIvs.assign(op.getNumLoops(), Value());
+  Value rest = blockIds.z;
+  for (unsigned d : llvm::reverse(g.unit)) {
+    blockIvs[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+    rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+  }
+  m0 = arith::MulIOp::create(b, loc, blockIds.y, index(b, blockM));
+  n0 = arith::MulIOp::create(b, loc, blockIds.x, index(b, blockN));
+  tid = launch.getThreadIds().x;
+  Value warp = arith::DivUIOp::create(b, loc, tid, index(b, 32));
+  Value lane = arith::RemUIOp::create(b, loc, tid, index(b, 32));
+  group = arith::DivUIOp::create(b, loc, lane, index(b, 4));
+  thread = arith::RemUIOp::create(b, loc, lane, index(b, 4));
+  // The warp's sub-tile, relative to the block's.
+  Value warpM =
+      arith::DivUIOp::create(b, loc, warp, index(b, config.getWarpsN()));
+  Value warpN =
+      arith::RemUIOp::create(b, loc, warp, index(b, config.getWarpsN()));
+  warpRow = arith::MulIOp::create(b, loc, warpM,
+                                  index(b, blockM / config.getWarpsM()));
+  warpCol = arith::MulIOp::create(b, loc, warpN,
+                                  index(b, blockN / config.getWarpsN()));
+
+  // The accumulators start from the output's values (the bias, or 0).
+  Type f32 = b.getF32Type();
+  auto accType = VectorType::get({2, 2}, f32);
+  Value one = index(b, 1);
+  Value mLast = arith::SubIOp::create(b, loc, m, one);
+  Value nLast = arith::SubIOp::create(b, loc, n, one);
+  OpOperand &out = *op.getDpsInitOperand(0);
+  SmallVector<Value> init;
+  for (int64_t i = 0; i < fm; ++i)
+    for (int64_t j = 0; j < fn; ++j) {
+      SmallVector<Value> elements;
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t c = 0; c < 2; ++c) {
+          auto [rowLocal, colLocal] = outputAt(b, i, j, r, c);
+          SmallVector<Value> ivs = blockIvs;
+          ivs[g.m] = arith::MinUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, m0, rowLocal), mLast);
+          ivs[g.n] = arith::MinUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, n0, colLocal), nLast);
+          elements.push_back(
+              memref::LoadOp::create(b, loc, out.get(), indices(out, ivs)));
+        }
+      init.push_back(vector::FromElementsOp::create(b, loc, accType, elements));
+    }
+
+  auto pairType = VectorType::get({2}, half);
+  auto aType = VectorType::get({4, 2}, half);
+  auto bType = VectorType::get({2, 2}, half);
+  auto kLoop = scf::ForOp::create(
+      b, loc, index(b, 0), sizes[g.k], index(b, blockK), init,
+      [&](OpBuilder &lb, Location, Value kt, ValueRange accs) {
+        stage(lb, a, aTile, g.m, blockM, m0, kt);
+        stage(lb, bOperand, bTile, g.n, blockN, n0, kt);
+        gpu::BarrierOp::create(lb, loc);
+        SmallVector<Value> sums(accs.begin(), accs.end());
+        Value pairCol = arith::MulIOp::create(lb, loc, thread, index(lb, 2));
+        // A fragment's (or B's) pairs: rows `first` + 8 * (p % rows), k
+        // columns ks + 2t + 8 * (p / rows).
+        auto fragment = [&](Value tile, Value first, int64_t ks,
+                            VectorType type) {
+          int64_t rows = type.getDimSize(0) / 2;
+          Value frag = arith::ConstantOp::create(lb, loc, lb.getZeroAttr(type));
+          for (int64_t p = 0; p < type.getDimSize(0); ++p) {
+            Value r = arith::AddIOp::create(lb, loc, first,
+                                            index(lb, 8 * (p % rows)));
+            Value k = arith::AddIOp::create(lb, loc, pairCol,
+                                            index(lb, ks + 8 * (p / rows)));
+            Value pair = vector::LoadOp::create(lb, loc, pairType, tile,
+                                                ValueRange{r, k});
+            frag = vector::InsertOp::create(lb, loc, pair, frag, p);
+          }
+          return frag;
+        };
+        for (int64_t ks = 0; ks < blockK; ks += 16) {
+          SmallVector<Value> aFrags, bFrags;
+          for (int64_t i = 0; i < fm; ++i)
+            aFrags.push_back(fragment(
+                aTile,
+                arith::AddIOp::create(
+                    lb, loc, warpRow,
+                    arith::AddIOp::create(lb, loc, group, index(lb, i * 16))),
+                ks, aType));
+          for (int64_t j = 0; j < fn; ++j)
+            bFrags.push_back(fragment(
+                bTile,
+                arith::AddIOp::create(
+                    lb, loc, warpCol,
+                    arith::AddIOp::create(lb, loc, group, index(lb, j * 8))),
+                ks, bType));
+          for (int64_t i = 0; i < fm; ++i)
+            for (int64_t j = 0; j < fn; ++j) {
+              Value &acc = sums[i * fn + j];
+              acc = nvgpu::MmaSyncOp::create(lb, loc, aFrags[i], bFrags[j], acc,
+                                             ArrayRef<int64_t>{16, 8, 16});
+            }
+        }
+        // The next copy overwrites the slices: every warp must be done
+        // reading them.
+        gpu::BarrierOp::create(lb, loc);
+        scf::YieldOp::create(lb, loc, sums);
+      });
+
+  for (int64_t i = 0; i < fm; ++i)
+    for (int64_t j = 0; j < fn; ++j)
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t c = 0; c < 2; ++c) {
+          auto [rowLocal, colLocal] = outputAt(b, i, j, r, c);
+          Value rowG = arith::AddIOp::create(b, loc, m0, rowLocal);
+          Value colG = arith::AddIOp::create(b, loc, n0, colLocal);
+          Value inBounds = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowG, m),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, colG,
+                                    n));
+          Value v = vector::ExtractOp::create(
+              b, loc, kLoop.getResult(i * fn + j), ArrayRef<int64_t>{r, c});
+          auto guard = scf::IfOp::create(b, loc, inBounds);
+          OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
+          SmallVector<Value> ivs = blockIvs;
+          ivs[g.m] = rowG;
+          ivs[g.n] = colG;
+          memref::StoreOp::create(gb, loc, v, out.get(), indices(out, ivs));
+        }
+  rw.eraseOp(op);
+  return success();
+}
+
 struct GPUTileContractionPass
     : tfm::impl::GPUTileContractionPassBase<GPUTileContractionPass> {
   using Base::Base;
@@ -263,9 +528,8 @@ struct GPUTileContractionPass
     });
     IRRewriter rw(&getContext());
     for (linalg::LinalgOp op : ops) {
-      auto config =
-          dyn_cast<GpuContractionAttr>(op->getAttr(kLoweringConfigAttr));
-      if (!config)
+      Attribute config = op->getAttr(kLoweringConfigAttr);
+      if (!isa<GpuContractionAttr, GpuMmaAttr>(config))
         continue;
       std::optional<GemmDims> g = matchGpuContraction(op);
       if (!g) {
@@ -273,7 +537,14 @@ struct GPUTileContractionPass
             << config << " but is not a contraction the GEMM kernel takes";
         return signalPassFailure();
       }
-      if (failed(GemmKernelBuilder(op, *g, config).build(rw)))
+      if (auto mma = dyn_cast<GpuMmaAttr>(config)) {
+        if (failed(MmaKernelBuilder(op, *g, mma).build(rw)))
+          return signalPassFailure();
+        ++mmaKernels;
+        continue;
+      }
+      if (failed(GemmKernelBuilder(op, *g, cast<GpuContractionAttr>(config))
+                     .build(rw)))
         return signalPassFailure();
       ++kernels;
     }
@@ -281,6 +552,8 @@ struct GPUTileContractionPass
 
   PassStatistic kernels{this, numKernels, "kernels",
                         "Contractions lowered to GEMM kernels"};
+  PassStatistic mmaKernels{this, numMmaKernels, "mma-kernels",
+                           "Contractions lowered to tensor-core GEMM kernels"};
 };
 
 } // namespace

@@ -1,5 +1,6 @@
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-configure))" | FileCheck %s
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-configure{fuse-rows=false}))" | FileCheck %s --check-prefix=FUSE-OFF
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-configure{tensor-cores=false}))" | FileCheck %s --check-prefix=SIMT
 
 // 64 x 64 tiles of 256 threads (4 x 4 outputs each); 32-row tiles for a
 // few rows, and where 64-row tiles would leave multiprocessors idle
@@ -246,6 +247,43 @@ func.func @other_length(%x: memref<4x768xf32>, %sum: memref<4xf32>, %y: memref<4
   ^bb0(%s: f32, %out: f32):
     linalg.yield %s : f32
   }
+  return
+}
+}
+
+// -----
+
+// Both inputs bf16 (or both f16) on sm_80+: tensor cores, 64 x 64 tiles of
+// 2 x 2 warps, 32-deep slices; 32-row tiles by the same rule as the SIMT
+// kernel's. Mixed 16-bit types, an f32 input or an sm_75 target keep the
+// SIMT schedule; so does tensor-cores=false.
+// CHECK-LABEL: func.func @tensor_cores
+// CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
+// CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
+// CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<
+// CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<
+// SIMT-LABEL: func.func @tensor_cores
+// SIMT-COUNT-4: #tfm.gpu_contraction<
+// SIMT-NOT: #tfm.gpu_mma
+module attributes {tfm.target = #tfm.gpu_target<chip = "sm_90", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 8>} {
+func.func @tensor_cores(%a: memref<1024x768xbf16>, %b: memref<768x768xbf16>, %c: memref<1024x768xf32>,
+                        %h: memref<11x64xf16>, %hb: memref<64x96xf16>, %hc: memref<11x96xf32>,
+                        %f: memref<11x64xf32>, %bb: memref<64x96xbf16>) {
+  linalg.matmul ins(%a, %b : memref<1024x768xbf16>, memref<768x768xbf16>) outs(%c : memref<1024x768xf32>)
+  linalg.matmul ins(%h, %hb : memref<11x64xf16>, memref<64x96xf16>) outs(%hc : memref<11x96xf32>)
+  linalg.matmul ins(%f, %hb : memref<11x64xf32>, memref<64x96xf16>) outs(%hc : memref<11x96xf32>)
+  linalg.matmul ins(%h, %bb : memref<11x64xf16>, memref<64x96xbf16>) outs(%hc : memref<11x96xf32>)
+  return
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @turing
+// CHECK:  #tfm.gpu_contraction<
+module attributes {tfm.target = #tfm.gpu_target<chip = "sm_75", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 8>} {
+func.func @turing(%a: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %a : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
   return
 }
 }

@@ -305,3 +305,33 @@ func.func @missing_back_edge_barrier(%in: memref<?x32xf32>, %out: memref<32xf32>
   }
   return
 }
+
+// -----
+
+// mma.sync takes every lane of whole warps; the emulation models 16-bit
+// m16n8k16 products into f32 only.
+func.func @mma_partial_warp(%a: vector<4x2xbf16>, %b: vector<2x2xbf16>, %c: vector<2x2xf32>) {
+  %c1 = arith.constant 1 : index
+  %c48 = arith.constant 48 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c48, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{runs in a block that is not a constant number of whole warps}}
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @mma_f16_accumulator(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf16>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{has no host emulation: the emulation models m16n8k16 products of bf16 or f16 into f32}}
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>
+    gpu.terminator
+  }
+  return
+}

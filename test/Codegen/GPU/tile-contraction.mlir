@@ -91,3 +91,57 @@ func.func @uneven(%a: memref<8x8xf32>) {
       ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>) outs(%a : memref<8x8xf32>)
   return
 }
+
+// -----
+
+// #tfm.gpu_mma: tensor cores. 2 x 2 warps (128 threads in x); 16-bit
+// slices of 64 rows x 32 k (a row padded to 40) for A [m, k] and B, which
+// is [k, n] here (staged transposed, k innermost); the accumulators (2 x 4
+// fragments of 16 x 8 per warp, 2 x 2 f32 per lane) start from the output;
+// per 32-deep slice: copy, barrier, per 16-deep step the warp's fragments
+// as pairs (32-bit shared loads) and 8 mma.sync m16n8k16, barrier; guarded
+// stores.
+// CHECK-LABEL: func.func @mma
+// CHECK:         gpu.launch
+// CHECK-SAME:      threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{[_0-9]*}}, %{{.*}} = %c1{{[_0-9]*}}, %{{.*}} = %c1{{[_0-9]*}})
+// CHECK-SAME:      workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>)
+// CHECK-DAG:       %[[WARP:.*]] = arith.divui %[[TX]], %c32
+// CHECK-DAG:       %[[LANE:.*]] = arith.remui %[[TX]], %c32
+// CHECK-COUNT-8:   vector.from_elements {{.*}} : vector<2x2xf32>
+// CHECK:           %[[R:.*]]:8 = scf.for %{{.*}} = %c0{{.*}} to %c96{{.*}} step %c32{{.*}} iter_args
+// CHECK-COUNT-16:    memref.store %{{.*}}, %[[AS]]
+// CHECK-COUNT-16:    memref.store %{{.*}}, %[[BS]]
+// CHECK:             gpu.barrier
+// CHECK-COUNT-8:     vector.load %[[AS]]{{.*}} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-COUNT-8:     vector.load %[[BS]]
+// CHECK-COUNT-8:     nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-COUNT-8:     vector.load %[[AS]]
+// CHECK-COUNT-8:     vector.load %[[BS]]
+// CHECK-COUNT-8:     nvgpu.mma.sync
+// CHECK:             gpu.barrier
+// CHECK:           vector.extract %[[R]]#0[0, 0]
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store
+// CHECK-NOT:     linalg.
+func.func @mma(%a: memref<?x96xbf16>, %b: memref<96x200xbf16>, %c: memref<?x200xf32>) {
+  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
+      ins(%a, %b : memref<?x96xbf16>, memref<96x200xbf16>) outs(%c : memref<?x200xf32>)
+  return
+}
+
+// -----
+
+func.func @mma_types(%a: memref<64x64xf32>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{#tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2> needs both inputs bf16 or both f16}}
+  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
+      ins(%a, %b : memref<64x64xf32>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// The fragments must tile the warps' sub-tiles.
+// expected-error @+1 {{'block_m' must be a multiple of 16 x 'warps_m' and 'block_n' of 8 x 'warps_n'}}
+func.func @mma_attr() attributes {x = #tfm.gpu_mma<block_m = 48, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>} {
+  return
+}

@@ -98,6 +98,13 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     must fit the target's `shared_memory_bytes` and the threads its
     `max_threads_per_block`.
 
+    A contraction whose inputs are both bf16 or both f16 (under
+    `--precision`, the weights and the activations the GEMMs read are
+    stored in 16 bits) on an sm_80+ target gets `#tfm.gpu_mma` instead:
+    tensor cores (`mma.sync` m16n8k16, f32 accumulation), 64 x 64 tiles
+    (32 rows under the rule above), 32-deep slices, 2 x 2 warps.
+    `tensor-cores=false` keeps the SIMT schedule.
+
     Each row reduction on buffers (one reduction loop, one float output,
     a payload `out = combine(out, f(ins))` with `combine` one of addf,
     mulf, maximumf, maxnumf, minimumf, minnumf: a norm's sums, softmax's
@@ -118,6 +125,8 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     GPU target.
   }];
   let statistics = [
+    Statistic<"numMmaConfigured", "mma-contractions",
+              "Contractions given a tensor-core schedule">,
     Statistic<"numConfigured", "contractions",
               "Contractions given a shared-memory GEMM schedule">,
     Statistic<"numReductions", "reductions",
@@ -129,6 +138,9 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
   let options = [
     Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
            "Run the ops after a row reduction on its rows in its kernel">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Give contractions of 16-bit inputs a tensor-core schedule "
+           "(sm_80+)">,
   ];
 }
 
@@ -158,19 +170,41 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
     memory is a launch attribution, never a `memref.alloc` in a kernel
     (which MLIR lowers to a per-thread `malloc`).
 
-    **Untouched.** Ops without `#tfm.gpu_contraction`.
+    A contraction with `#tfm.gpu_mma` (both inputs bf16 or both f16) runs
+    on tensor cores: one block of `warps_m` x `warps_n` warps (threads in
+    x) per output tile, grid as above. Its workgroup buffers hold the
+    `block_m` x `block_k` slice of A and the `block_n` x `block_k` slice of
+    B in 16 bits, `k` contiguous, rows padded by 8 elements (the fragment
+    reads of the 8 rows of a group fall in distinct banks); the copies are
+    as above, without conversion. Per 16-deep step each warp reads its
+    fragments in the layout of PTX's `mma.sync` m16n8k16 (lane 4g + t: A's
+    rows g and g + 8 at k = 2t, 2t + 1 and 2t + 8, 2t + 9; B's column g
+    at the same k), each pair one `vector.load` of two elements (a 32-bit
+    shared load), and issues one `nvgpu.mma.sync` per 16 x 8 fragment of
+    its sub-tile; the accumulators (`vector<2x2xf32>` per fragment: rows
+    g and g + 8, columns 2t, 2t + 1) start from the output's values and
+    are stored once, guarded, after the last slice. `-tfm-gpu-lower-mma`
+    turns the products into `nvvm.mma.sync`; the emulation
+    (`-tfm-gpu-emulate`) runs them across the 32 lanes of each warp.
 
-    **Errors.** A configured op that is not such a contraction.
+    **Untouched.** Ops without `#tfm.gpu_contraction` or `#tfm.gpu_mma`.
+
+    **Errors.** A configured op that is not such a contraction; a
+    `#tfm.gpu_mma` op whose inputs are not both bf16 or both f16.
   }];
   let statistics = [
     Statistic<"numKernels", "kernels", "Contractions lowered to GEMM kernels">,
+    Statistic<"numMmaKernels", "mma-kernels",
+              "Contractions lowered to tensor-core GEMM kernels">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -425,15 +459,27 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     (from block ids, sizes, constants and values defined above the launch,
     through pure ops) are computed once per block outside the thread loops.
 
+    **Warps.** A warp is 32 consecutive linear thread ids. A
+    `gpu.shuffle` (width 32) and an `nvgpu.mma.sync` cut the body like a
+    barrier, then run as one thread loop in which each thread reads the
+    other lanes' values from their scratch slots: the shuffle takes its
+    source lane's value (xor, down, up, idx; out of the warp or the block:
+    its own, `valid` false); the m16n8k16 product (bf16 or f16 fragments,
+    f32 accumulator) computes the thread's four elements of D = A B + C
+    from the fragments of the lanes that hold A's and B's elements in
+    PTX's layout, products exact in f32, summed in k order onto C.
+
     **Workgroup memory.** Each workgroup attribution becomes a host buffer
     for the launch, filled with NaN at the start of every block: a read of
     shared memory that no thread of the block wrote shows as NaN.
 
-    **Limits, reported as errors naming the op.** A barrier inside any
-    other op than such an `scf.for`, or in a loop whose bounds may differ
-    between threads; warp-level operations (shuffles) and any other `gpu`
-    op; private attributions, clusters, async tokens; a workgroup buffer
-    used by anything other than loads and stores.
+    **Limits, reported as errors naming the op.** A barrier, shuffle or
+    product inside any other op than such an `scf.for`, or in a loop whose
+    bounds may differ between threads; a shuffle of another width; a
+    product of another shape or type, or in a block that is not a constant
+    number of whole warps; any other `gpu` op; private attributions,
+    clusters, async tokens; a workgroup buffer used by anything other than
+    loads and stores.
   }];
   let statistics = [
     Statistic<"numEmulated", "emulated-launches",
@@ -506,6 +552,37 @@ def GPUCheckKernelsPass : Pass<"tfm-gpu-check-kernels", "ModuleOp"> {
     such an op would segfault at run time (a host read of a device
     pointer) or stop the device (`CUDA_ERROR_ILLEGAL_ADDRESS`).
   }];
+}
+
+def GPULowerMmaPass : Pass<"tfm-gpu-lower-mma"> {
+  let summary = "Lower 16-bit nvgpu.mma.sync m16n8k16 to nvvm.mma.sync, bf16 included";
+  let description = [{
+    `nvgpu.mma.sync(A: vector<4x2xT>, B: vector<2x2xT>, C: vector<2x2xf32>)
+    {mmaShape = [16, 8, 16]} => nvvm.mma.sync A[4 regs] B[2 regs] C[4 x f32]
+    {layoutA = row, layoutB = col}` for T = bf16 or f16.
+
+    MLIR 22's `convert-nvgpu-to-nvvm` cannot deduce PTX types for bf16
+    operands, so tfm lowers the tensor-core GEMM's warp products itself,
+    before `convert-gpu-to-nvvm`: each pair of A's and B's fragments is one
+    32-bit register (an `i32` for bf16, as `nvvm.mma.sync` takes it; a
+    `vector<2xf16>` for f16), the accumulator four f32 registers, and the
+    result struct's four f32 become the `vector<2x2xf32>` again. PTX:
+    `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` (sm_80+).
+
+    **Input invariant.** Kernel code (a `gpu.module` or `gpu.launch` body)
+    before `convert-gpu-to-nvvm`.
+
+    **Untouched.** Other `nvgpu.mma.sync` shapes and types (upstream's
+    `convert-nvgpu-to-nvvm` takes those), everything else.
+  }];
+  let statistics = [
+    Statistic<"numLowered", "lowered", "nvgpu.mma.sync ops lowered to nvvm.mma.sync">,
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
 }
 
 #endif // TFM_CODEGEN_GPU_PASSES_TD
