@@ -76,7 +76,11 @@ GpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult GpuMmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN, int64_t blockK,
-                                 int64_t warpsM, int64_t warpsN) {
+                                 int64_t warpsM, int64_t warpsN,
+                                 int64_t stages) {
+  if (stages != 1 && stages != 2)
+    return emitError() << "'stages' must be 1 (synchronous copies) or 2 "
+                          "(cp.async double buffering)";
   if (blockM < 1 || blockN < 1 || blockK < 1 || warpsM < 1 || warpsN < 1)
     return emitError() << "tile sizes and warp counts must be positive";
   if (blockM % (16 * warpsM) || blockN % (8 * warpsN))

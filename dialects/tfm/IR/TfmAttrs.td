@@ -327,13 +327,20 @@ def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
     shared memory in 16 bits (`k` contiguous); its `warps_m` x `warps_n`
     warps each own a (`block_m` / `warps_m`) x (`block_n` / `warps_n`)
     sub-tile, 16 x 8 accumulator fragments of it per `mma.sync`.
+
+    `stages` is the staging pipeline's depth: 1 copies each slice with
+    loads and stores and waits for it; 2 copies slice i + 1 with `cp.async`
+    (16 bytes per copy) into a second buffer while the warps multiply
+    slice i (both operands `k`-contiguous with rows aligned to 8
+    elements).
   }];
   let parameters = (ins
     "int64_t":$block_m,
     "int64_t":$block_n,
     "int64_t":$block_k,
     "int64_t":$warps_m,
-    "int64_t":$warps_n
+    "int64_t":$warps_n,
+    DefaultValuedParameter<"int64_t", "1">:$stages
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -346,9 +353,10 @@ def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
     /// Elements of a staged row (`block_k` and a pad of 8 that puts the
     /// rows' fragment reads in distinct banks).
     int64_t getStagedRow() const { return getBlockK() + 8; }
-    /// Bytes of the block's shared-memory staging buffers (16-bit).
+    /// Bytes of the block's shared-memory staging buffers (16-bit, one
+    /// pair per stage).
     int64_t getSharedMemoryBytes() const {
-      return 2 * getStagedRow() * (getBlockM() + getBlockN());
+      return 2 * getStages() * getStagedRow() * (getBlockM() + getBlockN());
     }
   }];
 }

@@ -135,7 +135,8 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
   /// Tensor cores (mma.sync m16n8k16, sm_80+) for a contraction whose
   /// inputs are both bf16 or both f16: 64 x 64 tiles (32 rows under the
   /// same rule as choose()'s), 32-deep slices, 2 x 2 warps of 32 x 32
-  /// (16 x 32 at 32 rows). Null where they do not apply.
+  /// (16 x 32 at 32 rows), two stages where cp.async can copy both
+  /// operands. Null where they do not apply.
   GpuMmaAttr chooseMma(linalg::LinalgOp op, const GemmDims &g,
                        GpuTargetAttr target) {
     if (!tensorCores)
@@ -148,7 +149,13 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
         chip.consumeInteger(10, version) || version < 80)
       return {};
     int64_t blockM = choose(op, g, target).getBlockM();
-    auto config = GpuMmaAttr::get(&getContext(), blockM, 64, 32, 2, 2);
+    // Two stages (cp.async double buffering) where both operands can be
+    // copied 16 bytes at a time.
+    int64_t stages = isAsyncCopyable(op, g, *op.getDpsInputOperand(g.a)) &&
+                             isAsyncCopyable(op, g, *op.getDpsInputOperand(g.b))
+                         ? 2
+                         : 1;
+    auto config = GpuMmaAttr::get(&getContext(), blockM, 64, 32, 2, 2, stages);
     if (config.getThreads() > target.getMaxThreadsPerBlock() ||
         config.getSharedMemoryBytes() > target.getSharedMemoryBytes())
       return {};

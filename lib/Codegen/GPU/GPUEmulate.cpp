@@ -684,6 +684,62 @@ LogicalResult LaunchEmulator::run() {
   return success();
 }
 
+/// cp.async on the host: each nvgpu.device_async_copy becomes the copy it
+/// describes, done at once by the thread that issues it (`dstElements`
+/// elements, the first `srcElements` read from the source and the rest
+/// zero); its groups and waits go. The kernel's barrier after the wait is
+/// what makes the copies visible to the other threads, on the GPU as in
+/// the emulation.
+void lowerAsyncCopies(IRRewriter &rw, gpu::LaunchOp launch) {
+  SmallVector<Operation *> waits, groups;
+  SmallVector<nvgpu::DeviceAsyncCopyOp> copies;
+  launch.getBody().walk([&](Operation *op) {
+    if (isa<nvgpu::DeviceAsyncWaitOp>(op))
+      waits.push_back(op);
+    else if (isa<nvgpu::DeviceAsyncCreateGroupOp>(op))
+      groups.push_back(op);
+    else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+      copies.push_back(copy);
+  });
+  for (Operation *op : llvm::concat<Operation *>(waits, groups))
+    rw.eraseOp(op);
+  for (nvgpu::DeviceAsyncCopyOp copy : copies) {
+    rw.setInsertionPoint(copy);
+    Location loc = copy.getLoc();
+    Type element = copy.getDst().getType().getElementType();
+    Value zero = arith::ConstantOp::create(rw, loc, rw.getZeroAttr(element));
+    int64_t count = copy.getDstElements().getZExtValue();
+    Value read = copy.getSrcElements();
+    SmallVector<Value> src(copy.getSrcIndices()), dst(copy.getDstIndices());
+    Value srcLast = src.back(), dstLast = dst.back();
+    for (int64_t e = 0; e < count; ++e) {
+      Value offset = arith::ConstantIndexOp::create(rw, loc, e);
+      src.back() = arith::AddIOp::create(rw, loc, srcLast, offset);
+      dst.back() = arith::AddIOp::create(rw, loc, dstLast, offset);
+      Value value = zero;
+      if (read) {
+        Value inside = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::slt,
+                                             offset, read);
+        auto guarded = scf::IfOp::create(
+            rw, loc, inside,
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(
+                  b, l,
+                  ValueRange{memref::LoadOp::create(b, l, copy.getSrc(), src)});
+            },
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(b, l, ValueRange{zero});
+            });
+        value = guarded.getResult(0);
+      } else {
+        value = memref::LoadOp::create(rw, loc, copy.getSrc(), src);
+      }
+      memref::StoreOp::create(rw, loc, value, copy.getDst(), dst);
+    }
+    rw.eraseOp(copy);
+  }
+}
+
 struct GPUEmulatePass
     : mlir::tfm::impl::GPUEmulatePassBase<GPUEmulatePass> {
   using Base::Base;
@@ -694,6 +750,7 @@ struct GPUEmulatePass
     getOperation()->walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     IRRewriter rw(&getContext());
     for (gpu::LaunchOp launch : launches) {
+      lowerAsyncCopies(rw, launch);
       LaunchEmulator emulator(rw, launch);
       if (failed(emulator.run()))
         return signalPassFailure();

@@ -365,6 +365,16 @@ SmallVector<RowKernelStage> mlir::tfm::findRowKernel(linalg::LinalgOp first,
   return stages;
 }
 
+bool mlir::tfm::isAsyncCopyable(linalg::LinalgOp op, const GemmDims &g,
+                                OpOperand &operand) {
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  return type && type.getElementTypeBitWidth() == 16 &&
+         map.getNumResults() > 0 &&
+         cast<AffineDimExpr>(map.getResults().back()).getPosition() == g.k &&
+         hasAlignedRows(type, 8);
+}
+
 bool mlir::tfm::hasAlignedRows(MemRefType type, int64_t width) {
   if (type.getRank() == 0)
     return false;

@@ -90,6 +90,13 @@ SmallVector<Value> inlinePayload(OpBuilder &b, linalg::LinalgOp op,
 /// 256 bytes).
 bool hasAlignedRows(MemRefType type, int64_t width);
 
+/// Whether input `operand` of contraction `op` (GEMM roles `g`) can be
+/// staged with 16-byte `cp.async` copies of 8 16-bit elements: its
+/// innermost dimension is `k` and its rows are aligned to 8 elements
+/// (hasAlignedRows).
+bool isAsyncCopyable(linalg::LinalgOp op, const GemmDims &g,
+                     OpOperand &operand);
+
 /// The buffer `v` views, through view ops (subview, reshapes, casts).
 Value viewRoot(Value v);
 

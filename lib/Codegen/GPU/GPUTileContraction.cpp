@@ -282,6 +282,12 @@ private:
   /// outside the operand).
   void stage(OpBuilder &b, OpOperand &operand, Value tile, unsigned dim,
              int64_t extent, Value origin, Value kt);
+  /// Puts the same slice in flight into stage `stage` of `tile` with
+  /// 16-byte cp.async copies (8 elements; the part past the operand's
+  /// end is zero-filled); appends their tokens to `tokens`.
+  void copyAsync(OpBuilder &b, OpOperand &operand, Value tile, unsigned dim,
+                 int64_t extent, Value origin, Value kt, Value stage,
+                 SmallVectorImpl<Value> &tokens);
   /// The output position (row, col) of fragment (i, j)'s element (r, c).
   std::pair<Value, Value> outputAt(OpBuilder &b, int64_t i, int64_t j,
                                    int64_t r, int64_t c);
@@ -334,6 +340,44 @@ void MmaKernelBuilder::stage(OpBuilder &b, OpOperand &operand, Value tile,
   }
 }
 
+void MmaKernelBuilder::copyAsync(OpBuilder &b, OpOperand &operand, Value tile,
+                                 unsigned dim, int64_t extent, Value origin,
+                                 Value kt, Value stage,
+                                 SmallVectorImpl<Value> &tokens) {
+  int64_t blockK = config.getBlockK(), threads = config.getThreads();
+  int64_t perRow = blockK / 8;
+  Value zero = index(b, 0), eight = index(b, 8);
+  Value stageRow = arith::MulIOp::create(b, loc, stage, index(b, extent));
+  Type token = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t l = 0, e = extent * perRow / threads; l < e; ++l) {
+    // Copy c: row c / perRow of the slice, elements 8 (c % perRow) on.
+    Value c = arith::AddIOp::create(b, loc, tid, index(b, l * threads));
+    Value x = arith::DivUIOp::create(b, loc, c, index(b, perRow));
+    Value kk = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, c, index(b, perRow)), eight);
+    Value gx = arith::AddIOp::create(b, loc, origin, x);
+    Value gk = arith::AddIOp::create(b, loc, kt, kk);
+    // Elements to read: 8, fewer at the end of k, none past the rows.
+    Value left = arith::SubIOp::create(b, loc, sizes[g.k], gk);
+    Value count = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, left, zero), eight);
+    Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gx,
+                                        sizes[dim]);
+    count = arith::SelectOp::create(b, loc, rowIn, count, zero);
+    // A copy that reads nothing still names an aligned address in the
+    // operand: its first element.
+    Value reads =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count, zero);
+    SmallVector<Value> ivs = blockIvs;
+    ivs[dim] = arith::SelectOp::create(b, loc, reads, gx, zero);
+    ivs[g.k] = arith::SelectOp::create(b, loc, reads, gk, zero);
+    Value dstRow = arith::AddIOp::create(b, loc, stageRow, x);
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, token, tile, ValueRange{dstRow, kk}, operand.get(),
+        indices(operand, ivs), b.getIndexAttr(8), count, b.getUnitAttr()));
+  }
+}
+
 std::pair<Value, Value> MmaKernelBuilder::outputAt(OpBuilder &b, int64_t i,
                                                    int64_t j, int64_t r,
                                                    int64_t c) {
@@ -356,9 +400,20 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
       getElementTypeOrSelf(bOperand.get().getType()) != half)
     return op->emitOpError("-tfm-gpu-tile-contraction: ")
            << config << " needs both inputs bf16 or both f16";
+  if (config.getStages() == 2 &&
+      (!isAsyncCopyable(op, g, a) || !isAsyncCopyable(op, g, bOperand)))
+    return op->emitOpError("-tfm-gpu-tile-contraction: ")
+           << config
+           << " stages its operands with cp.async, which needs both "
+              "k-contiguous with rows aligned to 8 elements";
   MLIRContext *ctx = op->getContext();
   int64_t blockM = config.getBlockM(), blockN = config.getBlockN(),
           blockK = config.getBlockK(), row = config.getStagedRow();
+  if (config.getStages() == 2 && ((blockM * blockK / 8) % config.getThreads() ||
+                                  (blockN * blockK / 8) % config.getThreads()))
+    return op->emitOpError("-tfm-gpu-tile-contraction: ")
+           << config << ": the slices are not a whole number of 8-element "
+           << "copies for " << config.getThreads() << " threads";
   int64_t fm = config.getFragmentsM(), fn = config.getFragmentsN();
   rw.setInsertionPoint(op);
   for (Range r : op.createLoopRanges(rw, loc))
@@ -372,9 +427,12 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
 
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto aTileType = MemRefType::get({blockM, row}, half,
+  // One slice of each operand per stage, stage s at rows s * block_m (A)
+  // and s * block_n (B).
+  int64_t stages = config.getStages();
+  auto aTileType = MemRefType::get({stages * blockM, row}, half,
                                    MemRefLayoutAttrInterface(), workgroup);
-  auto bTileType = MemRefType::get({blockN, row}, half,
+  auto bTileType = MemRefType::get({stages * blockN, row}, half,
                                    MemRefLayoutAttrInterface(), workgroup);
   auto [launch, b] = createKernelLaunch(
       rw, loc, {gridX, gridY, gridZ},
@@ -435,11 +493,38 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   auto pairType = VectorType::get({2}, half);
   auto aType = VectorType::get({4, 2}, half);
   auto bType = VectorType::get({2, 2}, half);
+  // Two stages: slice 0 is in flight before the loop; iteration i puts
+  // slice i + 1 in flight into the other stage (zeros past the end), then
+  // waits for all but that newest group (slice i) and the barrier makes
+  // every thread's copies visible.
+  auto issue = [&](OpBuilder &ib, Value kt, Value stage) {
+    SmallVector<Value> tokens;
+    copyAsync(ib, a, aTile, g.m, blockM, m0, kt, stage, tokens);
+    copyAsync(ib, bOperand, bTile, g.n, blockN, n0, kt, stage, tokens);
+    return nvgpu::DeviceAsyncCreateGroupOp::create(
+        ib, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+  };
+  if (stages == 2)
+    issue(b, index(b, 0), index(b, 0));
   auto kLoop = scf::ForOp::create(
       b, loc, index(b, 0), sizes[g.k], index(b, blockK), init,
       [&](OpBuilder &lb, Location, Value kt, ValueRange accs) {
-        stage(lb, a, aTile, g.m, blockM, m0, kt);
-        stage(lb, bOperand, bTile, g.n, blockN, n0, kt);
+        Value aBase = index(lb, 0), bBase = index(lb, 0);
+        if (stages == 2) {
+          Value current = arith::RemUIOp::create(
+              lb, loc, arith::DivUIOp::create(lb, loc, kt, index(lb, blockK)),
+              index(lb, 2));
+          Value next = arith::SubIOp::create(lb, loc, index(lb, 1), current);
+          Value group = issue(
+              lb, arith::AddIOp::create(lb, loc, kt, index(lb, blockK)), next);
+          nvgpu::DeviceAsyncWaitOp::create(lb, loc, group,
+                                           lb.getI32IntegerAttr(1));
+          aBase = arith::MulIOp::create(lb, loc, current, index(lb, blockM));
+          bBase = arith::MulIOp::create(lb, loc, current, index(lb, blockN));
+        } else {
+          stage(lb, a, aTile, g.m, blockM, m0, kt);
+          stage(lb, bOperand, bTile, g.n, blockN, n0, kt);
+        }
         gpu::BarrierOp::create(lb, loc);
         SmallVector<Value> sums(accs.begin(), accs.end());
         Value pairCol = arith::MulIOp::create(lb, loc, thread, index(lb, 2));
@@ -466,14 +551,14 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
             aFrags.push_back(fragment(
                 aTile,
                 arith::AddIOp::create(
-                    lb, loc, warpRow,
+                    lb, loc, arith::AddIOp::create(lb, loc, aBase, warpRow),
                     arith::AddIOp::create(lb, loc, group, index(lb, i * 16))),
                 ks, aType));
           for (int64_t j = 0; j < fn; ++j)
             bFrags.push_back(fragment(
                 bTile,
                 arith::AddIOp::create(
-                    lb, loc, warpCol,
+                    lb, loc, arith::AddIOp::create(lb, loc, bBase, warpCol),
                     arith::AddIOp::create(lb, loc, group, index(lb, j * 8))),
                 ks, bType));
           for (int64_t i = 0; i < fm; ++i)
@@ -483,7 +568,7 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
                                              ArrayRef<int64_t>{16, 8, 16});
             }
         }
-        // The next copy overwrites the slices: every warp must be done
+        // The next copy overwrites these slices: every warp must be done
         // reading them.
         gpu::BarrierOp::create(lb, loc);
         scf::YieldOp::create(lb, loc, sums);

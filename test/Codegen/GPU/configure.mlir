@@ -262,17 +262,26 @@ func.func @other_length(%x: memref<4x768xf32>, %sum: memref<4xf32>, %y: memref<4
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<
+// Both operands k-contiguous with rows of a multiple of 8 elements: two
+// stages (cp.async); rows of 36 elements: one.
+// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2>}
+// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
 // SIMT-LABEL: func.func @tensor_cores
-// SIMT-COUNT-4: #tfm.gpu_contraction<
+// SIMT-COUNT-6: #tfm.gpu_contraction<
 // SIMT-NOT: #tfm.gpu_mma
 module attributes {tfm.target = #tfm.gpu_target<chip = "sm_90", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 8>} {
 func.func @tensor_cores(%a: memref<1024x768xbf16>, %b: memref<768x768xbf16>, %c: memref<1024x768xf32>,
                         %h: memref<11x64xf16>, %hb: memref<64x96xf16>, %hc: memref<11x96xf32>,
-                        %f: memref<11x64xf32>, %bb: memref<64x96xbf16>) {
+                        %f: memref<11x64xf32>, %bb: memref<64x96xbf16>,
+                        %o: memref<11x36xbf16>, %o2: memref<96x36xbf16>) {
   linalg.matmul ins(%a, %b : memref<1024x768xbf16>, memref<768x768xbf16>) outs(%c : memref<1024x768xf32>)
   linalg.matmul ins(%h, %hb : memref<11x64xf16>, memref<64x96xf16>) outs(%hc : memref<11x96xf32>)
   linalg.matmul ins(%f, %hb : memref<11x64xf32>, memref<64x96xf16>) outs(%hc : memref<11x96xf32>)
   linalg.matmul ins(%h, %bb : memref<11x64xf16>, memref<64x96xbf16>) outs(%hc : memref<11x96xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : memref<1024x768xbf16>, memref<768x768xbf16>) outs(%c : memref<1024x768xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%o, %o2 : memref<11x36xbf16>, memref<96x36xbf16>) outs(%hc : memref<11x96xf32>)
   return
 }
 }

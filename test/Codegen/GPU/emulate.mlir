@@ -335,3 +335,35 @@ func.func @mma_f16_accumulator(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vec
   }
   return
 }
+
+// -----
+
+// cp.async: each copy is done at once by its thread, element by element,
+// the first `srcElements` read and the rest zero; groups and waits go.
+// CHECK-LABEL: func.func @async_copy
+// CHECK-NOT:     nvgpu.
+// CHECK:         scf.for
+// CHECK:           arith.cmpi slt, %c0{{.*}}, %[[N:.*]] : index
+// CHECK:           scf.if
+// CHECK:             memref.load %arg0
+// CHECK:           } else {
+// CHECK:             scf.yield %cst
+// CHECK:           memref.store
+// CHECK-COUNT-3:   memref.store
+// CHECK-NOT:     nvgpu.
+func.func @async_copy(%src: memref<4x8xbf16>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c0 = arith.constant 0 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%tile : memref<4x8xbf16, #gpu.address_space<workgroup>>) {
+    %row = arith.remui %tx, %c1 : index
+    %t = nvgpu.device_async_copy %src[%row, %c0], %tile[%row, %c0], 4, %n : memref<4x8xbf16> to memref<4x8xbf16, #gpu.address_space<workgroup>>
+    %g = nvgpu.device_async_create_group %t
+    nvgpu.device_async_wait %g {numGroups = 0 : i32}
+    gpu.barrier
+    gpu.terminator
+  }
+  return
+}

@@ -131,6 +131,49 @@ func.func @mma(%a: memref<?x96xbf16>, %b: memref<96x200xbf16>, %c: memref<?x200x
 
 // -----
 
+// Two stages: slice 0 goes in flight before the loop (16-byte cp.async
+// copies into stage 0: 2 per thread for A's 64 x 32 and B's 64 x 32, k
+// contiguous in both); each iteration puts the next slice in flight into
+// the other stage (8 elements, fewer at the end of k, none past the
+// rows), commits it, waits for all groups but that one, and multiplies
+// the current stage (rows offset by stage x 64).
+// CHECK-LABEL: func.func @mma_async
+// CHECK:         gpu.launch
+// CHECK-SAME:      workgroup(%[[AS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-2:   nvgpu.device_async_copy %arg0[{{.*}}], %[[AS]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK-COUNT-2:   nvgpu.device_async_copy %arg1[{{.*}}], %[[BS]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK:           nvgpu.device_async_create_group
+// CHECK:           scf.for %[[KT:.*]] = %c0{{.*}} to %c96{{.*}} step %c32{{.*}} iter_args
+// CHECK:             %[[SLICE:.*]] = arith.divui %[[KT]], %c32
+// CHECK:             %[[CUR:.*]] = arith.remui %[[SLICE]], %c2
+// CHECK:             %[[NEXT:.*]] = arith.subi %c1{{.*}}, %[[CUR]]
+// CHECK-COUNT-2:     nvgpu.device_async_copy %arg0
+// CHECK-COUNT-2:     nvgpu.device_async_copy %arg1
+// CHECK:             %[[G:.*]] = nvgpu.device_async_create_group
+// CHECK:             nvgpu.device_async_wait %[[G]] {numGroups = 1 : i32}
+// CHECK:             arith.muli %[[CUR]], %c64
+// CHECK:             gpu.barrier
+// CHECK-COUNT-16:    nvgpu.mma.sync
+// CHECK:             gpu.barrier
+// CHECK-NOT:     linalg.
+func.func @mma_async(%a: memref<?x96xbf16>, %b: memref<200x96xbf16>, %c: memref<?x200xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2>}
+      ins(%a, %b : memref<?x96xbf16>, memref<200x96xbf16>) outs(%c : memref<?x200xf32>)
+  return
+}
+
+// -----
+
+func.func @mma_async_layout(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{stages its operands with cp.async, which needs both k-contiguous with rows aligned to 8 elements}}
+  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2>}
+      ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
 func.func @mma_types(%a: memref<64x64xf32>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
   // expected-error @+1 {{#tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2> needs both inputs bf16 or both f16}}
   linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}

@@ -7,13 +7,18 @@
 // (32-row tiles), 37 and 130 columns (partial 64-column tiles, partial
 // 8-column fragments), K = 40 against block_k = 32 (one full slice, then
 // 8 and zeros), K = 72 (three slices), B staged k-innermost ([n, k]
-// weights, Q K^T) and n-innermost ([k, n]), batch loops on grid z, bf16 and
-// f16, and a bias as the accumulators' initial values. A contraction with
-// an f32 input keeps the SIMT kernel.
+// weights, Q K^T: two stages, 16-byte cp.async copies that zero-fill past
+// the end of k and read nothing past the rows) and n-innermost ([k, n]: one
+// stage, element copies), batch loops on grid z, bf16 and f16, and a bias
+// as the accumulators' initial values. A contraction with an f32 input
+// keeps the SIMT kernel. A second GPU build states a target with one
+// multiprocessor, where every tile is 64 rows.
 //
 // RUN: tfm-opt %s -inline -symbol-dce -tfm-lower-to-llvm="vectorize=0" | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.cpu
 // RUN: tfm-opt %s -inline -symbol-dce -tfm-set-target="gpu-chip=sm_80" -tfm-lower-to-nvvm="emulate=1" -mlir-pass-statistics 2> %t.stats | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.gpu
+// RUN: sed -e 's/^module {/module attributes {tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 1>} {/' %s | tfm-opt -inline -symbol-dce -tfm-lower-to-nvvm="emulate=1" | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.gpu64
 // RUN: diff %t.cpu %t.gpu
+// RUN: diff %t.cpu %t.gpu64
 // RUN: FileCheck %s < %t.gpu
 // RUN: FileCheck %s --check-prefix=STATS < %t.stats
 

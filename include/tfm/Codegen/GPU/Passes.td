@@ -102,8 +102,10 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     `--precision`, the weights and the activations the GEMMs read are
     stored in 16 bits) on an sm_80+ target gets `#tfm.gpu_mma` instead:
     tensor cores (`mma.sync` m16n8k16, f32 accumulation), 64 x 64 tiles
-    (32 rows under the rule above), 32-deep slices, 2 x 2 warps.
-    `tensor-cores=false` keeps the SIMT schedule.
+    (32 rows under the rule above), 32-deep slices, 2 x 2 warps, and two
+    stages (`cp.async` double buffering) where both operands are
+    `k`-contiguous with rows aligned to 8 elements (`isAsyncCopyable`),
+    else one. `tensor-cores=false` keeps the SIMT schedule.
 
     Each row reduction on buffers (one reduction loop, one float output,
     a payload `out = combine(out, f(ins))` with `combine` one of addf,
@@ -175,8 +177,15 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
     x) per output tile, grid as above. Its workgroup buffers hold the
     `block_m` x `block_k` slice of A and the `block_n` x `block_k` slice of
     B in 16 bits, `k` contiguous, rows padded by 8 elements (the fragment
-    reads of the 8 rows of a group fall in distinct banks); the copies are
-    as above, without conversion. Per 16-deep step each warp reads its
+    reads of the 8 rows of a group fall in distinct banks); with one stage
+    the copies are as above, without conversion. With two stages (one
+    pair of slices per stage) the copies are `nvgpu.device_async_copy`s of
+    8 elements (16 bytes, `cp.async.cg`; fewer elements read at the end of
+    `k`, none past the rows, the rest zero-filled): slice 0 is put in
+    flight before the `k` loop, and each iteration puts the next slice in
+    flight into the other stage, commits it as a group, waits for all
+    groups but that one (`cp.async.wait_group 1`), and after the barrier
+    multiplies the current stage. Per 16-deep step each warp reads its
     fragments in the layout of PTX's `mma.sync` m16n8k16 (lane 4g + t: A's
     rows g and g + 8 at k = 2t, 2t + 1 and 2t + 8, 2t + 9; B's column g
     at the same k), each pair one `vector.load` of two elements (a 32-bit
