@@ -60,12 +60,13 @@ bool containsBarrier(Operation *op) {
       .wasInterrupted();
 }
 
-/// A barrier, a warp shuffle or a warp's matrix product: where the threads
-/// of a block synchronize.
+/// A barrier, a warp shuffle, a warp's matrix load or product: where the
+/// threads of a block synchronize.
 bool containsSync(Operation *op) {
   return op
       ->walk([](Operation *inner) {
-        return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp>(inner)
+        return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp,
+                   nvgpu::LdMatrixOp>(inner)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -95,6 +96,9 @@ private:
   void emitCopies(OpBuilder &b, ArrayRef<std::pair<Value, Value>> copies);
   LogicalResult emitShuffle(OpBuilder &b, gpu::ShuffleOp shuffle);
   LogicalResult emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma);
+  LogicalResult emitLdMatrix(OpBuilder &b, nvgpu::LdMatrixOp load);
+  /// Whether the block is a constant number of whole warps.
+  bool wholeWarps();
   void poison(OpBuilder &b, Value buffer);
 
   /// The thread loops of one segment at `b`; returns a builder inside them
@@ -188,8 +192,8 @@ LogicalResult LaunchEmulator::check() {
         llvm::append_range(worklist, user->getResults());
         continue;
       }
-      if (!isa<memref::LoadOp, memref::StoreOp, vector::LoadOp,
-               vector::StoreOp>(user))
+      if (!isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
+               nvgpu::LdMatrixOp>(user))
         return user->emitOpError(
             "uses a workgroup buffer other than by loads, stores and views, "
             "which the emulation does not model");
@@ -332,6 +336,8 @@ static void workgroupAccesses(gpu::LaunchOp launch, Block::iterator begin,
         reads |= isWorkgroup(load.getMemRef());
       else if (auto load = dyn_cast<vector::LoadOp>(inner))
         reads |= isWorkgroup(load.getBase());
+      else if (auto load = dyn_cast<nvgpu::LdMatrixOp>(inner))
+        reads |= isWorkgroup(load.getSrcMemref());
       else if (auto store = dyn_cast<memref::StoreOp>(inner))
         writes |= isWorkgroup(store.getMemRef());
       else if (auto store = dyn_cast<vector::StoreOp>(inner))
@@ -478,10 +484,7 @@ LogicalResult LaunchEmulator::emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma) {
       !cType.getElementType().isF32())
     return mma.emitOpError("has no host emulation: the emulation models "
                            "m16n8k16 products of bf16 or f16 into f32");
-  std::optional<int64_t> x = getConstantIntValue(blockSize[0]);
-  std::optional<int64_t> y = getConstantIntValue(blockSize[1]);
-  std::optional<int64_t> z = getConstantIntValue(blockSize[2]);
-  if (!x || !y || !z || (*x * *y * *z) % 32)
+  if (!wholeWarps())
     return mma.emitOpError("runs in a block that is not a constant number "
                            "of whole warps; mma.sync needs every lane");
   auto [inner, tid] = threadLoops(b);
@@ -549,6 +552,70 @@ LogicalResult LaunchEmulator::emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma) {
   return success();
 }
 
+bool LaunchEmulator::wholeWarps() {
+  std::optional<int64_t> x = getConstantIntValue(blockSize[0]);
+  std::optional<int64_t> y = getConstantIntValue(blockSize[1]);
+  std::optional<int64_t> z = getConstantIntValue(blockSize[2]);
+  return x && y && z && (*x * *y * *z) % 32 == 0;
+}
+
+/// ldmatrix (x1, x2 or x4 8 x 8 matrices of 16-bit elements, not
+/// transposed) is a cut like a shuffle, then one thread loop: lane 4g + t
+/// takes, from each matrix i, the elements 2t and 2t + 1 of the row whose
+/// address lane 8i + g named (its indices, from that lane's slots).
+LogicalResult LaunchEmulator::emitLdMatrix(OpBuilder &b,
+                                           nvgpu::LdMatrixOp load) {
+  auto type = cast<VectorType>(load.getRes().getType());
+  int64_t tiles = load.getNumTiles();
+  if (load.getTranspose() || type.getRank() != 2 ||
+      type.getDimSize(0) != tiles || type.getDimSize(1) != 2 ||
+      type.getElementTypeBitWidth() != 16)
+    return load.emitOpError("has no host emulation: the emulation models "
+                            "ldmatrix of 16-bit 8 x 8 matrices, not "
+                            "transposed");
+  if (!wholeWarps())
+    return load.emitOpError("runs in a block that is not a constant number "
+                            "of whole warps; ldmatrix needs every lane");
+  auto [inner, tid] = threadLoops(b);
+  IRMapping local;
+  Location l = load.getLoc();
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(inner, l, v);
+  };
+  Value lane = arith::RemUIOp::create(inner, l, tid, index(32));
+  Value base = arith::SubIOp::create(inner, l, tid, lane);
+  Value group = arith::DivUIOp::create(inner, l, lane, index(4));
+  Value pair = arith::MulIOp::create(
+      inner, l, arith::RemUIOp::create(inner, l, lane, index(4)), index(2));
+  Value memref = lookup(inner, local, tid, load.getSrcMemref());
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < tiles; ++i) {
+    Value owner = arith::AddIOp::create(
+        inner, l, base, arith::AddIOp::create(inner, l, group, index(8 * i)));
+    SmallVector<Value> indices;
+    for (Value v : load.getIndices()) {
+      if (isUniform(v)) {
+        indices.push_back(uniformValue(v));
+        continue;
+      }
+      auto it = scratch.find(v);
+      if (it == scratch.end())
+        return load.emitOpError("reads at an index the emulation keeps in "
+                                "no per-thread slot");
+      indices.push_back(memref::LoadOp::create(inner, l, it->second, owner));
+    }
+    Value column = indices.back();
+    for (int64_t e = 0; e < 2; ++e) {
+      indices.back() = arith::AddIOp::create(
+          inner, l, column, arith::AddIOp::create(inner, l, pair, index(e)));
+      elements.push_back(memref::LoadOp::create(inner, l, memref, indices));
+    }
+  }
+  Value result = vector::FromElementsOp::create(inner, l, type, elements);
+  memref::StoreOp::create(inner, l, result, scratchFor(load.getRes()), tid);
+  return success();
+}
+
 LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
   SmallVector<Operation *> segment;
   for (Operation &op : src.without_terminator()) {
@@ -568,6 +635,13 @@ LogicalResult LaunchEmulator::emitBlock(OpBuilder &b, Block &src) {
       emitSegment(b, src, segment);
       segment.clear();
       if (failed(emitMma(b, mma)))
+        return failure();
+      continue;
+    }
+    if (auto load = dyn_cast<nvgpu::LdMatrixOp>(op)) {
+      emitSegment(b, src, segment);
+      segment.clear();
+      if (failed(emitLdMatrix(b, load)))
         return failure();
       continue;
     }

@@ -35,72 +35,83 @@ using namespace mlir::tfm;
 
 namespace {
 
-/// Builds the kernel of one contraction.
-class GemmKernelBuilder {
-public:
-  GemmKernelBuilder(linalg::LinalgOp op, const GemmDims &g,
-                    GpuContractionAttr config)
-      : op(op), g(g), loc(op.getLoc()), blockM(config.getBlockM()),
-        blockN(config.getBlockN()), blockK(config.getBlockK()),
-        threadM(config.getThreadM()), threadN(config.getThreadN()),
-        threadsX(blockN / threadN), threadsY(blockM / threadM),
-        threads(threadsX * threadsY) {}
+/// What the SIMT and the tensor-core GEMM kernels share: the contraction,
+/// its roles, and per block the loop extents, the batch indices and the
+/// thread's linear id.
+struct GemmKernelBase {
+  GemmKernelBase(linalg::LinalgOp op, const GemmDims &g)
+      : op(op), g(g), loc(op.getLoc()) {}
 
-  LogicalResult build(IRRewriter &rw);
-
-private:
   Value index(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }
-  /// The element of `operand` at loop indices `ivs`.
-  Value load(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs);
-  SmallVector<Value> indices(OpOperand &operand, ArrayRef<Value> ivs);
-  /// Copies the `blockK` x `extent` slice of input `operand` starting at
-  /// (k = kt, dim = origin) into `tile` (f32, 0 outside the operand).
-  void stage(OpBuilder &b, OpOperand &operand, Value tile, unsigned dim,
-             int64_t extent, Value origin, Value kt);
+  /// The indices of `operand` at loop indices `ivs`.
+  SmallVector<Value> indices(OpOperand &operand, ArrayRef<Value> ivs) {
+    SmallVector<Value> result;
+    for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
+      result.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+    return result;
+  }
+  /// Copies the `blockK`-deep, `extent`-wide slice of input `operand`
+  /// starting at (k = kt, dim = origin) into `tile` with `threads`
+  /// threads: 0 outside the operand, widened to the tile's element type;
+  /// the tile is [k][x] when `kRows`, else [x][k]. Neighbouring threads
+  /// read neighbouring elements of the operand's innermost dimension
+  /// (coalesced); loads are clamped into the operand.
+  void copySlice(OpBuilder &b, OpOperand &operand, Value tile, unsigned dim,
+                 int64_t extent, Value origin, Value kt, int64_t blockK,
+                 int64_t threads, bool kRows);
+  /// Reads the loop extents (`sizes`) at `rw`'s insertion point and
+  /// returns the grid: x over the `blockN`-column tiles of n, y over the
+  /// `blockM`-row tiles of m, z over the product of the batch loops.
+  std::tuple<Value, Value, Value> grid(IRRewriter &rw, int64_t blockM,
+                                       int64_t blockN) {
+    for (Range r : op.createLoopRanges(rw, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, r.size));
+    Value x =
+        arith::CeilDivUIOp::create(rw, loc, sizes[g.n], index(rw, blockN));
+    Value y =
+        arith::CeilDivUIOp::create(rw, loc, sizes[g.m], index(rw, blockM));
+    Value z = index(rw, 1);
+    for (unsigned d : g.unit)
+      z = arith::MulIOp::create(rw, loc, z, sizes[d]);
+    return {x, y, z};
+  }
+  /// The batch loops' indices (`blockIvs`) from block z, which enumerates
+  /// them with the last one fastest.
+  void batchIndices(OpBuilder &b, Value blockZ) {
+    blockIvs.assign(op.getNumLoops(), Value());
+    for (unsigned d : llvm::reverse(g.unit)) {
+      blockIvs[d] = arith::RemUIOp::create(b, loc, blockZ, sizes[d]);
+      blockZ = arith::DivUIOp::create(b, loc, blockZ, sizes[d]);
+    }
+  }
 
   linalg::LinalgOp op;
   GemmDims g;
   Location loc;
-  int64_t blockM, blockN, blockK, threadM, threadN;
-  int64_t threadsX, threadsY, threads;
-  /// Loop extents, and per block: the batch indices, the thread's linear id.
   SmallVector<Value> sizes;
   SmallVector<Value> blockIvs;
   Value tid;
 };
 
-SmallVector<Value> GemmKernelBuilder::indices(OpOperand &operand,
-                                              ArrayRef<Value> ivs) {
-  SmallVector<Value> result;
-  for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
-    result.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
-  return result;
-}
-
-Value GemmKernelBuilder::load(OpBuilder &b, OpOperand &operand,
-                              ArrayRef<Value> ivs) {
-  return memref::LoadOp::create(b, loc, operand.get(), indices(operand, ivs));
-}
-
-void GemmKernelBuilder::stage(OpBuilder &b, OpOperand &operand, Value tile,
-                              unsigned dim, int64_t extent, Value origin,
-                              Value kt) {
-  // Neighbouring threads take neighbouring elements of the operand's
-  // innermost dimension: coalesced reads.
+void GemmKernelBase::copySlice(OpBuilder &b, OpOperand &operand, Value tile,
+                               unsigned dim, int64_t extent, Value origin,
+                               Value kt, int64_t blockK, int64_t threads,
+                               bool kRows) {
   AffineMap map = op.getMatchingIndexingMap(&operand);
   bool kInnermost =
       cast<AffineDimExpr>(map.getResults().back()).getPosition() == g.k;
   Value one = index(b, 1);
   Value last = arith::SubIOp::create(b, loc, sizes[dim], one);
   Value kLast = arith::SubIOp::create(b, loc, sizes[g.k], one);
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Type element = cast<MemRefType>(tile.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   int64_t fast = kInnermost ? blockK : extent;
   for (int64_t l = 0, e = extent * blockK / threads; l < e; ++l) {
-    Value element = arith::AddIOp::create(b, loc, tid, index(b, l * threads));
-    Value inner = arith::RemUIOp::create(b, loc, element, index(b, fast));
-    Value outer = arith::DivUIOp::create(b, loc, element, index(b, fast));
+    Value i = arith::AddIOp::create(b, loc, tid, index(b, l * threads));
+    Value inner = arith::RemUIOp::create(b, loc, i, index(b, fast));
+    Value outer = arith::DivUIOp::create(b, loc, i, index(b, fast));
     Value kk = kInnermost ? inner : outer;
     Value x = kInnermost ? outer : inner;
     Value gx = arith::AddIOp::create(b, loc, origin, x);
@@ -111,17 +122,41 @@ void GemmKernelBuilder::stage(OpBuilder &b, OpOperand &operand, Value tile,
                               sizes[dim]),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gk,
                               sizes[g.k]));
-    // Clamped: every load stays in bounds; out-of-range elements are 0.
     SmallVector<Value> ivs = blockIvs;
     ivs[dim] = arith::MinUIOp::create(b, loc, gx, last);
     ivs[g.k] = arith::MinUIOp::create(b, loc, gk, kLast);
-    Value v = load(b, operand, ivs);
-    if (!v.getType().isF32())
-      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    Value v =
+        memref::LoadOp::create(b, loc, operand.get(), indices(operand, ivs));
+    if (v.getType() != element)
+      v = arith::ExtFOp::create(b, loc, element, v);
     v = arith::SelectOp::create(b, loc, inBounds, v, zero);
-    memref::StoreOp::create(b, loc, v, tile, ValueRange{kk, x});
+    memref::StoreOp::create(b, loc, v, tile,
+                            kRows ? ValueRange{kk, x} : ValueRange{x, kk});
   }
 }
+
+/// Builds the kernel of one contraction.
+class GemmKernelBuilder : GemmKernelBase {
+public:
+  GemmKernelBuilder(linalg::LinalgOp op, const GemmDims &g,
+                    GpuContractionAttr config)
+      : GemmKernelBase(op, g), blockM(config.getBlockM()),
+        blockN(config.getBlockN()), blockK(config.getBlockK()),
+        threadM(config.getThreadM()), threadN(config.getThreadN()),
+        threadsX(blockN / threadN), threadsY(blockM / threadM),
+        threads(threadsX * threadsY) {}
+
+  LogicalResult build(IRRewriter &rw);
+
+private:
+  /// The element of `operand` at loop indices `ivs`.
+  Value load(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs) {
+    return memref::LoadOp::create(b, loc, operand.get(), indices(operand, ivs));
+  }
+
+  int64_t blockM, blockN, blockK, threadM, threadN;
+  int64_t threadsX, threadsY, threads;
+};
 
 LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
   if ((blockM * blockK) % threads || (blockN * blockK) % threads)
@@ -131,14 +166,8 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
            << " threads";
   MLIRContext *ctx = op->getContext();
   rw.setInsertionPoint(op);
-  for (Range r : op.createLoopRanges(rw, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, r.size));
+  auto [gridX, gridY, gridZ] = grid(rw, blockM, blockN);
   Value m = sizes[g.m], n = sizes[g.n];
-  Value gridX = arith::CeilDivUIOp::create(rw, loc, n, index(rw, blockN));
-  Value gridY = arith::CeilDivUIOp::create(rw, loc, m, index(rw, blockM));
-  Value gridZ = index(rw, 1);
-  for (unsigned d : g.unit)
-    gridZ = arith::MulIOp::create(rw, loc, gridZ, sizes[d]);
 
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Type f32 = rw.getF32Type();
@@ -157,13 +186,7 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   gpu::KernelDim3 threadIds = launch.getThreadIds();
 
-  // Block z enumerates the batch loops, the last one fastest.
-  blockIvs.assign(op.getNumLoops(), Value());
-  Value rest = blockIds.z;
-  for (unsigned d : llvm::reverse(g.unit)) {
-    blockIvs[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
-    rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
-  }
+  batchIndices(b, blockIds.z);
   Value m0 = arith::MulIOp::create(b, loc, blockIds.y, index(b, blockM));
   Value n0 = arith::MulIOp::create(b, loc, blockIds.x, index(b, blockN));
   tid = arith::AddIOp::create(
@@ -201,8 +224,10 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
   auto kLoop = scf::ForOp::create(
       b, loc, index(b, 0), sizes[g.k], index(b, blockK), init,
       [&](OpBuilder &lb, Location, Value kt, ValueRange accs) {
-        stage(lb, a, aTile, g.m, blockM, m0, kt);
-        stage(lb, bOperand, bTile, g.n, blockN, n0, kt);
+        copySlice(lb, a, aTile, g.m, blockM, m0, kt, blockK, threads,
+                  /*kRows=*/true);
+        copySlice(lb, bOperand, bTile, g.n, blockN, n0, kt, blockK, threads,
+                  /*kRows=*/true);
         gpu::BarrierOp::create(lb, loc);
         auto inner = scf::ForOp::create(
             lb, loc, index(lb, 0), index(lb, blockK), index(lb, 1), accs,
@@ -260,28 +285,14 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
 /// 2t, 2t + 1 (and the same 8 columns on: 4 pairs), B's column g at rows
 /// 2t, 2t + 1 (and 8 on: 2 pairs), and C's rows g and g + 8 at columns 2t,
 /// 2t + 1 (2 pairs).
-class MmaKernelBuilder {
+class MmaKernelBuilder : GemmKernelBase {
 public:
   MmaKernelBuilder(linalg::LinalgOp op, const GemmDims &g, GpuMmaAttr config)
-      : op(op), g(g), loc(op.getLoc()), config(config) {}
+      : GemmKernelBase(op, g), config(config) {}
 
   LogicalResult build(IRRewriter &rw);
 
 private:
-  Value index(OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  }
-  SmallVector<Value> indices(OpOperand &operand, ArrayRef<Value> ivs) {
-    SmallVector<Value> result;
-    for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
-      result.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
-    return result;
-  }
-  /// Copies the `extent` x block_k slice of input `operand` starting at
-  /// (dim = origin, k = kt) into `tile` ([extent][staged row], 16-bit, 0
-  /// outside the operand).
-  void stage(OpBuilder &b, OpOperand &operand, Value tile, unsigned dim,
-             int64_t extent, Value origin, Value kt);
   /// Puts the same slice in flight into stage `stage` of `tile` with
   /// 16-byte cp.async copies (8 elements; the part past the operand's
   /// end is zero-filled); appends their tokens to `tokens`.
@@ -292,53 +303,9 @@ private:
   std::pair<Value, Value> outputAt(OpBuilder &b, int64_t i, int64_t j,
                                    int64_t r, int64_t c);
 
-  linalg::LinalgOp op;
-  GemmDims g;
-  Location loc;
   GpuMmaAttr config;
-  SmallVector<Value> sizes, blockIvs;
-  Value tid, m0, n0, warpRow, warpCol, group, thread;
+  Value m0, n0, warpRow, warpCol, group, thread;
 };
-
-void MmaKernelBuilder::stage(OpBuilder &b, OpOperand &operand, Value tile,
-                             unsigned dim, int64_t extent, Value origin,
-                             Value kt) {
-  int64_t blockK = config.getBlockK(), threads = config.getThreads();
-  AffineMap map = op.getMatchingIndexingMap(&operand);
-  bool kInnermost =
-      cast<AffineDimExpr>(map.getResults().back()).getPosition() == g.k;
-  Value one = index(b, 1);
-  Value last = arith::SubIOp::create(b, loc, sizes[dim], one);
-  Value kLast = arith::SubIOp::create(b, loc, sizes[g.k], one);
-  Type half = getElementTypeOrSelf(operand.get().getType());
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(half));
-  // Neighbouring threads read neighbouring elements of the operand's
-  // innermost dimension: coalesced.
-  int64_t fast = kInnermost ? blockK : extent;
-  for (int64_t l = 0, e = llvm::divideCeil(extent * blockK, threads); l < e;
-       ++l) {
-    Value element = arith::AddIOp::create(b, loc, tid, index(b, l * threads));
-    Value inner = arith::RemUIOp::create(b, loc, element, index(b, fast));
-    Value outer = arith::DivUIOp::create(b, loc, element, index(b, fast));
-    Value kk = kInnermost ? inner : outer;
-    Value x = kInnermost ? outer : inner;
-    Value gx = arith::AddIOp::create(b, loc, origin, x);
-    Value gk = arith::AddIOp::create(b, loc, kt, kk);
-    Value inBounds = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gx,
-                              sizes[dim]),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gk,
-                              sizes[g.k]));
-    SmallVector<Value> ivs = blockIvs;
-    ivs[dim] = arith::MinUIOp::create(b, loc, gx, last);
-    ivs[g.k] = arith::MinUIOp::create(b, loc, gk, kLast);
-    Value v =
-        memref::LoadOp::create(b, loc, operand.get(), indices(operand, ivs));
-    v = arith::SelectOp::create(b, loc, inBounds, v, zero);
-    memref::StoreOp::create(b, loc, v, tile, ValueRange{x, kk});
-  }
-}
 
 void MmaKernelBuilder::copyAsync(OpBuilder &b, OpOperand &operand, Value tile,
                                  unsigned dim, int64_t extent, Value origin,
@@ -409,21 +376,19 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   MLIRContext *ctx = op->getContext();
   int64_t blockM = config.getBlockM(), blockN = config.getBlockN(),
           blockK = config.getBlockK(), row = config.getStagedRow();
-  if (config.getStages() == 2 && ((blockM * blockK / 8) % config.getThreads() ||
-                                  (blockN * blockK / 8) % config.getThreads()))
+  // Each thread copies the same number of elements (8-element copies
+  // with two stages).
+  int64_t unit = config.getStages() == 2 ? 8 : 1;
+  if ((blockM * blockK / unit) % config.getThreads() ||
+      (blockN * blockK / unit) % config.getThreads())
     return op->emitOpError("-tfm-gpu-tile-contraction: ")
-           << config << ": the slices are not a whole number of 8-element "
-           << "copies for " << config.getThreads() << " threads";
+           << config << ": the slices are not a whole number of "
+           << (unit == 8 ? "8-element copies" : "loads") << " for "
+           << config.getThreads() << " threads";
   int64_t fm = config.getFragmentsM(), fn = config.getFragmentsN();
   rw.setInsertionPoint(op);
-  for (Range r : op.createLoopRanges(rw, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, r.size));
+  auto [gridX, gridY, gridZ] = grid(rw, blockM, blockN);
   Value m = sizes[g.m], n = sizes[g.n];
-  Value gridX = arith::CeilDivUIOp::create(rw, loc, n, index(rw, blockN));
-  Value gridY = arith::CeilDivUIOp::create(rw, loc, m, index(rw, blockM));
-  Value gridZ = index(rw, 1);
-  for (unsigned d : g.unit)
-    gridZ = arith::MulIOp::create(rw, loc, gridZ, sizes[d]);
 
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -442,12 +407,7 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   Value bTile = launch.getWorkgroupAttributions()[1];
   gpu::KernelDim3 blockIds = launch.getBlockIds();
 
-  blockIvs.assign(op.getNumLoops(), Value());
-  Value rest = blockIds.z;
-  for (unsigned d : llvm::reverse(g.unit)) {
-    blockIvs[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
-    rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
-  }
+  batchIndices(b, blockIds.z);
   m0 = arith::MulIOp::create(b, loc, blockIds.y, index(b, blockM));
   n0 = arith::MulIOp::create(b, loc, blockIds.x, index(b, blockN));
   tid = launch.getThreadIds().x;
@@ -490,7 +450,6 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
       init.push_back(vector::FromElementsOp::create(b, loc, accType, elements));
     }
 
-  auto pairType = VectorType::get({2}, half);
   auto aType = VectorType::get({4, 2}, half);
   auto bType = VectorType::get({2, 2}, half);
   // Two stages: slice 0 is in flight before the loop; iteration i puts
@@ -522,28 +481,43 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
           aBase = arith::MulIOp::create(lb, loc, current, index(lb, blockM));
           bBase = arith::MulIOp::create(lb, loc, current, index(lb, blockN));
         } else {
-          stage(lb, a, aTile, g.m, blockM, m0, kt);
-          stage(lb, bOperand, bTile, g.n, blockN, n0, kt);
+          copySlice(lb, a, aTile, g.m, blockM, m0, kt, blockK,
+                    config.getThreads(), /*kRows=*/false);
+          copySlice(lb, bOperand, bTile, g.n, blockN, n0, kt, blockK,
+                    config.getThreads(), /*kRows=*/false);
         }
         gpu::BarrierOp::create(lb, loc);
         SmallVector<Value> sums(accs.begin(), accs.end());
-        Value pairCol = arith::MulIOp::create(lb, loc, thread, index(lb, 2));
-        // A fragment's (or B's) pairs: rows `first` + 8 * (p % rows), k
-        // columns ks + 2t + 8 * (p / rows).
+        // A fragment (4 8 x 8 matrices: rows +0 and +8, k +0 and +8) or
+        // B's (2: k +0 and +8) with one ldmatrix: lane l names the row of
+        // matrix l / 8 it fetches, l % 8, and ldmatrix hands lane 4g + t
+        // the elements (g, 2t) and (g, 2t + 1) of each matrix, which is
+        // mma.sync's layout.
+        Value laneRow = arith::RemUIOp::create(lb, loc, lane, index(lb, 8));
+        Value matrix = arith::DivUIOp::create(lb, loc, lane, index(lb, 8));
         auto fragment = [&](Value tile, Value first, int64_t ks,
                             VectorType type) {
-          int64_t rows = type.getDimSize(0) / 2;
-          Value frag = arith::ConstantOp::create(lb, loc, lb.getZeroAttr(type));
-          for (int64_t p = 0; p < type.getDimSize(0); ++p) {
-            Value r = arith::AddIOp::create(lb, loc, first,
-                                            index(lb, 8 * (p % rows)));
-            Value k = arith::AddIOp::create(lb, loc, pairCol,
-                                            index(lb, ks + 8 * (p / rows)));
-            Value pair = vector::LoadOp::create(lb, loc, pairType, tile,
-                                                ValueRange{r, k});
-            frag = vector::InsertOp::create(lb, loc, pair, frag, p);
-          }
-          return frag;
+          int64_t tiles = type.getDimSize(0);
+          // Matrix q: rows + 8 (q % rows), k + 8 (q / rows); rows is 2 for
+          // A, 1 for B.
+          int64_t rows = tiles / 2;
+          Value q = arith::RemUIOp::create(lb, loc, matrix, index(lb, tiles));
+          Value rowOff =
+              rows == 2 ? arith::MulIOp::create(
+                              lb, loc,
+                              arith::RemUIOp::create(lb, loc, q, index(lb, 2)),
+                              index(lb, 8))
+                        : index(lb, 0);
+          Value kOff = arith::MulIOp::create(
+              lb, loc, arith::DivUIOp::create(lb, loc, q, index(lb, rows)),
+              index(lb, 8));
+          Value r = arith::AddIOp::create(
+              lb, loc, first, arith::AddIOp::create(lb, loc, laneRow, rowOff));
+          Value k = arith::AddIOp::create(lb, loc, kOff, index(lb, ks));
+          return nvgpu::LdMatrixOp::create(
+                     lb, loc, type, tile, ValueRange{r, k},
+                     lb.getBoolAttr(false), lb.getI32IntegerAttr(tiles))
+              .getResult();
         };
         for (int64_t ks = 0; ks < blockK; ks += 16) {
           SmallVector<Value> aFrags, bFrags;
@@ -552,14 +526,14 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
                 aTile,
                 arith::AddIOp::create(
                     lb, loc, arith::AddIOp::create(lb, loc, aBase, warpRow),
-                    arith::AddIOp::create(lb, loc, group, index(lb, i * 16))),
+                    index(lb, i * 16)),
                 ks, aType));
           for (int64_t j = 0; j < fn; ++j)
             bFrags.push_back(fragment(
                 bTile,
                 arith::AddIOp::create(
                     lb, loc, arith::AddIOp::create(lb, loc, bBase, warpCol),
-                    arith::AddIOp::create(lb, loc, group, index(lb, j * 8))),
+                    index(lb, j * 8)),
                 ks, bType));
           for (int64_t i = 0; i < fm; ++i)
             for (int64_t j = 0; j < fn; ++j) {

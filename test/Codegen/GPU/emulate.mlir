@@ -367,3 +367,18 @@ func.func @async_copy(%src: memref<4x8xbf16>, %n: index) {
   }
   return
 }
+
+// -----
+
+func.func @ldmatrix_transposed(%tile: memref<16x16xf16, #gpu.address_space<workgroup>>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c0 = arith.constant 0 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{has no host emulation: the emulation models ldmatrix of 16-bit 8 x 8 matrices, not transposed}}
+    %f = nvgpu.ldmatrix %tile[%tx, %c0] {numTiles = 4 : i32, transpose = true} : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    gpu.terminator
+  }
+  return
+}

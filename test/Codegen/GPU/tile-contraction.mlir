@@ -99,8 +99,8 @@ func.func @uneven(%a: memref<8x8xf32>) {
 // is [k, n] here (staged transposed, k innermost); the accumulators (2 x 4
 // fragments of 16 x 8 per warp, 2 x 2 f32 per lane) start from the output;
 // per 32-deep slice: copy, barrier, per 16-deep step the warp's fragments
-// as pairs (32-bit shared loads) and 8 mma.sync m16n8k16, barrier; guarded
-// stores.
+// (ldmatrix: x4 for each 16 x 16 of A, x2 for each 8 x 16 of B) and 8
+// mma.sync m16n8k16, barrier; guarded stores.
 // CHECK-LABEL: func.func @mma
 // CHECK:         gpu.launch
 // CHECK-SAME:      threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{[_0-9]*}}, %{{.*}} = %c1{{[_0-9]*}}, %{{.*}} = %c1{{[_0-9]*}})
@@ -112,11 +112,11 @@ func.func @uneven(%a: memref<8x8xf32>) {
 // CHECK-COUNT-16:    memref.store %{{.*}}, %[[AS]]
 // CHECK-COUNT-16:    memref.store %{{.*}}, %[[BS]]
 // CHECK:             gpu.barrier
-// CHECK-COUNT-8:     vector.load %[[AS]]{{.*}} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
-// CHECK-COUNT-8:     vector.load %[[BS]]
+// CHECK-COUNT-2:     nvgpu.ldmatrix %[[AS]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-COUNT-4:     nvgpu.ldmatrix %[[BS]][{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
 // CHECK-COUNT-8:     nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK-COUNT-8:     vector.load %[[AS]]
-// CHECK-COUNT-8:     vector.load %[[BS]]
+// CHECK-COUNT-2:     nvgpu.ldmatrix %[[AS]]
+// CHECK-COUNT-4:     nvgpu.ldmatrix %[[BS]]
 // CHECK-COUNT-8:     nvgpu.mma.sync
 // CHECK:             gpu.barrier
 // CHECK:           vector.extract %[[R]]#0[0, 0]

@@ -185,12 +185,13 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
     flight before the `k` loop, and each iteration puts the next slice in
     flight into the other stage, commits it as a group, waits for all
     groups but that one (`cp.async.wait_group 1`), and after the barrier
-    multiplies the current stage. Per 16-deep step each warp reads its
-    fragments in the layout of PTX's `mma.sync` m16n8k16 (lane 4g + t: A's
-    rows g and g + 8 at k = 2t, 2t + 1 and 2t + 8, 2t + 9; B's column g
-    at the same k), each pair one `vector.load` of two elements (a 32-bit
-    shared load), and issues one `nvgpu.mma.sync` per 16 x 8 fragment of
-    its sub-tile; the accumulators (`vector<2x2xf32>` per fragment: rows
+    multiplies the current stage. Per 16-deep step each warp loads its
+    fragments with `nvgpu.ldmatrix` (x4 for a 16 x 16 piece of A, x2 for an
+    8 x 16 piece of B: lane l names row l mod 8 of 8 x 8 matrix l / 8),
+    which hands them over in the layout of PTX's `mma.sync` m16n8k16 (lane
+    4g + t: A's rows g and g + 8 at k = 2t, 2t + 1 and 2t + 8, 2t + 9; B's
+    column g at the same k), and issues one `nvgpu.mma.sync` per 16 x 8
+    fragment of its sub-tile; the accumulators (`vector<2x2xf32>` per fragment: rows
     g and g + 8, columns 2t, 2t + 1) start from the output's values and
     are stored once, guarded, after the last slice. `-tfm-gpu-lower-mma`
     turns the products into `nvvm.mma.sync`; the emulation
@@ -469,11 +470,13 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     through pure ops) are computed once per block outside the thread loops.
 
     **Warps.** A warp is 32 consecutive linear thread ids. A
-    `gpu.shuffle` (width 32) and an `nvgpu.mma.sync` cut the body like a
-    barrier, then run as one thread loop in which each thread reads the
-    other lanes' values from their scratch slots: the shuffle takes its
-    source lane's value (xor, down, up, idx; out of the warp or the block:
-    its own, `valid` false); the m16n8k16 product (bf16 or f16 fragments,
+    `gpu.shuffle` (width 32), an `nvgpu.ldmatrix` and an `nvgpu.mma.sync`
+    cut the body like a barrier, then run as one thread loop in which each
+    thread reads the other lanes' values from their scratch slots: the
+    shuffle takes its source lane's value (xor, down, up, idx; out of the
+    warp or the block: its own, `valid` false); ldmatrix (x1, x2, x4, not
+    transposed) gives lane 4g + t elements 2t and 2t + 1 of the row whose
+    indices lane 8i + g holds, for each matrix i; the m16n8k16 product (bf16 or f16 fragments,
     f32 accumulator) computes the thread's four elements of D = A B + C
     from the fragments of the lanes that hold A's and B's elements in
     PTX's layout, products exact in f32, summed in k order onto C.
@@ -482,11 +485,16 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     for the launch, filled with NaN at the start of every block: a read of
     shared memory that no thread of the block wrote shows as NaN.
 
-    **Limits, reported as errors naming the op.** A barrier, shuffle or
-    product inside any other op than such an `scf.for`, or in a loop whose
-    bounds may differ between threads; a shuffle of another width; a
-    product of another shape or type, or in a block that is not a constant
-    number of whole warps; any other `gpu` op; private attributions,
+    **cp.async.** Each `nvgpu.device_async_copy` is done when its thread
+    issues it (the elements past `srcElements` zero); groups and waits go.
+    The barrier after the wait makes the copies visible, as on the GPU.
+
+    **Limits, reported as errors naming the op.** A barrier, shuffle,
+    matrix load or product inside any other op than such an `scf.for`, or
+    in a loop whose bounds may differ between threads; a shuffle of another
+    width; a product of another shape or type, a transposed or 32-bit
+    matrix load, either in a block that is not a constant number of whole
+    warps; any other `gpu` op; private attributions,
     clusters, async tokens; a workgroup buffer used by anything other than
     loads and stores.
   }];
