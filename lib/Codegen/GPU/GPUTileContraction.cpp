@@ -463,8 +463,9 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
     return nvgpu::DeviceAsyncCreateGroupOp::create(
         ib, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
   };
+  Value first;
   if (stages == 2)
-    issue(b, index(b, 0), index(b, 0));
+    first = issue(b, index(b, 0), index(b, 0));
   auto kLoop = scf::ForOp::create(
       b, loc, index(b, 0), sizes[g.k], index(b, blockK), init,
       [&](OpBuilder &lb, Location, Value kt, ValueRange accs) {
@@ -547,6 +548,10 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
         gpu::BarrierOp::create(lb, loc);
         scf::YieldOp::create(lb, loc, sums);
       });
+  // The last iteration's copies (zeros past the end of k) are still in
+  // flight: no block leaves with a pending group.
+  if (stages == 2)
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
 
   for (int64_t i = 0; i < fm; ++i)
     for (int64_t j = 0; j < fn; ++j)

@@ -155,6 +155,7 @@ func.func @mma(%a: memref<?x96xbf16>, %b: memref<96x200xbf16>, %c: memref<?x200x
 // CHECK:             gpu.barrier
 // CHECK-COUNT-16:    nvgpu.mma.sync
 // CHECK:             gpu.barrier
+// CHECK:           nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // CHECK-NOT:     linalg.
 func.func @mma_async(%a: memref<?x96xbf16>, %b: memref<200x96xbf16>, %c: memref<?x200xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
