@@ -325,6 +325,8 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   // Tensor-core products (bf16 included, which upstream's nvgpu lowering
   // does not take).
   kernels.addPass(createGPULowerMmaPass());
+  // ldmatrix rows and cp.async destinations: 16-byte aligned buffers.
+  kernels.addPass(createGPUAlignSharedPass());
   // cp.async copies, groups and waits.
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());

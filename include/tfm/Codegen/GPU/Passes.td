@@ -602,4 +602,26 @@ def GPULowerMmaPass : Pass<"tfm-gpu-lower-mma"> {
   ];
 }
 
+def GPUAlignSharedPass : Pass<"tfm-gpu-align-shared"> {
+  let summary = "Give every kernel's workgroup buffers 16-byte alignment";
+  let description = [{
+    `gpu.func workgroup(%b : memref<...>) => gpu.func workgroup(%b :
+    memref<...> {llvm.align = 16})`
+
+    `ldmatrix` row addresses and 16-byte `cp.async` destinations (the
+    tensor-core GEMM's slices) must be 16-byte aligned, and the rows of the
+    slices are multiples of 16 bytes; the buffers themselves would get
+    their element type's alignment (`.shared .align 2` for bf16), which
+    leaves their placement to ptxas. `convert-gpu-to-nvvm` gives each
+    buffer the `llvm.align` of its attribution. An attribution that states
+    a larger alignment keeps it.
+
+    **Input invariant.** Outlined kernels (`gpu.func` in `gpu.module`s),
+    before `convert-gpu-to-nvvm`.
+  }];
+  let statistics = [
+    Statistic<"numAligned", "aligned", "Workgroup buffers given 16-byte alignment">,
+  ];
+}
+
 #endif // TFM_CODEGEN_GPU_PASSES_TD
