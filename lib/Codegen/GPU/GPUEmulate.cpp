@@ -474,20 +474,17 @@ LogicalResult LaunchEmulator::emitShuffle(OpBuilder &b,
 /// D's rows g and g + 8 at columns 2t, 2t + 1. Products are exact in f32
 /// (16-bit inputs); they are summed in k order onto C.
 LogicalResult LaunchEmulator::emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma) {
-  VectorType aType = mma.getMatrixA().getType();
-  VectorType bType = mma.getMatrixB().getType();
   VectorType cType = mma.getMatrixC().getType();
-  Type half = aType.getElementType();
-  if (ArrayRef<int64_t>(mma.getMmaShapeAsArray()) !=
-          ArrayRef<int64_t>{16, 8, 16} ||
-      !(half.isBF16() || half.isF16()) || bType.getElementType() != half ||
-      !cType.getElementType().isF32())
+  if (!mlir::tfm::isHalfMmaSync(mma))
     return mma.emitOpError("has no host emulation: the emulation models "
                            "m16n8k16 products of bf16 or f16 into f32");
   if (!wholeWarps())
     return mma.emitOpError("runs in a block that is not a constant number "
                            "of whole warps; mma.sync needs every lane");
-  auto [inner, tid] = threadLoops(b);
+  // Named, not bound: the lambdas below capture them.
+  std::pair<OpBuilder, Value> loops = threadLoops(b);
+  OpBuilder &inner = loops.first;
+  Value tid = loops.second;
   IRMapping local;
   Location l = mma.getLoc();
   auto index = [&](int64_t v) {
@@ -576,7 +573,10 @@ LogicalResult LaunchEmulator::emitLdMatrix(OpBuilder &b,
   if (!wholeWarps())
     return load.emitOpError("runs in a block that is not a constant number "
                             "of whole warps; ldmatrix needs every lane");
-  auto [inner, tid] = threadLoops(b);
+  // Named, not bound: the lambdas below capture them.
+  std::pair<OpBuilder, Value> loops = threadLoops(b);
+  OpBuilder &inner = loops.first;
+  Value tid = loops.second;
   IRMapping local;
   Location l = load.getLoc();
   auto index = [&](int64_t v) {

@@ -375,6 +375,19 @@ bool mlir::tfm::isAsyncCopyable(linalg::LinalgOp op, const GemmDims &g,
          hasAlignedRows(type, 8);
 }
 
+bool mlir::tfm::isHalfMmaSync(nvgpu::MmaSyncOp op) {
+  VectorType a = op.getMatrixA().getType(), b = op.getMatrixB().getType(),
+             c = op.getMatrixC().getType();
+  Type half = a.getElementType();
+  return ArrayRef<int64_t>(op.getMmaShapeAsArray()) ==
+             ArrayRef<int64_t>{16, 8, 16} &&
+         (half.isBF16() || half.isF16()) && b.getElementType() == half &&
+         c.getElementType().isF32() &&
+         a.getShape() == ArrayRef<int64_t>{4, 2} &&
+         b.getShape() == ArrayRef<int64_t>{2, 2} &&
+         c.getShape() == ArrayRef<int64_t>{2, 2};
+}
+
 bool mlir::tfm::hasAlignedRows(MemRefType type, int64_t width) {
   if (type.getRank() == 0)
     return false;

@@ -13,6 +13,7 @@
 #include "tfm/Codegen/Common/Contraction.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -96,6 +97,11 @@ bool hasAlignedRows(MemRefType type, int64_t width);
 /// (hasAlignedRows).
 bool isAsyncCopyable(linalg::LinalgOp op, const GemmDims &g,
                      OpOperand &operand);
+
+/// Whether `op` is the tensor-core product tfm's GEMM kernel issues and
+/// its lowering and emulation take: m16n8k16, A and B both bf16 or both
+/// f16 (fragments vector<4x2> and vector<2x2>), C and D f32 (vector<2x2>).
+bool isHalfMmaSync(nvgpu::MmaSyncOp op);
 
 /// The buffer `v` views, through view ops (subview, reshapes, casts).
 Value viewRoot(Value v);

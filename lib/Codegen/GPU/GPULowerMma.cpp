@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GPUKernelKinds.h"
+
 #include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/Transforms/PassStatistics.h"
 
@@ -36,18 +38,10 @@ struct GPULowerMmaPass : tfm::impl::GPULowerMmaPassBase<GPULowerMmaPass> {
 
   /// Lowers `op` if it is a 16-bit m16n8k16 product into f32.
   static bool lower(IRRewriter &rw, nvgpu::MmaSyncOp op) {
-    auto aType = op.getMatrixA().getType();
-    auto bType = op.getMatrixB().getType();
-    auto cType = op.getMatrixC().getType();
-    Type half = aType.getElementType();
-    if (ArrayRef<int64_t>(op.getMmaShapeAsArray()) !=
-            ArrayRef<int64_t>{16, 8, 16} ||
-        !(half.isBF16() || half.isF16()) || bType.getElementType() != half ||
-        !cType.getElementType().isF32() ||
-        aType.getShape() != ArrayRef<int64_t>{4, 2} ||
-        bType.getShape() != ArrayRef<int64_t>{2, 2} ||
-        cType.getShape() != ArrayRef<int64_t>{2, 2})
+    if (!isHalfMmaSync(op))
       return false;
+    VectorType cType = op.getMatrixC().getType();
+    Type half = op.getMatrixA().getType().getElementType();
     rw.setInsertionPoint(op);
     Location loc = op.getLoc();
     Type i32 = rw.getI32Type(), f32 = rw.getF32Type();

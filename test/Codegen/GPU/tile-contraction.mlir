@@ -189,3 +189,17 @@ func.func @mma_types(%a: memref<64x64xf32>, %b: memref<64x64xbf16>, %c: memref<6
 func.func @mma_attr() attributes {x = #tfm.gpu_mma<block_m = 48, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'block_k' must be a multiple of 16 (the fragments' k)}}
+func.func @mma_attr_k() attributes {x = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 24, warps_m = 2, warps_n = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'stages' must be 1 (synchronous copies) or 2 (cp.async double buffering)}}
+func.func @mma_attr_stages() attributes {x = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>} {
+  return
+}
