@@ -331,9 +331,10 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
   // (-tfm-gpu-map-attention), its problem and costs those of the
   // tfm.attention it came from.
   module.walk([&](gpu::LaunchOp launch) {
-    auto tiling = dyn_cast_or_null<mt::AttentionTilingAttr>(
-        launch->getAttr(mt::kLoweringConfigAttr));
-    if (!tiling)
+    Attribute config = launch->getAttr(mt::kLoweringConfigAttr);
+    auto tiling = dyn_cast_or_null<mt::AttentionTilingAttr>(config);
+    auto flash = dyn_cast_or_null<mt::GpuFlashAttentionAttr>(config);
+    if (!tiling && !flash)
       return;
     std::string place = modelPlace(launch.getLoc());
     auto source = llvm::find_if(kernels, [&](const KernelCost &c) {
@@ -348,13 +349,19 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
       return 1;
     };
     GpuKernelCost k;
-    k.kind = "attention";
+    k.kind = flash ? "attention-mma" : "attention";
     k.location = place;
     llvm::raw_string_ostream os(k.schedule);
-    Attribute(tiling).print(os);
+    config.print(os);
     k.dims = source->dims;
-    k.grid[0] = llvm::divideCeil(dim("Tq"), tiling.getBlockQ());
-    k.grid[1] = dim("Hkv");
+    if (flash) {
+      // Blocks of block_q queries of `heads` query heads of a K/V group.
+      k.grid[0] = llvm::divideCeil(dim("Tq"), flash.getBlockQ());
+      k.grid[1] = dim("Hq") / flash.getHeads();
+    } else {
+      k.grid[0] = llvm::divideCeil(dim("Tq"), tiling.getBlockQ());
+      k.grid[1] = dim("Hkv");
+    }
     k.grid[2] = dim("B");
     if (std::optional<int64_t> threads =
             getConstantIntValue(launch.getBlockSizeX()))
@@ -605,8 +612,9 @@ KernelReport KernelCollector::report() const {
   r.gpuResourcesNote = gpuResourcesNote;
   for (GpuKernelCost &k : r.gpuKernels) {
     // Tensor-core kernels against the tensor cores' peak.
-    double peak =
-        gpu && k.kind == "gemm-mma" ? gpu->peakTensorFlops : r.peakFlops;
+    double peak = gpu && (k.kind == "gemm-mma" || k.kind == "attention-mma")
+                      ? gpu->peakTensorFlops
+                      : r.peakFlops;
     double compute = peak > 0 ? k.flops / peak : 0;
     double memory = r.bandwidth > 0 ? k.bytes / r.bandwidth : 0;
     k.seconds = std::max(compute, memory);

@@ -256,15 +256,19 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   // emulated build stays identical to this one up to the kernels.)
   addEntryABI(pm, options.embedWeights);
 
-  // 2. Bufferization.
+  // 2. Bufferization. Attention on tensor cores goes on buffers first
+  // (tfm.attention_kernel: its kernel is built in step 3).
   if (options.fuseElementwise)
     addElementwiseFusion(pm);
+  pm.addNestedPass<func::FuncOp>(createGPUBufferizeAttentionPass());
   addBufferization(pm);
 
   // 3. Kernels: loop nests on blocks and threads, buffers on the device.
   // Tiled attention: a CTA per tile of the loop nest, its tiles in shared
   // memory (its copies are tile ops of the CTA). Every other copy becomes
   // a loop nest (on a GPU target, all of them).
+  // Attention on tensor cores: a FlashAttention-2 kernel per op.
+  pm.addNestedPass<func::FuncOp>(createGPUFlashAttentionPass());
   pm.addNestedPass<func::FuncOp>(createGPUMapAttentionPass());
   pm.addPass(createExpandMemRefCopyPass());
   // Contractions: shared-memory GEMM kernels; row reductions: a block per

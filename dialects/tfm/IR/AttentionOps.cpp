@@ -62,7 +62,12 @@ LogicalResult AttentionOp::verify() {
       failed(v.sameDim("result", result, 2, "Tq", "query", q, 2)) ||
       failed(v.sameDim("result", result, 3, "Dv", "value", val, 3)) ||
       failed(v.elementType("key", k, "query", q)) ||
-      failed(v.elementType("value", val, "query", q)) ||
+      failed(v.elementType("value", val, "query", q)))
+    return failure();
+  // 16-bit inputs with an f32 result: Q, K and V rounded for tensor cores
+  // (-tfm-apply-precision), the arithmetic in f32.
+  bool halfInputs = q.getElementType().isBF16() || q.getElementType().isF16();
+  if (!(halfInputs && result.getElementType().isF32()) &&
       failed(v.elementType("result", result, "query", q)))
     return failure();
 
@@ -90,7 +95,7 @@ LogicalResult AttentionOp::verify() {
     auto type = cast<RankedTensorType>(alibi.getType());
     if (failed(v.rank("alibi_slopes", type, 1, "[Hq]")) ||
         failed(v.sameDim("alibi_slopes", type, 0, "Hq", "query", q, 1)) ||
-        failed(v.elementType("alibi_slopes", type, "query", q)))
+        failed(v.elementType("alibi_slopes", type, "result", result)))
       return failure();
   }
   if (Value bias = getBias()) {
@@ -100,7 +105,7 @@ LogicalResult AttentionOp::verify() {
         failed(v.sameDim("bias", type, 1, "Hq", "query", q, 1)) ||
         failed(v.sameDim("bias", type, 2, "Tq", "query", q, 2)) ||
         failed(v.sameDim("bias", type, 3, "Tk", "key", k, 2)) ||
-        failed(v.elementType("bias", type, "query", q)))
+        failed(v.elementType("bias", type, "result", result)))
       return failure();
   }
   return success();

@@ -93,6 +93,23 @@ LogicalResult GpuMmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+GpuFlashAttentionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t blockQ, int64_t heads, int64_t blockK,
+                              int64_t warps) {
+  if (blockQ < 1 || heads < 1 || blockK < 1 || warps < 1)
+    return emitError() << "'block_q', 'heads', 'block_k' and 'warps' must be "
+                          "positive";
+  if (blockQ * heads != 16 * warps)
+    return emitError() << "'block_q' x 'heads' (" << blockQ * heads
+                       << ") must be 16 x 'warps' (" << 16 * warps
+                       << "): each warp owns 16 rows";
+  if (blockK % 16)
+    return emitError() << "'block_k' must be a multiple of 16 (the k of P V's "
+                          "fragments)";
+  return success();
+}
+
 LogicalResult AttentionTilingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t blockQ,
     int64_t blockK, int64_t group, int64_t footprintBytes, int64_t budgetBytes,

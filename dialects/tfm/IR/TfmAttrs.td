@@ -361,6 +361,55 @@ def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
   }];
 }
 
+def Tfm_GpuFlashAttentionAttr : AttrDef<Tfm_Dialect, "GpuFlashAttention"> {
+  let mnemonic = "gpu_flash_attention";
+  let summary = "The tensor-core (FlashAttention-2) schedule of one tfm.attention";
+  let description = [{
+    The decision of `-tfm-configure-attention` for a `tfm.attention` whose
+    Q, K and V are rounded to bf16 or f16 (`--precision`) on an sm_80+
+    target, which `-tfm-gpu-flash-attention` carries out: one block of
+    `warps` warps per (`block_q` queries, `heads` query heads of one K/V
+    group, batch element). The block's rows are its (query, head) pairs,
+    query-major, `block_q` x `heads` = 16 x `warps` of them; warp `w` owns
+    rows 16w to 16w + 15, holds their Q fragments, scores, running maximum
+    and sum and output accumulators in registers, and computes S = Q K^T
+    and O += P V with `mma.sync` m16n8k16 (f32 accumulation). K and V are
+    staged in shared memory `block_k` keys at a time, two stages filled by
+    `cp.async` (the next key block is in flight while the warps work on
+    the current one). Head sizes are padded to multiples of 16 in shared
+    memory, and each staged row by 8 more elements (16 bytes), which puts
+    the rows of every `ldmatrix` in distinct banks.
+  }];
+  let parameters = (ins
+    "int64_t":$block_q,
+    "int64_t":$heads,
+    "int64_t":$block_k,
+    "int64_t":$warps
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Rows (query, head pairs) of one block: 16 per warp.
+    int64_t getRows() const { return 16 * getWarps(); }
+    int64_t getThreads() const { return 32 * getWarps(); }
+    /// A head size padded to the fragments' 16.
+    static int64_t getPaddedDim(int64_t d) { return (d + 15) / 16 * 16; }
+    /// Elements of a staged row of head size `d` (padded, and 8 more).
+    static int64_t getStagedRow(int64_t d) { return getPaddedDim(d) + 8; }
+    /// Rows of the K buffer: two key blocks, or the Q tile staged there
+    /// before the key loop if that is more.
+    int64_t getKeyBufferRows() const {
+      return std::max<int64_t>(2 * getBlockK(), getRows());
+    }
+    /// Bytes of the block's shared memory (16-bit K and V buffers) for
+    /// head sizes `d` (Q, K) and `dv` (V).
+    int64_t getSharedMemoryBytes(int64_t d, int64_t dv) const {
+      return 2 * (getKeyBufferRows() * getStagedRow(d) +
+                  2 * getBlockK() * getStagedRow(dv));
+    }
+  }];
+}
+
 def Tfm_GpuReductionAttr : AttrDef<Tfm_Dialect, "GpuReduction"> {
   let mnemonic = "gpu_reduction";
   let summary = "The GPU schedule of one row reduction and the ops fused with it";

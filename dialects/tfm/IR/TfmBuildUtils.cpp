@@ -3,8 +3,11 @@
 #include "tfm/IR/TfmBuildUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cassert>
+#include <cfloat>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tfm;
@@ -26,6 +29,21 @@ Value mlir::tfm::toF32(OpBuilder &b, Location loc, Value v) {
 Value mlir::tfm::indexToF32(OpBuilder &b, Location loc, Value v) {
   Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
   return arith::SIToFPOp::create(b, loc, b.getF32Type(), i);
+}
+
+Value mlir::tfm::buildLog2Bias(OpBuilder &b, Location loc, Value bias) {
+  Value bv = toF32(b, loc, bias);
+  Value scaled = arith::MulFOp::create(b, loc, bv, cstF32(b, loc, kLog2E));
+  Value inf = cstF32(b, loc, INFINITY);
+  Value overflow = arith::AndIOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                            math::AbsFOp::create(b, loc, scaled), inf),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                            math::AbsFOp::create(b, loc, bv), inf));
+  Value clamped =
+      math::CopySignOp::create(b, loc, cstF32(b, loc, FLT_MAX), scaled);
+  return arith::SelectOp::create(b, loc, overflow, clamped, scaled);
 }
 
 Value mlir::tfm::buildKeyVisible(OpBuilder &b, Location loc, MaskKind kind,

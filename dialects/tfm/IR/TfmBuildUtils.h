@@ -34,6 +34,17 @@ Value toF32(OpBuilder &b, Location loc, Value v);
 /// An index as f32 (through i64).
 Value indexToF32(OpBuilder &b, Location loc, Value v);
 
+/// log2(e): attention scores are kept in log2 units (the softmax uses
+/// exp2).
+constexpr double kLog2E = 1.4426950408889634;
+
+/// An attention bias element `bias` (any float type) as f32 in log2 units
+/// (times log2(e)). A finite bias that overflows there (|bias| > FLT_MAX /
+/// log2(e), e.g. a "finfo.min" padding mask) stays finite (-FLT_MAX, or
+/// FLT_MAX), so a row masked that way keeps its uniform weights as without
+/// the scaling; an infinite bias stays infinite.
+Value buildLog2Bias(OpBuilder &b, Location loc, Value bias);
+
 /// One (query i, key j) pair of an attention score, in index values, for
 /// buildKeyVisible. `position` and `distance` are optional: a caller that has
 /// already built them passes them, otherwise they are built when the mask

@@ -447,6 +447,11 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     and, if `key_lengths : [B]` is given, `j < key_lengths[b]` (padding).
     A query row with no visible key produces zeros, never NaN.
 
+    Element types: Q, K and V have one; the result, `bias` and
+    `alibi_slopes` have the same one, or, when Q, K and V are bf16 or f16,
+    f32 (the inputs of a 16-bit precision rounded for tensor cores, the
+    softmax and the sums in f32).
+
     ```mlir
     %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>)
            {mask = #tfm.mask<causal>, scale = 0.125 : f64}
@@ -475,6 +480,45 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// Number of query heads that share one K/V head.
     int64_t getGroupSize();
+  }];
+}
+
+def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [AttrSizedOperandSegments]> {
+  let summary = "tfm.attention on buffers, whose kernel a later pass builds";
+  let description = [{
+    `tfm.attention`'s computation (same operands, attributes and rule) with
+    its operands in buffers and its result written into `output`, for an
+    op whose kernel is built after bufferization: `-tfm-gpu-bufferize-attention`
+    makes it from a `tfm.attention` that carries a
+    `#tfm.gpu_flash_attention` (the configuration moves with it), and
+    `-tfm-gpu-flash-attention` builds it into a `gpu.launch`. It reads its
+    inputs and writes `output`, and nothing else, so bufferization's
+    deallocation sees what the kernel will touch.
+
+    ```mlir
+    tfm.attention_kernel %q, %k, %v into %out {mask = #tfm.mask<causal>, scale = 0.125 : f64}
+        : memref<?x8x?x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>, memref<?x8x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$query,
+                       Arg<AnyMemRef, "", [MemRead]>:$key,
+                       Arg<AnyMemRef, "", [MemRead]>:$value,
+                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$key_lengths,
+                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$offsets,
+                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$alibi_slopes,
+                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$bias,
+                       Arg<AnyMemRef, "", [MemWrite]>:$output,
+                       F64Attr:$scale,
+                       DefaultValuedAttr<Tfm_MaskKindAttr, "::mlir::tfm::MaskKind::none">:$mask,
+                       OptionalAttr<I64Attr>:$window);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
+    (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `into` $output
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($output)
   }];
 }
 

@@ -62,7 +62,8 @@ struct KernelCost {
 /// -tfm-gpu-map-attention; a shared-memory GEMM or a block-per-row
 /// reduction of -tfm-gpu-configure), at the report's sizes.
 struct GpuKernelCost {
-  /// "attention", "gemm", "gemm-mma" (tensor cores) or "row-reduce".
+  /// "attention", "attention-mma" and "gemm-mma" (tensor cores), "gemm" or
+  /// "row-reduce".
   std::string kind;
   /// Where it is in the model (its op's location; the kernel's name after
   /// -tfm-gpu-name-kernels is derived from it).

@@ -110,6 +110,23 @@ struct ApplyPrecisionPass
         input->set(r);
       }
     }
+    // Attention on tensor cores (#tfm.gpu_flash_attention) reads its Q, K
+    // and V in 16 bits: each is stored so once, where it is computed.
+    DenseMap<Value, Value> narrowed;
+    module.walk([&](AttentionOp op) {
+      if (!isa_and_nonnull<GpuFlashAttentionAttr>(
+              op->getAttr(kLoweringConfigAttr)))
+        return;
+      for (OpOperand *input : {&op.getQueryMutable(), &op.getKeyMutable(),
+                               &op.getValueMutable()}) {
+        if (!getElementTypeOrSelf(input->get().getType()).isF32())
+          continue;
+        Value &n = narrowed[input->get()];
+        if (!n)
+          n = narrowCopy(rw, input->get(), type);
+        rw.modifyOpInPlace(op, [&] { input->set(n); });
+      }
+    });
     // The runtime rounds these tensors once, when a model instance is
     // created.
     if (!roundedNames.empty()) {
@@ -380,6 +397,40 @@ struct ApplyPrecisionPass
       }
       ++stored;
     }
+  }
+
+  /// `v` (f32) rounded to `type` and stored so, right after its definition;
+  /// the transpose of the heads (a linalg.transpose) is folded into the
+  /// copy's indexing, so that one kernel reads the projection and writes
+  /// 16-bit heads.
+  Value narrowCopy(IRRewriter &rw, Value v, FloatType type) {
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPointAfterValue(v);
+    Location loc = v.getLoc();
+    auto tensorType = cast<RankedTensorType>(v.getType());
+    AffineMap id = rw.getMultiDimIdentityMap(tensorType.getRank());
+    Value input = v;
+    AffineMap map = id;
+    if (auto transpose = v.getDefiningOp<linalg::TransposeOp>()) {
+      input = transpose.getInput();
+      map = AffineMap::getPermutationMap(
+          invertPermutationVector(transpose.getPermutation()), rw.getContext());
+    }
+    Value init = tensor::EmptyOp::create(
+        rw, loc, tensor::getMixedSizes(rw, loc, v), type);
+    SmallVector<utils::IteratorType> parallel(tensorType.getRank(),
+                                              utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rw, loc, tensorType.clone(type), ValueRange{input}, ValueRange{init},
+        ArrayRef<AffineMap>{map, id}, parallel,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{
+                  arith::TruncFOp::create(b, l, type, args[0]).getResult()});
+        });
+    ++storedActivations;
+    return generic.getResult(0);
   }
 
   /// `v` rounded to `type` and widened back, right after its definition;

@@ -141,6 +141,44 @@ std::optional<FastMemory> attentionBudget(Attribute target, bool amxBf16) {
   return std::nullopt;
 }
 
+/// Whether `target` is an NVIDIA GPU with mma.sync m16n8k16 on 16-bit
+/// inputs (sm_80 and newer).
+static bool hasHalfMmaSync(Attribute target) {
+  auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
+  if (!gpu)
+    return false;
+  StringRef chip = gpu.getChip();
+  unsigned version = 0;
+  return chip.consume_front("sm_") && !chip.consumeInteger(10, version) &&
+         version >= 80;
+}
+
+/// The FlashAttention-2 schedule of an op of shape `s` (Passes.td), or
+/// null where it does not apply: head sizes not multiples of 8 (16-byte
+/// copies), or no key block whose buffers fit `budget`.
+static GpuFlashAttentionAttr
+chooseFlash(MLIRContext *ctx, const AttentionShape &s, int64_t budget) {
+  if (s.headDim % 8 || s.valueDim % 8)
+    return {};
+  constexpr int64_t warps = 4, rows = 16 * warps;
+  int64_t heads = 1;
+  for (int64_t h = 1; h <= s.group && h <= rows; ++h)
+    if (s.group % h == 0 && rows % h == 0)
+      heads = h;
+  int64_t capK = 64;
+  if (!ShapedType::isDynamic(s.staticTk) && s.staticTk > 0)
+    capK = std::min<int64_t>(capK, llvm::alignTo(s.staticTk, 16));
+  for (int64_t blockK = 64; blockK >= 16; blockK /= 2) {
+    if (blockK > capK && blockK > 16)
+      continue;
+    auto config =
+        GpuFlashAttentionAttr::get(ctx, rows / heads, heads, blockK, warps);
+    if (config.getSharedMemoryBytes(s.headDim, s.valueDim) <= budget)
+      return config;
+  }
+  return {};
+}
+
 /// untiled-max-keys' cap with bf16 on a CPU with AMX.
 constexpr int64_t kAmxUntiledMaxKeys = 31;
 
@@ -208,6 +246,14 @@ struct ConfigureAttentionPass
         continue;
       }
       shape->roundedInputs = rounded;
+      if (rounded && tensorCores && hasHalfMmaSync(target)) {
+        if (GpuFlashAttentionAttr flash =
+                chooseFlash(&getContext(), *shape, budget)) {
+          op->setAttr(kLoweringConfigAttr, flash);
+          ++flashConfigured;
+          continue;
+        }
+      }
       if (maxUntiled > 0 && !ShapedType::isDynamic(shape->staticTk) &&
           shape->staticTk <= maxUntiled) {
         // Short enough to stay untiled, statically.
@@ -256,6 +302,9 @@ struct ConfigureAttentionPass
   // every LLVM build: see tfm/Transforms/PassStatistics.h.
   PassStatistic configured{this, numConfigured, "configured",
                            "tfm.attention ops given tiles"};
+  PassStatistic flashConfigured{
+      this, numFlash, "flash",
+      "tfm.attention ops given the tensor-core kernel"};
   PassStatistic keptUntiled{
       this, numKeptUntiled, "kept-untiled",
       "tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no "

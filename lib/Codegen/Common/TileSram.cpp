@@ -55,9 +55,6 @@ namespace {
 
 using utils::IteratorType;
 
-/// log2(e): scores are scaled by it so that the softmax can use exp2.
-constexpr double kLog2E = 1.4426950408889634;
-
 //===----------------------------------------------------------------------===//
 // IR helpers (cstF32, cstIndex, toF32, indexToF32: tfm/IR/TfmBuildUtils.h)
 //===----------------------------------------------------------------------===//
@@ -502,29 +499,10 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
         SmallVector<IteratorType>(3, IteratorType::parallel),
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           Value x = args.back();
-          // Bias and ALiBi in log2 units, like the scores. A finite bias
-          // that overflows there (|bias| > FLT_MAX / log2(e), e.g. a
-          // "finfo.min" padding mask) stays finite (-FLT_MAX, or FLT_MAX),
-          // so a row masked that way keeps its uniform weights as without
-          // the scaling; an infinite bias stays infinite.
-          if (biasIdx >= 0) {
-            Value bv = toF32(nb, l, args[biasIdx]);
-            Value scaled =
-                arith::MulFOp::create(nb, l, bv, cstF32(nb, l, kLog2E));
-            Value inf = cstF32(nb, l, INFINITY);
-            Value overflow = arith::AndIOp::create(
-                nb, l,
-                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                      math::AbsFOp::create(nb, l, scaled),
-                                      inf),
-                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::ONE,
-                                      math::AbsFOp::create(nb, l, bv), inf));
-            Value clamped = math::CopySignOp::create(
-                nb, l, cstF32(nb, l, FLT_MAX), scaled);
-            x = arith::AddFOp::create(
-                nb, l, x,
-                arith::SelectOp::create(nb, l, overflow, clamped, scaled));
-          }
+          // Bias and ALiBi in log2 units, like the scores.
+          if (biasIdx >= 0)
+            x = arith::AddFOp::create(nb, l, x,
+                                      buildLog2Bias(nb, l, args[biasIdx]));
           if (slopeIdx < 0 && !masked)
             return x;
           Value i = addI(nb, l, blk.q0, linalg::IndexOp::create(nb, l, 1));

@@ -556,20 +556,20 @@ bool LaunchEmulator::wholeWarps() {
   return x && y && z && (*x * *y * *z) % 32 == 0;
 }
 
-/// ldmatrix (x1, x2 or x4 8 x 8 matrices of 16-bit elements, not
-/// transposed) is a cut like a shuffle, then one thread loop: lane 4g + t
-/// takes, from each matrix i, the elements 2t and 2t + 1 of the row whose
-/// address lane 8i + g named (its indices, from that lane's slots).
+/// ldmatrix (x1, x2 or x4 8 x 8 matrices of 16-bit elements) is a cut like
+/// a shuffle, then one thread loop: lane 4g + t takes, from each matrix i,
+/// the elements 2t and 2t + 1 of the row whose address lane 8i + g named
+/// (its indices, from that lane's slots); transposed (.trans), element g
+/// of the rows lanes 8i + 2t and 8i + 2t + 1 named.
 LogicalResult LaunchEmulator::emitLdMatrix(OpBuilder &b,
                                            nvgpu::LdMatrixOp load) {
   auto type = cast<VectorType>(load.getRes().getType());
   int64_t tiles = load.getNumTiles();
-  if (load.getTranspose() || type.getRank() != 2 ||
-      type.getDimSize(0) != tiles || type.getDimSize(1) != 2 ||
-      type.getElementTypeBitWidth() != 16)
+  bool transpose = load.getTranspose();
+  if (type.getRank() != 2 || type.getDimSize(0) != tiles ||
+      type.getDimSize(1) != 2 || type.getElementTypeBitWidth() != 16)
     return load.emitOpError("has no host emulation: the emulation models "
-                            "ldmatrix of 16-bit 8 x 8 matrices, not "
-                            "transposed");
+                            "ldmatrix of 16-bit 8 x 8 matrices");
   if (!wholeWarps())
     return load.emitOpError("runs in a block that is not a constant number "
                             "of whole warps; ldmatrix needs every lane");
@@ -590,24 +590,29 @@ LogicalResult LaunchEmulator::emitLdMatrix(OpBuilder &b,
   Value memref = lookup(inner, local, tid, load.getSrcMemref());
   SmallVector<Value> elements;
   for (int64_t i = 0; i < tiles; ++i) {
-    Value owner = arith::AddIOp::create(
-        inner, l, base, arith::AddIOp::create(inner, l, group, index(8 * i)));
-    SmallVector<Value> indices;
-    for (Value v : load.getIndices()) {
-      if (isUniform(v)) {
-        indices.push_back(uniformValue(v));
-        continue;
-      }
-      auto it = scratch.find(v);
-      if (it == scratch.end())
-        return load.emitOpError("reads at an index the emulation keeps in "
-                                "no per-thread slot");
-      indices.push_back(memref::LoadOp::create(inner, l, it->second, owner));
-    }
-    Value column = indices.back();
     for (int64_t e = 0; e < 2; ++e) {
-      indices.back() = arith::AddIOp::create(
-          inner, l, column, arith::AddIOp::create(inner, l, pair, index(e)));
+      // The lane that named the row, and the column in it.
+      Value rowLane =
+          transpose ? arith::AddIOp::create(inner, l, pair, index(e)) : group;
+      Value columnOffset =
+          transpose ? group : arith::AddIOp::create(inner, l, pair, index(e));
+      Value owner = arith::AddIOp::create(
+          inner, l, base,
+          arith::AddIOp::create(inner, l, rowLane, index(8 * i)));
+      SmallVector<Value> indices;
+      for (Value v : load.getIndices()) {
+        if (isUniform(v)) {
+          indices.push_back(uniformValue(v));
+          continue;
+        }
+        auto it = scratch.find(v);
+        if (it == scratch.end())
+          return load.emitOpError("reads at an index the emulation keeps in "
+                                  "no per-thread slot");
+        indices.push_back(memref::LoadOp::create(inner, l, it->second, owner));
+      }
+      indices.back() =
+          arith::AddIOp::create(inner, l, indices.back(), columnOffset);
       elements.push_back(memref::LoadOp::create(inner, l, memref, indices));
     }
   }

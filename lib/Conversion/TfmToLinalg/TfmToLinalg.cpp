@@ -11,9 +11,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
 #include "LoweringUtils.h"
 #include "tfm/Conversion/Passes.h"
-#include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -48,6 +50,12 @@ struct ConvertTfmToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TfmDialect>();
     target.addLegalOp<WeightOp>();
+    // Attention with the GPU's tensor-core schedule stays whole:
+    // -tfm-gpu-flash-attention builds its kernel.
+    target.addDynamicallyLegalOp<AttentionOp>([](AttentionOp op) {
+      return isa_and_nonnull<GpuFlashAttentionAttr>(
+          op->getAttr(kLoweringConfigAttr));
+    });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     populateTfmToLinalgConversionPatterns(patterns);

@@ -1,4 +1,5 @@
-// RUN: tfm-opt %s -split-input-file -tfm-set-target='gpu-chip=sm_80' -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='gpu-chip=sm_80' -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s --check-prefixes=CHECK,MMA
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='gpu-chip=sm_80' -tfm-configure-attention='untiled-max-keys=0 tensor-cores=false' | FileCheck %s --check-prefixes=CHECK,SIMT
 
 // A GPU target's budget is a block's static shared memory (48 KiB), and
 // key blocks are whole warps (32). GPT-2's heads (64) at f32: 32 x 32
@@ -14,12 +15,18 @@ func.func @gpt2_f32(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: te
 
 // -----
 
-// LLaMA's heads (128) in groups of 4 at bf16: with the rounded copies of
-// Q, P, K and V even one query row against one warp of keys needs 70720
-// bytes, more than a block has. On a GPU that is no error: the op keeps
-// the untiled lowering (GEMM and row-reduction kernels).
-// CHECK-LABEL: func.func @llama_bf16
-// CHECK: tfm.lowering_config = #tfm.attention_untiled
+// LLaMA's heads (128) in groups of 4 at bf16 on tensor cores: the
+// FlashAttention-2 kernel, its 64 rows the 4 heads of a group at 16
+// queries, key blocks of 32 (K and V buffers of 64 rows of 136 elements:
+// 34 KiB; blocks of 64 would need 68 KiB).
+// MMA-LABEL: func.func @llama_bf16
+// MMA: tfm.lowering_config = #tfm.gpu_flash_attention<block_q = 16, heads = 4, block_k = 32, warps = 4>
+// Without tensor cores, with the rounded copies of Q, P, K and V even one
+// query row against one warp of keys needs 70720 bytes, more than a block
+// has. On a GPU that is no error: the op keeps the untiled lowering (GEMM
+// and row-reduction kernels).
+// SIMT-LABEL: func.func @llama_bf16
+// SIMT: tfm.lowering_config = #tfm.attention_untiled
 module attributes {tfm.precision = bf16} {
 func.func @llama_bf16(%q: tensor<?x32x?x128xf32>, %k: tensor<?x8x?x128xf32>, %v: tensor<?x8x?x128xf32>) -> tensor<?x32x?x128xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.088388347648318 : f64} : tensor<?x32x?x128xf32>, tensor<?x8x?x128xf32>, tensor<?x8x?x128xf32> -> tensor<?x32x?x128xf32>

@@ -30,6 +30,7 @@
 // COST-NEXT: {{^}}SetTargetPass
 // COST-NEXT: {{^}}ConfigureAttentionPass
 // COST-NEXT: {{^  }}(S) 2 configured   - tfm.attention ops given tiles
+// COST-NEXT: {{^  }}(S) 0 flash        - tfm.attention ops given the tensor-core kernel
 // COST-NEXT: {{^  }}(S) 1 kept-untiled - tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no tile fits a GPU block)
 // COST-NEXT: {{^}}TileSramPass
 // COST-NEXT: {{^  }}(S) 2 tiled - tfm.attention ops tiled
@@ -39,6 +40,7 @@
 // ALL-NEXT: ===---
 // ALL: {{^  }}ConfigureAttentionPass
 // ALL-NEXT: (S) 3 configured
+// ALL-NEXT: (S) 0 flash
 // ALL-NEXT: (S) 0 kept-untiled
 // ALL: {{^  }}TileSramPass
 // ALL-NEXT: (S) 3 tiled - tfm.attention ops tiled
@@ -50,6 +52,7 @@
 // NESTED-NEXT: {{^}}'func.func' Pipeline
 // NESTED-NEXT: {{^  }}ConfigureAttentionPass
 // NESTED-NEXT: (S) 2 configured
+// NESTED-NEXT: (S) 0 flash
 // NESTED-NEXT: (S) 1 kept-untiled
 // NESTED-NEXT: {{^  }}TileSramPass
 // NESTED-NEXT: (S) 2 tiled
@@ -60,11 +63,13 @@
 // TWICE-NEXT: {{^}}SetTargetPass
 // TWICE-NEXT: {{^}}ConfigureAttentionPass
 // TWICE-NEXT: (S) 2 configured
+// TWICE-NEXT: (S) 0 flash
 // TWICE-NEXT: (S) 1 kept-untiled
 // TWICE-NEXT: {{^}}TileSramPass
 // TWICE-NEXT: (S) 2 tiled
 // TWICE-NEXT: {{^}}ConfigureAttentionPass
 // TWICE-NEXT: (S) 0 configured
+// TWICE-NEXT: (S) 0 flash
 // TWICE-NEXT: (S) 0 kept-untiled
 // TWICE-NEXT: {{^}}TileSramPass
 // TWICE-NEXT: (S) 0 tiled
@@ -74,6 +79,7 @@
 // SUM-NEXT: ===---
 // SUM: {{^  }}ConfigureAttentionPass
 // SUM-NEXT: (S) 2 configured
+// SUM-NEXT: (S) 0 flash
 // SUM-NEXT: (S) 1 kept-untiled
 // SUM: {{^  }}TileSramPass
 // SUM-NEXT: (S) 2 tiled

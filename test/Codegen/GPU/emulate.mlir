@@ -370,14 +370,14 @@ func.func @async_copy(%src: memref<4x8xbf16>, %n: index) {
 
 // -----
 
-func.func @ldmatrix_transposed(%tile: memref<16x16xf16, #gpu.address_space<workgroup>>) {
+func.func @ldmatrix_32bit(%tile: memref<16x16xf32, #gpu.address_space<workgroup>>) {
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
   %c0 = arith.constant 0 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{has no host emulation: the emulation models ldmatrix of 16-bit 8 x 8 matrices, not transposed}}
-    %f = nvgpu.ldmatrix %tile[%tx, %c0] {numTiles = 4 : i32, transpose = true} : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    // expected-error @+1 {{has no host emulation: the emulation models ldmatrix of 16-bit 8 x 8 matrices}}
+    %f = nvgpu.ldmatrix %tile[%tx, %c0] {numTiles = 4 : i32, transpose = false} : memref<16x16xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
     gpu.terminator
   }
   return

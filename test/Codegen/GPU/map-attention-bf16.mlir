@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s -tfm-set-target='gpu-chip=sm_80' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram -convert-tfm-to-linalg -tfm-apply-precision -canonicalize -cse -one-shot-bufferize="bufferize-function-boundaries" -buffer-deallocation-pipeline -canonicalize -tfm-gpu-map-attention | FileCheck %s
+// RUN: tfm-opt %s -tfm-set-target='gpu-chip=sm_80' -tfm-configure-attention='untiled-max-keys=0 tensor-cores=false' -tfm-tile-sram -convert-tfm-to-linalg -tfm-apply-precision -canonicalize -cse -one-shot-bufferize="bufferize-function-boundaries" -buffer-deallocation-pipeline -canonicalize -tfm-gpu-map-attention | FileCheck %s
 
 // GPT-2's attention (12 heads of 64, causal) at bf16: the contraction
 // inputs get rounded copies of their own, which -tfm-configure-attention

@@ -194,6 +194,17 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     tiles of 32 rows or more), the untiled one's do not, and the tiled one
     was 1.4-7x faster from 32 keys up.
 
+    Tensor cores (GPU): on an sm_80+ target whose module precision is bf16
+    or f16, an op whose head sizes `D` and `Dv` are multiples of 8 gets
+    `#tfm.gpu_flash_attention` instead (with option `tensor-cores`, default
+    on), which `-tfm-gpu-flash-attention` builds into a FlashAttention-2
+    kernel: 4 warps of 16 rows each; the rows are (query, head) pairs of
+    `heads` query heads of one K/V group, `heads` the largest divisor of
+    `G` that divides 64 (the group shares each K/V block), `block_q =
+    64 / heads`; `block_k` the largest of 64, 32, 16 (and at most the static
+    `Tk` rounded up to 16) whose K and V buffers fit the block's shared
+    memory.
+
     Errors: a module without a target; on a CPU, an op whose smallest legal
     tile (`Br = 1`, `Bc` = one vector) does not fit (the message names the
     budget and what that tile needs); dynamic head counts or head sizes.
@@ -207,9 +218,13 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
            "Cost model: attention over at most this many keys keeps the "
            "untiled lowering (statically, or by a runtime branch on Tk; "
            "measured crossover, docs/passes.md); 0 tiles everything">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "GPU: the FlashAttention-2 tensor-core kernel for 16-bit Q, K, "
+           "V on sm_80+ (#tfm.gpu_flash_attention)">,
   ];
   let statistics = [
     Statistic<"numConfigured", "configured", "tfm.attention ops given tiles">,
+    Statistic<"numFlash", "flash", "tfm.attention ops given the tensor-core kernel">,
     Statistic<"numKeptUntiled", "kept-untiled",
               "tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no tile fits a GPU block)">,
   ];

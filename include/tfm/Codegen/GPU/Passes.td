@@ -12,6 +12,92 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GPUBufferizeAttentionPass : Pass<"tfm-gpu-bufferize-attention", "func::FuncOp"> {
+  let summary = "Put each tfm.attention with a #tfm.gpu_flash_attention on buffers";
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let description = [{
+    `%o = tfm.attention %q, %k, %v {tfm.lowering_config =
+    #tfm.gpu_flash_attention<...>} => %out = memref.alloc;
+    tfm.attention_kernel %qb, %kb, %vb into %out {...};
+    %o = bufferization.to_tensor %out restrict writable`
+
+    Runs on tensors, right before one-shot bufferization: the operands
+    are read through `bufferization.to_buffer` (identity layouts: the
+    16-bit Q, K and V that `-tfm-apply-precision` stored are fresh
+    tensors), the result is a fresh buffer, and the configuration moves to
+    the `tfm.attention_kernel`, whose declared reads and write let
+    bufferization and its deallocation place the buffers' lifetimes around
+    it. `-tfm-gpu-flash-attention` builds its kernel after bufferization.
+  }];
+  let statistics = [
+    Statistic<"numBufferized", "bufferized", "tfm.attention ops put on buffers">,
+  ];
+}
+
+def GPUFlashAttentionPass : Pass<"tfm-gpu-flash-attention", "func::FuncOp"> {
+  let summary = "Build each tfm.attention_kernel into a FlashAttention-2 kernel on tensor cores";
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let description = [{
+    `tfm.attention_kernel %q, %k, %v into %out {tfm.lowering_config =
+    #tfm.gpu_flash_attention<...>} => gpu.launch blocks(query blocks, K/V
+    heads x head groups, B) threads(32 x warps) workgroup(K buffer, V
+    buffer) { ... }`
+
+    **The kernel.** Block (x, y, z) takes queries `q0 = x * block_q` on of
+    batch element z, and `heads` query heads of K/V head `y / (G / heads)`.
+    Its rows are (query, head) pairs, query-major; warp w owns rows 16w to
+    16w + 15. In order:
+    - Q: the block's rows (zeros past `Tq` and past `D` up to a multiple of
+      16) are staged into the K buffer with 16-byte `cp.async` copies, and
+      each warp loads its Q fragments (`ldmatrix` x4, one per 16 of `D`)
+      into registers, where they stay.
+    - The key range, computed by every thread alike from the block ids,
+      `offsets` and `key_lengths`, exactly as `-tfm-tile-sram` computes
+      it: keys before the first any row sees (sliding window) and from the
+      last any row sees on (causal, window, padding) are not visited; the
+      key blocks in between that every row sees whole are not masked.
+    - Key loop, `block_k` keys per iteration, K and V blocks in two stages:
+      block i + 1 is put in flight (cp.async, zeros past the key range)
+      before `wait_group 1` and a barrier make block i visible. S = Q K^T
+      by `mma.sync` m16n8k16 (B fragments by `ldmatrix` x4, two 8-key
+      fragments each); S times scale * log2(e), plus the bias (in log2
+      units, as `-tfm-tile-sram` adds it) and minus the ALiBi penalty; in
+      a masked block, -inf where the key is hidden. Online softmax in
+      registers: the row maximum over the lane's elements and its quad (xor
+      shuffles 1 and 2), `m' = max(m, rowmax)` (m starts at -FLT_MAX, so a
+      row masked so far gets 0 weights, never NaN), `alpha = exp2(m -
+      m')`, `P = exp2(S - m')`, the lane's row sums `l = l alpha + sum P`,
+      O times alpha. P's score fragments, rounded to 16 bits, are P V's A
+      fragments (the C layout of two 8-key fragments is the A layout of one
+      16-key step): no shared memory. V's B fragments come from `ldmatrix`
+      x4 `.trans` (V is staged key-major). A barrier ends the iteration
+      (the next one's copies overwrite this stage).
+    - `wait_group 0` (the last block's copies), the row sums over the quad,
+      `O / l` (0 where `l = 0`: a row with no visible key) stored with
+      guards (rows past `Tq`, columns past `Dv`).
+
+    Each thread's copies per stage are whole: `block_k * D' / 8` and
+    `block_k * Dv' / 8` (`D'`, `Dv'` padded to 16) multiples of the
+    threads; `-tfm-configure-attention` chooses so.
+
+    **Errors** (naming the op): no `#tfm.gpu_flash_attention`; Q, K, V
+    not all bf16 or all f16, or not rank 4; dynamic head counts or sizes,
+    sizes not multiples of 8, rows not contiguous and 8-aligned; `heads`
+    not dividing the group; copies not whole per thread.
+  }];
+  let statistics = [
+    Statistic<"numKernels", "kernels",
+              "tfm.attention_kernel ops built into tensor-core kernels">,
+  ];
+}
+
 def GPUMapAttentionPass : Pass<"tfm-gpu-map-attention", "func::FuncOp"> {
   let summary = "Run each SRAM-tiled attention loop nest as a grid of CTAs with its tiles in shared memory";
   let description = [{
@@ -474,9 +560,10 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     cut the body like a barrier, then run as one thread loop in which each
     thread reads the other lanes' values from their scratch slots: the
     shuffle takes its source lane's value (xor, down, up, idx; out of the
-    warp or the block: its own, `valid` false); ldmatrix (x1, x2, x4, not
-    transposed) gives lane 4g + t elements 2t and 2t + 1 of the row whose
-    indices lane 8i + g holds, for each matrix i; the m16n8k16 product (bf16 or f16 fragments,
+    warp or the block: its own, `valid` false); ldmatrix (x1, x2, x4) gives
+    lane 4g + t elements 2t and 2t + 1 of the row whose indices lane 8i + g
+    holds, for each matrix i (transposed: element g of the rows lanes
+    8i + 2t and 8i + 2t + 1 name); the m16n8k16 product (bf16 or f16 fragments,
     f32 accumulator) computes the thread's four elements of D = A B + C
     from the fragments of the lanes that hold A's and B's elements in
     PTX's layout, products exact in f32, summed in k order onto C.
@@ -492,8 +579,7 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     **Limits, reported as errors naming the op.** A barrier, shuffle,
     matrix load or product inside any other op than such an `scf.for`, or
     in a loop whose bounds may differ between threads; a shuffle of another
-    width; a product of another shape or type, a transposed or 32-bit
-    matrix load, either in a block that is not a constant number of whole
+    width; a product of another shape or type, a 32-bit matrix load, either in a block that is not a constant number of whole
     warps; any other `gpu` op; private attributions,
     clusters, async tokens; a workgroup buffer used by anything other than
     loads and stores.
