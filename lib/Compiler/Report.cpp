@@ -202,6 +202,20 @@ void attachTiles(KernelCost &k, mt::AttentionTilingAttr tiling) {
   k.budgetBytes = tiling.getBudgetBytes();
 }
 
+/// The schedule of an attention on tensor cores, from its
+/// #tfm.gpu_flash_attention: its shared memory against the block's.
+void attachFlash(KernelCost &k, mt::GpuFlashAttentionAttr flash,
+                 mt::AttentionOp op, int64_t budget) {
+  k.tiles = {{"block_k", flash.getBlockK()},
+             {"block_q", flash.getBlockQ()},
+             {"heads", flash.getHeads()},
+             {"warps", flash.getWarps()}};
+  k.footprintBytes =
+      flash.getSharedMemoryBytes(op.getQuery().getType().getDimSize(3),
+                                 op.getValue().getType().getDimSize(3));
+  k.budgetBytes = budget;
+}
+
 std::string formatBytes(double bytes) {
   if (bytes >= 1024.0 * 1024 * 1024)
     return llvm::formatv("{0:F2} GiB", bytes / (1024.0 * 1024 * 1024)).str();
@@ -253,6 +267,13 @@ void KernelCollector::observe(ModuleOp module) {
         if (auto tile = op->getAttrOfType<mt::AttentionTilingAttr>(
                 mt::kLoweringConfigAttr))
           attachTiles(*k, tile);
+        if (auto flash = op->getAttrOfType<mt::GpuFlashAttentionAttr>(
+                mt::kLoweringConfigAttr)) {
+          auto gpu = dyn_cast_or_null<mt::GpuTargetAttr>(
+              module->getAttr(mt::kTargetAttr));
+          attachFlash(*k, flash, cast<mt::AttentionOp>(op),
+                      gpu ? gpu.getSharedMemoryBytes() : 0);
+        }
         now.push_back(std::move(*k));
       }
       return;
