@@ -10,6 +10,9 @@ CPU library of the same model, both xz-compressed, and for all but GPT-2
 small: random weights, token ids (a ragged batch), and the float64 output
 of scripts/tfm_ref.py on them. OUTDIR/index.json lists
 it all; bench/gpu/run.py reads it on the GPU machine (docs/gpu-bench.md).
+OUTDIR/kernels/ holds the single attention and GEMM libraries that
+bench/gpu/kernels.py times against PyTorch there (kernels.prepare; `--only
+kernels` prepares them alone).
 
 Weights of small models are shipped (tfm_ref.py init). Larger ones are
 written again on the GPU machine by weightgen.py, which gives the same
@@ -41,6 +44,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, HERE)
+import kernels  # noqa: E402
 import tfm_ref  # noqa: E402
 import weightgen  # noqa: E402
 
@@ -372,7 +377,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="models prepared at once (default: one per core)")
     ap.add_argument("--only", action="append",
-                    help="prepare only models whose name contains this (repeatable)")
+                    help="prepare only models whose name contains this (repeatable; "
+                         "\"kernels\": the single-kernel libraries of kernels.py)")
     ap.add_argument("--force", action="store_true", help="replace an existing OUTDIR")
     args = ap.parse_args()
     args.precisions = [p.strip() for p in args.precisions.split(",") if p.strip()]
@@ -398,6 +404,16 @@ def main():
     print("prepare: %d models into %s (%d at once); skipped: %s"
           % (len(jobs), outdir, args.jobs, ", ".join(s["name"] for s in skipped) or "none"),
           flush=True)
+    kernel_summary = None
+    if not args.only or any(o in "kernels" for o in args.only):
+        # The single attention and GEMM kernels (bench/gpu/kernels.py), first:
+        # about 25 s on two cores.
+        try:
+            kernel_summary = kernels.prepare(outdir, tools["tfmc"], args.arch, args.cpu_target,
+                                             args.gpu_emulate, args.precisions, args.jobs)
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            kernel_summary = {"error": "%s: %s" % (type(e).__name__, e)}
+            print("prepare: kernels FAILED: %s" % kernel_summary["error"], flush=True)
     entries = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futures = {pool.submit(prepare_model, job, outdir, tools, args): job for job in jobs}
@@ -416,6 +432,8 @@ def main():
              "gpu_arch": args.arch, "gpu_emulate": args.gpu_emulate,
              "cpu_target": args.cpu_target, "cuda_toolkit": toolkit_version(),
              "seed": args.seed, "models": entries + skipped}
+    if kernel_summary is not None:
+        index["kernels"] = kernel_summary
     omp = [e.pop("libomp") for e in entries if "libomp" in e]
     if omp:
         os.makedirs(os.path.join(outdir, "lib"))
@@ -435,6 +453,10 @@ def main():
               % (len(no_gpu), len(entries), ", ".join(no_gpu)))
     if size > 60 * 2 ** 20:
         print("prepare: warning: over 60 MiB, more than the device machine takes")
+    if kernel_summary is not None and (kernel_summary.get("failed") or
+                                       "error" in kernel_summary):
+        failed.append("kernels (%s)" % (kernel_summary.get("error") or
+                                        ", ".join(kernel_summary["failed"])))
     if failed:
         print("prepare: FAILED: %s" % ", ".join(failed))
         return 1

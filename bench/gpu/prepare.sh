@@ -3,8 +3,10 @@
 #
 #   bench/gpu/prepare.sh OUTDIR [--arch sm_90] [--jobs N] [--only NAME] [--force]
 #
-# then carry OUTDIR to the GPU machine and run bench/gpu/run.py there
-# (docs/gpu-bench.md). Builds tfm first only when build/bin/tfmc is missing.
+# then carry OUTDIR to the GPU machine and run bench/gpu/device.sh there
+# (run.py, kernels.py and compute-sanitizer; docs/gpu-bench.md). OUTDIR/kernels/
+# holds kernels.py's single attention and GEMM libraries (--only kernels:
+# those alone). Builds tfm first only when build/bin/tfmc is missing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 if [ ! -x "$root/build/bin/tfmc" ]; then
