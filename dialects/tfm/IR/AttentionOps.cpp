@@ -67,8 +67,13 @@ LogicalResult AttentionOp::verify() {
   // 16-bit inputs with an f32 result: Q, K and V rounded for tensor cores
   // (-tfm-apply-precision), the arithmetic in f32.
   bool halfInputs = q.getElementType().isBF16() || q.getElementType().isF16();
-  if (!(halfInputs && result.getElementType().isF32()) &&
-      failed(v.elementType("result", result, "query", q)))
+  if (halfInputs && !result.getElementType().isF32() &&
+      result.getElementType() != q.getElementType())
+    return emitOpError() << "'result' element type must be f32 or match "
+                            "that of 'query' ("
+                         << q.getElementType() << "), found "
+                         << result.getElementType();
+  if (!halfInputs && failed(v.elementType("result", result, "query", q)))
     return failure();
 
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);

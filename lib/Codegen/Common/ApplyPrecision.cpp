@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -326,8 +327,11 @@ struct ApplyPrecisionPass
             !isa<RankedTensorType>(user->getResult(0).getType()) ||
             !narrowable(user->getResult(0)))
           return false;
-      } else if (auto generic = dyn_cast<linalg::GenericOp>(user)) {
-        if (!generic.isDpsInput(&use))
+      } else if (isa<linalg::GenericOp, linalg::MatmulOp,
+                     linalg::BatchMatmulOp>(user)) {
+        // A named op (the classifier head's linalg.matmul) becomes a
+        // generic first (narrowUses).
+        if (!cast<linalg::LinalgOp>(user).isDpsInput(&use))
           return false;
       } else if (!isa<tensor::ExtractOp, tensor::DimOp>(user)) {
         return false;
@@ -340,6 +344,15 @@ struct ApplyPrecisionPass
   static void narrowUses(IRRewriter &rw, Value wide, Value narrow) {
     Type f32 = getElementTypeOrSelf(wide.getType());
     Type half = getElementTypeOrSelf(narrow.getType());
+    // Named linalg readers as generics, whose bodies can widen.
+    SetVector<Operation *> named;
+    for (Operation *user : wide.getUsers())
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user))
+        named.insert(user);
+    for (Operation *user : named) {
+      rw.setInsertionPoint(user);
+      (void)linalg::generalizeNamedOp(rw, cast<linalg::LinalgOp>(user));
+    }
     for (OpOperand &use : llvm::make_early_inc_range(wide.getUses())) {
       Operation *user = use.getOwner();
       Location loc = user->getLoc();

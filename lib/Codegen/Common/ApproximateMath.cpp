@@ -11,11 +11,13 @@
 #include "tfm/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "tfm-approximate-math"
@@ -102,6 +104,27 @@ struct Exp2Approximation : OpRewritePattern<math::Exp2Op> {
   }
 };
 
+/// f32 `math.exp2` marked `afn` (approximate functions allowed: the
+/// tensor-core attention's softmax) inside a GPU kernel module =>
+/// `llvm.nvvm.ex2.approx.ftz.f`, one MUFU instruction (`ex2.approx.ftz.f32`:
+/// at most 2 ulp, -inf gives +0, NaN stays NaN) in place of the polynomial.
+/// Elsewhere (the host, the emulation) the op takes the polynomial.
+struct Exp2ApproxOnNvidia : OpRewritePattern<math::Exp2Op> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::Exp2Op op,
+                                PatternRewriter &rw) const override {
+    if (!op.getType().isF32() ||
+        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn) ||
+        !op->getParentOfType<gpu::GPUModuleOp>())
+      return rw.notifyMatchFailure(op, "not an approximate f32 exp2 on a GPU");
+    rw.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rw.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+        ValueRange{op.getOperand()});
+    return success();
+  }
+};
+
 struct ApproximateMathPass
     : tfm::impl::ApproximateMathPassBase<ApproximateMathPass> {
   using Base::Base;
@@ -121,6 +144,8 @@ struct ApproximateMathPass
     };
     populateMathF32ExpansionPatterns(patterns, wanted);
     populateMathPolynomialApproximationPatterns(patterns, wanted);
+    // The device's instruction first, where the op allows it.
+    patterns.add<Exp2ApproxOnNvidia>(&getContext(), /*benefit=*/2);
     patterns.add<Exp2Approximation>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -155,7 +155,8 @@ static bool hasHalfMmaSync(Attribute target) {
 
 /// The FlashAttention-2 schedule of an op of shape `s` (Passes.td), or
 /// null where it does not apply: head sizes not multiples of 8 (16-byte
-/// copies), or no key block whose buffers fit `budget`.
+/// copies), or no key block whose buffers fit `budget` and whose K and V
+/// blocks are a whole number of 16-byte copies per thread.
 static GpuFlashAttentionAttr
 chooseFlash(MLIRContext *ctx, const AttentionShape &s, int64_t budget) {
   if (s.headDim % 8 || s.valueDim % 8)
@@ -168,15 +169,25 @@ chooseFlash(MLIRContext *ctx, const AttentionShape &s, int64_t budget) {
   int64_t capK = 64;
   if (!ShapedType::isDynamic(s.staticTk) && s.staticTk > 0)
     capK = std::min<int64_t>(capK, llvm::alignTo(s.staticTk, 16));
+  // The legal key blocks, largest first: the largest within capK, else
+  // the smallest above it.
+  SmallVector<GpuFlashAttentionAttr> legal;
   for (int64_t blockK = 64; blockK >= 16; blockK /= 2) {
-    if (blockK > capK && blockK > 16)
-      continue;
     auto config =
         GpuFlashAttentionAttr::get(ctx, rows / heads, heads, blockK, warps);
-    if (config.getSharedMemoryBytes(s.headDim, s.valueDim) <= budget)
-      return config;
+    auto wholeCopies = [&](int64_t d) {
+      return blockK * GpuFlashAttentionAttr::getPaddedDim(d) / 8 %
+                 config.getThreads() ==
+             0;
+    };
+    if (wholeCopies(s.headDim) && wholeCopies(s.valueDim) &&
+        config.getSharedMemoryBytes(s.headDim, s.valueDim) <= budget)
+      legal.push_back(config);
   }
-  return {};
+  for (GpuFlashAttentionAttr config : legal)
+    if (config.getBlockK() <= capK)
+      return config;
+  return legal.empty() ? GpuFlashAttentionAttr() : legal.back();
 }
 
 /// untiled-max-keys' cap with bf16 on a CPU with AMX.

@@ -386,6 +386,9 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
   Value lowest = cstF32(b, loc, -FLT_MAX);
   init.append({lowest, lowest, cstF32(b, loc, 0.0f), cstF32(b, loc, 0.0f)});
   float scale = static_cast<float>(op.getScale().convertToDouble() * kLog2E);
+  // The softmax's exp2 may be approximate (-tfm-approximate-math gives it
+  // the GPU's ex2.approx): its results are rounded to 16 bits for P V.
+  auto approx = arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::afn);
 
   auto keyLoop = scf::ForOp::create(
       b, loc, a, dEnd, bcV, init,
@@ -510,13 +513,13 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
           blockMax = quad(blockMax, /*isMax=*/true);
           Value next = arith::MaximumFOp::create(lb, loc, mx[r], blockMax);
           alpha[r] = math::Exp2Op::create(
-              lb, loc, arith::SubFOp::create(lb, loc, mx[r], next));
+              lb, loc, arith::SubFOp::create(lb, loc, mx[r], next), approx);
           mx[r] = next;
         }
         Value rowSum[2] = {cstF32(lb, loc, 0.0f), cstF32(lb, loc, 0.0f)};
         elementwise(lb, s, [&](OpBuilder &eb, Value x, int64_t r, Value) {
           Value p = math::Exp2Op::create(
-              eb, loc, arith::SubFOp::create(eb, loc, x, mx[r]));
+              eb, loc, arith::SubFOp::create(eb, loc, x, mx[r]), approx);
           rowSum[r] = arith::AddFOp::create(eb, loc, rowSum[r], p);
           return p;
         });

@@ -78,28 +78,34 @@ module attributes {tfm.precision = f64} {
 
 // On a GPU target the rounded weights are also stored in 16 bits when every
 // reader can take them so: a generic contraction (directly and through a
-// view; the body widens the element), an embedding lookup (tensor.extract,
+// view; the body widens the element), a linalg.matmul (made a generic that
+// widens: the classifier heads'), an embedding lookup (tensor.extract,
 // widened after it) and tensor.dim, in every function that reads the name.
-// A weight a named op reads (here linalg.matmul) keeps f32 storage, in
-// every function ("mixed": a generic here, a named op in @other).
+// A weight another named op reads (here linalg.transpose) keeps f32
+// storage, in every function ("mixed": a generic here, a transpose in
+// @other). The activation all three contractions read is stored in 16 bits
+// too.
 // CHECK-LABEL: module attributes {tfm.precision = bf16, tfm.rounded_weights = ["head", "mixed", "table", "w"]
 // TWICE-LABEL: module attributes {tfm.precision = bf16, tfm.rounded_weights = ["head", "mixed", "table", "w"]
 // TWICE:         tfm.weight "w" : tensor<16x16xbf16>
 // CHECK:       func.func @gpu_storage
+// CHECK:         %[[X:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x16xbf16>)
 // CHECK:         %[[W:.*]] = tfm.weight "w" : tensor<16x16xbf16>
-// CHECK:         %[[H:.*]] = tfm.weight "head" : tensor<16x16xf32>
+// CHECK:         %[[H:.*]] = tfm.weight "head" : tensor<16x16xbf16>
 // CHECK:         %[[T:.*]] = tfm.weight "table" : tensor<8x16xbf16>
 // CHECK:         tensor.dim %[[T]]
 // CHECK:         %[[E:.*]] = tensor.extract %[[T]][%{{.*}}, %{{.*}}] : tensor<8x16xbf16>
 // CHECK:         arith.extf %[[E]] : bf16 to f32
 // CHECK:         %[[V:.*]] = tensor.expand_shape %[[W]] {{.*}} : tensor<16x16xbf16> into tensor<16x2x8xbf16>
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[V]] : tensor<4x16xf32>, tensor<16x2x8xbf16>)
-// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %[[B:.*]]: bf16, %{{.*}}: f32):
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[V]] : tensor<4x16xbf16>, tensor<16x2x8xbf16>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT:      %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
 // CHECK-NEXT:      %[[BW:.*]] = arith.extf %[[B]] : bf16 to f32
-// CHECK-NEXT:      arith.mulf %{{.*}}, %[[BW]] : f32
-// CHECK:         linalg.matmul ins(%{{.*}}, %[[H]] :
+// CHECK-NEXT:      arith.mulf %[[AW]], %[[BW]] : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[H]] : tensor<4x16xbf16>, tensor<16x16xbf16>)
+// CHECK-NOT:     linalg.matmul
 // CHECK:         %[[M:.*]] = tfm.weight "mixed" : tensor<8x16xf32>
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[M]] : tensor<4x16xf32>, tensor<8x16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[M]] : tensor<4x16xbf16>, tensor<8x16xf32>)
 // CHECK:       func.func @other
 // CHECK:         tfm.weight "table" : tensor<8x16xbf16>
 // CHECK:         tfm.weight "mixed" : tensor<8x16xf32>
@@ -283,5 +289,78 @@ func.func @gpu_attention_tiles(%qp: tensor<8x2x4xf32>, %k: tensor<2x8x4xf32>, %v
     }
   }
   return %r : tensor<2x4x4xf32>
+}
+}
+
+// -----
+
+// Attention on tensor cores (#tfm.gpu_flash_attention, put on here by hand)
+// reads its Q, K and V in 16 bits: each f32 input is truncated once (one
+// linalg.generic each, shared by the ops that read it), where it is
+// computed, and the op takes the bf16 tensors, its result staying f32. A
+// heads' transpose (linalg.transpose) is folded into the truncation's
+// indexing map, which reads the projection itself. An op on the other
+// lowering keeps its f32 inputs. A second run finds nothing left to
+// narrow.
+// CHECK:       #[[$ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK:       #[[$HEADS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// CHECK-LABEL: func.func @flash_inputs
+// CHECK-SAME:    (%[[QP:.*]]: tensor<?x16x8x64xf32>, %[[K:.*]]: tensor<?x2x16x64xf32>, %[[VP:.*]]: tensor<?x16x2x64xf32>)
+// CHECK:         %[[KE:.*]] = tensor.empty(%{{.*}}) : tensor<?x2x16x64xbf16>
+// CHECK:         %[[K16:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[K]] : tensor<?x2x16x64xf32>) outs(%[[KE]] : tensor<?x2x16x64xbf16>)
+// CHECK-NEXT:    ^bb0(%[[KIN:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT:      %[[KT:.*]] = arith.truncf %[[KIN]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[KT]] : bf16
+// CHECK:         %[[Q:.*]] = linalg.transpose ins(%[[QP]]
+// CHECK:         %[[QE:.*]] = tensor.empty(%{{.*}}) : tensor<?x8x16x64xbf16>
+// CHECK:         %[[Q16:.*]] = linalg.generic {indexing_maps = [#[[$HEADS]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[QP]] : tensor<?x16x8x64xf32>) outs(%[[QE]] : tensor<?x8x16x64xbf16>)
+// CHECK-NEXT:    ^bb0(%[[QIN:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT:      %[[QT:.*]] = arith.truncf %[[QIN]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[QT]] : bf16
+// CHECK:         %[[V:.*]] = linalg.transpose ins(%[[VP]]
+// CHECK:         %[[V16:.*]] = linalg.generic {indexing_maps = [#[[$HEADS]], #[[$ID]]], {{.*}} ins(%[[VP]] : tensor<?x16x2x64xf32>) outs(%{{.*}} : tensor<?x2x16x64xbf16>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         %[[O1:.*]] = tfm.attention %[[Q16]], %[[K16]], %[[V16]] {mask = #tfm.mask<causal>, scale = 1.250000e-01 : f64, tfm.lowering_config = #tfm.gpu_flash_attention<block_q = 16, heads = 4, block_k = 16, warps = 4>} : tensor<?x8x16x64xbf16>, tensor<?x2x16x64xbf16>, tensor<?x2x16x64xbf16> -> tensor<?x8x16x64xf32>
+// CHECK:         %[[O2:.*]] = tfm.attention %[[Q16]], %[[K16]], %[[V16]] {{.*}}#tfm.gpu_flash_attention<{{.*}}>} : tensor<?x8x16x64xbf16>, tensor<?x2x16x64xbf16>, tensor<?x2x16x64xbf16> -> tensor<?x8x16x64xf32>
+// CHECK:         %[[O3:.*]] = tfm.attention %[[Q]], %[[K]], %[[V]] {{.*}}#tfm.attention_untiled} : tensor<?x8x16x64xf32>, tensor<?x2x16x64xf32>, tensor<?x2x16x64xf32> -> tensor<?x8x16x64xf32>
+// CHECK:         return %[[O1]], %[[O2]], %[[O3]]
+// TWICE-LABEL: func.func @flash_inputs
+// TWICE-COUNT-3: arith.truncf
+// TWICE-NOT:     arith.truncf
+// TWICE:         tfm.attention {{.*}} : tensor<?x8x16x64xbf16>, tensor<?x2x16x64xbf16>, tensor<?x2x16x64xbf16> -> tensor<?x8x16x64xf32>
+module attributes {tfm.precision = bf16, tfm.target = #tfm.gpu_target<chip = "sm_80", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 1>} {
+func.func @flash_inputs(%qp: tensor<?x16x8x64xf32>, %k: tensor<?x2x16x64xf32>, %vp: tensor<?x16x2x64xf32>) -> (tensor<?x8x16x64xf32>, tensor<?x8x16x64xf32>, tensor<?x8x16x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %qp, %c0 : tensor<?x16x8x64xf32>
+  %eq = tensor.empty(%b) : tensor<?x8x16x64xf32>
+  %q = linalg.transpose ins(%qp : tensor<?x16x8x64xf32>) outs(%eq : tensor<?x8x16x64xf32>) permutation = [0, 2, 1, 3]
+  %ev = tensor.empty(%b) : tensor<?x2x16x64xf32>
+  %v = linalg.transpose ins(%vp : tensor<?x16x2x64xf32>) outs(%ev : tensor<?x2x16x64xf32>) permutation = [0, 2, 1, 3]
+  %o1 = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64, tfm.lowering_config = #tfm.gpu_flash_attention<block_q = 16, heads = 4, block_k = 16, warps = 4>} : tensor<?x8x16x64xf32>, tensor<?x2x16x64xf32>, tensor<?x2x16x64xf32> -> tensor<?x8x16x64xf32>
+  %o2 = tfm.attention %q, %k, %v {scale = 0.125 : f64, tfm.lowering_config = #tfm.gpu_flash_attention<block_q = 16, heads = 4, block_k = 16, warps = 4>} : tensor<?x8x16x64xf32>, tensor<?x2x16x64xf32>, tensor<?x2x16x64xf32> -> tensor<?x8x16x64xf32>
+  %o3 = tfm.attention %q, %k, %v {scale = 0.125 : f64, tfm.lowering_config = #tfm.attention_untiled} : tensor<?x8x16x64xf32>, tensor<?x2x16x64xf32>, tensor<?x2x16x64xf32> -> tensor<?x8x16x64xf32>
+  return %o1, %o2, %o3 : tensor<?x8x16x64xf32>, tensor<?x8x16x64xf32>, tensor<?x8x16x64xf32>
+}
+}
+
+// -----
+
+// In f16 (the option's precision, for a module that has none) the same:
+// f16 inputs; without a 16-bit precision, nothing.
+// CHECK-LABEL: func.func @flash_f16
+// CHECK-NOT:     arith.truncf
+// CHECK:         tfm.attention {{.*}} : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32> -> tensor<1x4x32x16xf32>
+// OPTION-LABEL: func.func @flash_f16
+// OPTION-SAME:    (%[[Q:.*]]: tensor<1x4x32x16xf32>, %[[KV:.*]]: tensor<1x4x32x16xf32>)
+// OPTION:         %[[KV16:.*]] = linalg.generic {{.*}} ins(%[[KV]] : tensor<1x4x32x16xf32>) outs(%{{.*}} : tensor<1x4x32x16xf16>)
+// OPTION:           arith.truncf %{{.*}} : f32 to f16
+// OPTION:         %[[Q16:.*]] = linalg.generic {{.*}} ins(%[[Q]] : tensor<1x4x32x16xf32>) outs(%{{.*}} : tensor<1x4x32x16xf16>)
+// OPTION:           arith.truncf %{{.*}} : f32 to f16
+// OPTION:         tfm.attention %[[Q16]], %[[KV16]], %[[KV16]] {{.*}} : tensor<1x4x32x16xf16>, tensor<1x4x32x16xf16>, tensor<1x4x32x16xf16> -> tensor<1x4x32x16xf32>
+module attributes {tfm.target = #tfm.gpu_target<chip = "sm_90", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 1>} {
+func.func @flash_f16(%q: tensor<1x4x32x16xf32>, %kv: tensor<1x4x32x16xf32>) -> tensor<1x4x32x16xf32> {
+  %o = tfm.attention %q, %kv, %kv {scale = 0.25 : f64, tfm.lowering_config = #tfm.gpu_flash_attention<block_q = 64, heads = 1, block_k = 64, warps = 4>} : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32> -> tensor<1x4x32x16xf32>
+  return %o : tensor<1x4x32x16xf32>
 }
 }

@@ -63,3 +63,32 @@ func.func @exp2_scalar_f64(%x: f32, %y: f64) -> (f32, f64) {
   %f = math.exp2 %y : f64
   return %e, %f : f32, f64
 }
+
+// An f32 exp2 that allows approximate functions (fastmath<afn>: the
+// tensor-core attention's softmax) becomes the GPU's ex2.approx inside a
+// gpu.module; without the flag, or on the host (the emulation), it takes
+// the polynomial.
+// CHECK-LABEL: func.func @exp2_afn_host
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         math.fma
+// CHECK-LABEL: gpu.module @kernels
+// CHECK-LABEL: gpu.func @exp2_afn
+// CHECK:         %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%{{.*}}) : (f32) -> f32
+// CHECK-NOT:     math.exp2
+// CHECK:         math.fma
+// CHECK:         gpu.return
+func.func @exp2_afn_host(%x: f32) -> f32 {
+  %e = math.exp2 %x fastmath<afn> : f32
+  return %e : f32
+}
+gpu.module @kernels {
+  gpu.func @exp2_afn(%x: f32, %out: memref<2xf32>) kernel {
+    %a = math.exp2 %x fastmath<afn> : f32
+    %p = math.exp2 %x : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    memref.store %a, %out[%c0] : memref<2xf32>
+    memref.store %p, %out[%c1] : memref<2xf32>
+    gpu.return
+  }
+}

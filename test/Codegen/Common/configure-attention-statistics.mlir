@@ -88,6 +88,7 @@
 // DOC: ### `-tfm-configure-attention`
 // DOC: #### Statistics
 // DOC: configured   : tfm.attention ops given tiles
+// DOC-NEXT: flash        : tfm.attention ops given the tensor-core kernel
 // DOC-NEXT: kept-untiled : tfm.attention ops left untiled (static Tk <= untiled-max-keys, or no tile fits a GPU block)
 // DOC: ### `-tfm-tile-sram`
 // DOC: #### Statistics

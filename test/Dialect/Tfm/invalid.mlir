@@ -906,6 +906,67 @@ func.func @attention_element_type(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64x
 
 // -----
 
+// 16-bit inputs may have an f32 result, but Q, K and V share one type.
+func.func @attention_half_key_type(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xbf16>) {
+  // expected-error @+1 {{'key' element type must match that of 'query': expected 'bf16', found 'f16'}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_half_value_type(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xbf16>) {
+  // expected-error @+1 {{'value' element type must match that of 'query': expected 'f16', found 'bf16'}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+// The bias has the result's type: with a bf16 result, bf16.
+func.func @attention_half_bias_type(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %b: tensor<?x8x?x?xf32>) {
+  // expected-error @+1 {{'bias' element type must match that of 'result': expected 'bf16', found 'f32'}}
+  %o = tfm.attention %q, %k, %v bias(%b : tensor<?x8x?x?xf32>) {scale = 0.125 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return
+}
+
+// -----
+
+// With an f32 result, f32.
+func.func @attention_half_inputs_bias_type(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %b: tensor<?x8x?x?xbf16>) {
+  // expected-error @+1 {{'bias' element type must match that of 'result': expected 'f32', found 'bf16'}}
+  %o = tfm.attention %q, %k, %v bias(%b : tensor<?x8x?x?xbf16>) {scale = 0.125 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_half_inputs_alibi_type(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>, %s: tensor<8xf16>) {
+  // expected-error @+1 {{'alibi_slopes' element type must match that of 'result': expected 'f32', found 'f16'}}
+  %o = tfm.attention %q, %k, %v alibi(%s : tensor<8xf16>) {scale = 0.125 : f64} : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+// Only 16-bit inputs widen: f32 inputs do not narrow to a bf16 result.
+func.func @attention_narrow_result(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) {
+  // expected-error @+1 {{'result' element type must match that of 'query': expected 'f32', found 'bf16'}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xbf16>
+  return
+}
+
+// -----
+
+// Nor to the other 16-bit type.
+func.func @attention_half_result_type(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) {
+  // expected-error @+1 {{'result' element type must be f32 or match that of 'query' ('bf16'), found 'f16'}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf16>
+  return
+}
+
+// -----
+
 func.func @attention_group(%q: tensor<?x8x?x64xf32>, %k: tensor<?x3x?x64xf32>, %v: tensor<?x3x?x64xf32>) {
   // expected-error @+1 {{query heads must be a multiple of key/value heads (Hq % Hkv == 0): 'query' dim 1 is 8, 'key' dim 1 is 3}}
   %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x3x?x64xf32>, tensor<?x3x?x64xf32> -> tensor<?x8x?x64xf32>

@@ -157,6 +157,22 @@ func.func @attention_offsets(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>,
   return %o1, %o2 : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>
 }
 
+// 16-bit Q, K and V (rounded for tensor cores) with an f32 result: the
+// bias and the ALiBi slopes then have the result's type. Or all one type.
+// CHECK-LABEL: func @attention_half_inputs
+func.func @attention_half_inputs(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %qh: tensor<?x8x?x64xf16>, %kh: tensor<?x2x?x64xf16>, %vh: tensor<?x2x?x64xf16>, %bias: tensor<?x8x?x?xf32>, %bias16: tensor<?x8x?x?xbf16>) -> (tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xbf16>) {
+  // CHECK: tfm.attention %arg0, %arg1, %arg2 {mask = #tfm.mask<causal>, scale = 1.250000e-01 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
+  %o1 = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
+  %slopes = tfm.alibi_slopes : tensor<8xf32>
+  // CHECK: tfm.attention %arg0, %arg1, %arg2 alibi(%{{.*}} : tensor<8xf32>) bias(%arg6 : tensor<?x8x?x?xf32>) {scale = 1.250000e-01 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
+  %o2 = tfm.attention %q, %k, %v alibi(%slopes : tensor<8xf32>) bias(%bias : tensor<?x8x?x?xf32>) {scale = 0.125 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
+  // CHECK: tfm.attention %arg3, %arg4, %arg5 bias(%arg6 : tensor<?x8x?x?xf32>) {scale = 1.250000e-01 : f64} : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x?x64xf32>
+  %o3 = tfm.attention %qh, %kh, %vh bias(%bias : tensor<?x8x?x?xf32>) {scale = 0.125 : f64} : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x?x64xf32>
+  // CHECK: tfm.attention %arg0, %arg1, %arg2 bias(%arg7 : tensor<?x8x?x?xbf16>) {scale = 1.250000e-01 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  %o4 = tfm.attention %q, %k, %v bias(%bias16 : tensor<?x8x?x?xbf16>) {scale = 0.125 : f64} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o1, %o2, %o3, %o4 : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xbf16>
+}
+
 // CHECK-LABEL: func @cache_append
 func.func @cache_append(%k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %cache: tensor<?x3x2x4x?x16xf32>, %plain: tensor<?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) -> (tensor<?x3x2x4x?x16xf32>, tensor<?x4x?x16xf32>) {
   // CHECK: %[[C1:.*]] = tfm.cache_append %arg0 into %arg2 offsets(%arg4) lengths(%arg5) {index = array<i64: 2, 0>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>

@@ -202,8 +202,11 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     `heads` query heads of one K/V group, `heads` the largest divisor of
     `G` that divides 64 (the group shares each K/V block), `block_q =
     64 / heads`; `block_k` the largest of 64, 32, 16 (and at most the static
-    `Tk` rounded up to 16) whose K and V buffers fit the block's shared
-    memory.
+    `Tk` rounded up to 16, unless none is) whose K and V buffers fit the
+    block's shared memory and whose K and V blocks are a whole number of
+    16-byte copies for the 128 threads (`block_k * D' / 8`, `D'` the head
+    size padded to 16; with none, the op is tiled as without tensor
+    cores).
 
     Errors: a module without a target; on a CPU, an op whose smallest legal
     tile (`Br = 1`, `Bc` = one vector) does not fit (the message names the
@@ -345,9 +348,15 @@ def ApproximateMathPass : Pass<"tfm-approximate-math"> {
     degree-6 polynomial of `t - k` fitted on [-0.5, 1], times `2^k` built
     from the exponent bits. Relative error at most 1.4e-7; `t <= -127`
     gives exactly 0 (a masked score's `-inf` stays a zero weight),
-    `t >= 128` gives `+inf`, NaN stays NaN.
+    `t >= 128` gives `+inf`, NaN stays NaN. An f32 `math.exp2` that allows
+    approximate functions (`fastmath<afn>`: the tensor-core attention's
+    softmax, whose probabilities are rounded to 16 bits anyway) inside a
+    `gpu.module` becomes `llvm.nvvm.ex2.approx.ftz.f` instead: one MUFU
+    instruction (`ex2.approx.ftz.f32`, at most 2 ulp; `-inf` gives 0). On
+    the host (and so in `--gpu-emulate`) it takes the polynomial.
   }];
   let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect",
