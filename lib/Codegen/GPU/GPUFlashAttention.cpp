@@ -93,7 +93,7 @@ Value bufferOf(OpBuilder &b, Location loc, Value t) {
       /*read_only=*/true);
 }
 
-/// Builds the kernel of one tfm.attention. Lane l of a warp (group
+/// Builds the kernel of one tfm.attention_kernel. Lane l of a warp (group
 /// g = l / 4, thread t = l % 4) holds, of each 16 x 8 fragment of the
 /// scores and the output, rows g and g + 8 at columns 2t and 2t + 1
 /// (mma.sync m16n8k16's C layout).
@@ -105,10 +105,11 @@ public:
   LogicalResult build(IRRewriter &rw);
 
 private:
-  /// Puts rows [row0, row0 + count) of the block's staging of `src`
-  /// (a [B, H, T, D] buffer) in flight into `tile` from tile row `dst0`
-  /// with 16-byte cp.async copies: tile row x takes row `rowAt(x)` of head
-  /// `headAt(x)`, zeros where `validAt(x)` is false and past column `d`.
+  /// Puts `rows` rows of `src` (a [B, H, T, D] buffer) in flight into
+  /// `tile` from tile row `dst0` with 16-byte cp.async copies (their
+  /// tokens appended to `tokens`): tile row x takes row `rowAt(x)` of head
+  /// `headAt(x)` of this block's batch element, zeros where `validAt(x)`
+  /// is false and past column `d`.
   void stage(OpBuilder &b, Value src, Value tile, int64_t rows, int64_t d,
              Value dst0, function_ref<Value(IndexMath &, Value)> headAt,
              function_ref<Value(IndexMath &, Value)> rowAt,
