@@ -52,6 +52,13 @@ GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+bool GpuTargetAttr::hasHalfMmaSync() const {
+  StringRef chip = getChip();
+  unsigned version = 0;
+  return chip.consume_front("sm_") && !chip.consumeInteger(10, version) &&
+         version >= 80;
+}
+
 LogicalResult
 GpuReductionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t threads, int64_t stages) {

@@ -149,6 +149,11 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether the chip has mma.sync m16n8k16 on bf16 and f16 inputs
+    /// (sm_80 and newer): tfm's tensor-core kernels.
+    bool hasHalfMmaSync() const;
+  }];
 }
 
 def Tfm_KeyBlocks : I32EnumAttr<"KeyBlocks",

@@ -76,3 +76,57 @@ Value mlir::tfm::buildKeyVisible(OpBuilder &b, Location loc, MaskKind kind,
     visible = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
   return visible;
 }
+
+KeyBlockRange mlir::tfm::buildKeyBlockRange(OpBuilder &b, Location loc,
+                                            MaskKind kind,
+                                            std::optional<int64_t> window,
+                                            Value q0, Value offset, Value rows,
+                                            Value keyLength, int64_t blockK) {
+  auto add = [&](Value x, Value y) {
+    return b.createOrFold<arith::AddIOp>(loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) {
+    return b.createOrFold<arith::SubIOp>(loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) {
+    return b.createOrFold<arith::MulIOp>(loc, x, y);
+  };
+  auto min = [&](Value x, Value y) {
+    return b.createOrFold<arith::MinSIOp>(loc, x, y);
+  };
+  auto clamp = [&](Value v, Value lo, Value hi) {
+    return min(b.createOrFold<arith::MaxSIOp>(loc, v, lo), hi);
+  };
+  Value c0 = cstIndex(b, loc, 0), c1 = cstIndex(b, loc, 1),
+        bc = cstIndex(b, loc, blockK);
+  // Rows at key positions p in [pmin, pend).
+  Value pmin = add(q0, offset);
+  Value pend = add(pmin, rows);
+  // Keys [a, d) are visible to some row, keys [bnd, c) to every row.
+  Value a = c0, bnd = c0, c, d;
+  if (kind == MaskKind::none) {
+    d = keyLength;
+    c = keyLength;
+  } else {
+    // Causal: key j is visible to some row iff j < pend, to every row iff
+    // j <= pmin.
+    d = clamp(pend, c0, keyLength);
+    if (kind == MaskKind::sliding_window) {
+      // Window: j > p - window for some row iff j >= pmin + 1 - window, for
+      // every row iff j >= pend - window.
+      Value w = cstIndex(b, loc, *window);
+      a = clamp(sub(add(pmin, c1), w), c0, d);
+      bnd = clamp(sub(pend, w), a, d);
+    }
+    c = clamp(add(pmin, c1), bnd, d);
+  }
+  // The whole blocks from a that lie in [bnd, c).
+  Value h = a;
+  if (kind == MaskKind::sliding_window) {
+    Value nHead = b.createOrFold<arith::CeilDivSIOp>(loc, sub(bnd, a), bc);
+    h = min(add(a, mul(nHead, bc)), d);
+  }
+  Value nFull = b.createOrFold<arith::DivSIOp>(
+      loc, b.createOrFold<arith::MaxSIOp>(loc, sub(c, h), c0), bc);
+  return {a, h, add(h, mul(nFull, bc)), d};
+}

@@ -76,6 +76,21 @@ struct MaskPoint {
 Value buildKeyVisible(OpBuilder &b, Location loc, MaskKind kind,
                       std::optional<int64_t> window, const MaskPoint &point);
 
+/// The keys a block of query rows visits in blocks of `blockK`, by the
+/// rule above: its queries sit at key positions [q0 + offset, q0 + offset +
+/// rows), and keys at or past `keyLength` are padding. Keys [begin, end)
+/// are visible to some row; of the blocks from `begin` on, those in
+/// [fullBegin, fullEnd) are visible whole to every row (no masking), the
+/// ones before and after need the mask. -tfm-tile-sram's loop nest and
+/// the GPU's FlashAttention kernel both iterate so.
+struct KeyBlockRange {
+  Value begin, fullBegin, fullEnd, end;
+};
+KeyBlockRange buildKeyBlockRange(OpBuilder &b, Location loc, MaskKind kind,
+                                 std::optional<int64_t> window, Value q0,
+                                 Value offset, Value rows, Value keyLength,
+                                 int64_t blockK);
+
 } // namespace mlir::tfm
 
 #endif // TFM_IR_TFMBUILDUTILS_H

@@ -141,18 +141,6 @@ std::optional<FastMemory> attentionBudget(Attribute target, bool amxBf16) {
   return std::nullopt;
 }
 
-/// Whether `target` is an NVIDIA GPU with mma.sync m16n8k16 on 16-bit
-/// inputs (sm_80 and newer).
-static bool hasHalfMmaSync(Attribute target) {
-  auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
-  if (!gpu)
-    return false;
-  StringRef chip = gpu.getChip();
-  unsigned version = 0;
-  return chip.consume_front("sm_") && !chip.consumeInteger(10, version) &&
-         version >= 80;
-}
-
 /// The FlashAttention-2 schedule of an op of shape `s` (Passes.td), or
 /// null where it does not apply: head sizes not multiples of 8 (16-byte
 /// copies), or no key block whose buffers fit `budget` and whose K and V
@@ -257,7 +245,8 @@ struct ConfigureAttentionPass
         continue;
       }
       shape->roundedInputs = rounded;
-      if (rounded && tensorCores && hasHalfMmaSync(target)) {
+      auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
+      if (rounded && tensorCores && gpu && gpu.hasHalfMmaSync()) {
         if (GpuFlashAttentionAttr flash =
                 chooseFlash(&getContext(), *shape, budget)) {
           op->setAttr(kLoweringConfigAttr, flash);

@@ -271,47 +271,22 @@ Value AttentionTiler::build(OpBuilder &b) {
   }
 
   // Key bounds of this query block (see Passes.td): keys [a, d) are visible
-  // to some row, keys [bnd, c) to every row; [a, h) and [ub, d) are the
-  // masked blocks, [h, ub) the whole unmasked ones.
+  // to some row; [a, h) and [ub, d) are the masked blocks, [h, ub) the
+  // whole unmasked ones.
   Value len = tk;
   if (Value lens = op.getKeyLengths()) {
     Value raw = tensor::ExtractOp::create(b, loc, lens, ValueRange{blk.b});
     Value asIdx = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
     len = clampI(b, loc, asIdx, c0, tk);
   }
-  Value c1 = cstIndex(b, loc, 1), bcV = cstIndex(b, loc, bc);
-  // Rows i in [q0, q0 + bq) sit at key positions p = i + off in
-  // [pmin, pend).
-  Value pmin = addI(b, loc, blk.q0, blk.off);
-  Value pend = addI(b, loc, pmin, blk.bq);
   MaskKind kind = op.getMask();
-  Value a = c0, bnd = c0, c, dEnd;
-  if (kind == MaskKind::none) {
-    dEnd = len;
-    c = len;
-  } else {
-    // Causal: key j is visible to some row iff j < pend, to every row iff
-    // j <= pmin.
-    dEnd = clampI(b, loc, pend, c0, len);
-    if (kind == MaskKind::sliding_window) {
-      // Window: j > p - window for some row iff j >= pmin + 1 - window, for
-      // every row iff j >= pend - window.
-      Value w = cstIndex(b, loc, static_cast<int64_t>(*op.getWindow()));
-      a = clampI(b, loc, subI(b, loc, addI(b, loc, pmin, c1), w), c0, dEnd);
-      bnd = clampI(b, loc, subI(b, loc, pend, w), a, dEnd);
-    }
-    c = clampI(b, loc, addI(b, loc, pmin, c1), bnd, dEnd);
-  }
+  std::optional<int64_t> window;
+  if (op.getWindow())
+    window = static_cast<int64_t>(*op.getWindow());
+  KeyBlockRange keys = buildKeyBlockRange(b, loc, kind, window, blk.q0, blk.off,
+                                          blk.bq, len, bc);
+  Value a = keys.begin, h = keys.fullBegin, ub = keys.fullEnd, dEnd = keys.end;
   blk.keyEnd = dEnd;
-  Value h = a;
-  if (kind == MaskKind::sliding_window) {
-    Value nHead =
-        b.createOrFold<arith::CeilDivSIOp>(loc, subI(b, loc, bnd, a), bcV);
-    h = minI(b, loc, addI(b, loc, a, mulI(b, loc, nHead, bcV)), dEnd);
-  }
-  Value nFull = b.createOrFold<arith::DivSIOp>(
-      loc, maxI(b, loc, subI(b, loc, c, h), c0), bcV);
-  Value ub = addI(b, loc, h, mulI(b, loc, nFull, bcV));
 
   if (kind == MaskKind::sliding_window)
     st = keyLoop(b, loc, blk, a, h, st, /*masked=*/true,

@@ -143,10 +143,7 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
       return {};
     Type a = getElementTypeOrSelf(op.getDpsInputs()[g.a].getType());
     Type b = getElementTypeOrSelf(op.getDpsInputs()[g.b].getType());
-    StringRef chip = target.getChip();
-    unsigned version = 0;
-    if (a != b || !(a.isBF16() || a.isF16()) || !chip.consume_front("sm_") ||
-        chip.consumeInteger(10, version) || version < 80)
+    if (a != b || !(a.isBF16() || a.isF16()) || !target.hasHalfMmaSync())
       return {};
     int64_t blockM = choose(op, g, target).getBlockM();
     // Two stages (cp.async double buffering) where both operands can be

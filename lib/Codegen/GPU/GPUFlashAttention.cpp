@@ -93,6 +93,22 @@ Value bufferOf(OpBuilder &b, Location loc, Value t) {
       /*read_only=*/true);
 }
 
+/// `x` combined over the 4 lanes of this lane's quad (the lanes holding one
+/// fragment row) by xor shuffles 1 and 2: their maximum (NaN ignored) or
+/// sum.
+Value quadReduce(OpBuilder &b, Location loc, Value x, bool isMax) {
+  for (int32_t offset : {1, 2}) {
+    Value other =
+        gpu::ShuffleOp::create(
+            b, loc, x, arith::ConstantIntOp::create(b, loc, offset, 32),
+            arith::ConstantIntOp::create(b, loc, 32, 32), gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    x = isMax ? arith::MaxNumFOp::create(b, loc, x, other).getResult()
+              : arith::AddFOp::create(b, loc, x, other).getResult();
+  }
+  return x;
+}
+
 /// Builds the kernel of one tfm.attention_kernel. Lane l of a warp (group
 /// g = l / 4, thread t = l % 4) holds, of each 16 x 8 fragment of the
 /// scores and the output, rows g and g + 8 at columns 2t and 2t + 1
@@ -290,35 +306,17 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
   Value len = keyLengths ? m.clamp(loadIndex(keyLengths), zero, tk) : tk;
   Value bq = m.min(m.c(blockQ), m.sub(tq, q0));
 
-  // The key range (as -tfm-tile-sram's, Passes.td there): keys [a, dEnd)
-  // are visible to some row of the block, keys [h, ub) in whole blocks to
-  // every row; the blocks before h and from ub on are masked.
-  Value pmin = m.add(q0, off);
-  Value pend = m.add(pmin, bq);
+  // The key range, as -tfm-tile-sram's: keys [a, dEnd) are visible to
+  // some row of the block, the blocks in [h, ub) whole to every row; the
+  // blocks before h and from ub on are masked.
   MaskKind kind = op.getMask();
   std::optional<int64_t> window;
   if (op.getWindow())
     window = static_cast<int64_t>(*op.getWindow());
   Value bcV = m.c(bc);
-  Value a = zero, bnd = zero, c, dEnd;
-  if (kind == MaskKind::none) {
-    dEnd = len;
-    c = len;
-  } else {
-    dEnd = m.clamp(pend, zero, len);
-    if (kind == MaskKind::sliding_window) {
-      Value w = m.c(*window);
-      a = m.clamp(m.sub(m.add(pmin, 1), w), zero, dEnd);
-      bnd = m.clamp(m.sub(pend, w), a, dEnd);
-    }
-    c = m.clamp(m.add(pmin, 1), bnd, dEnd);
-  }
-  Value h = a;
-  if (kind == MaskKind::sliding_window)
-    h = m.min(m.add(a, m.mul(m.ceilDiv(m.sub(bnd, a), bcV), bcV)), dEnd);
-  Value ub = m.add(h, m.mul(b.createOrFold<arith::DivSIOp>(
-                                loc, m.max(m.sub(c, h), zero), bcV),
-                            bcV));
+  KeyBlockRange keys =
+      buildKeyBlockRange(b, loc, kind, window, q0, off, bq, len, bc);
+  Value a = keys.begin, h = keys.fullBegin, ub = keys.fullEnd, dEnd = keys.end;
 
   // Q: staged in the K buffer, then into registers (one fragment per 16
   // of D).
@@ -489,19 +487,6 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
         // Online softmax per row: the block's row maximum over the quad's
         // 4 lanes (xor shuffles 1, 2), the new running maximum, the
         // rescale factor, P = exp2(S - max), the lane's share of the sum.
-        auto quad = [&](Value x, bool isMax) {
-          for (int32_t offset : {1, 2}) {
-            Value other = gpu::ShuffleOp::create(
-                              lb, loc, x,
-                              arith::ConstantIntOp::create(lb, loc, offset, 32),
-                              arith::ConstantIntOp::create(lb, loc, 32, 32),
-                              gpu::ShuffleMode::XOR)
-                              .getShuffleResult();
-            x = isMax ? arith::MaxNumFOp::create(lb, loc, x, other).getResult()
-                      : arith::AddFOp::create(lb, loc, x, other).getResult();
-          }
-          return x;
-        };
         Value alpha[2];
         for (int64_t r = 0; r < 2; ++r) {
           Value blockMax = cstF32(lb, loc, -INFINITY);
@@ -511,7 +496,7 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
                   lb, loc, blockMax,
                   vector::ExtractOp::create(lb, loc, s[n],
                                             ArrayRef<int64_t>{r, cc}));
-          blockMax = quad(blockMax, /*isMax=*/true);
+          blockMax = quadReduce(lb, loc, blockMax, /*isMax=*/true);
           Value next = arith::MaximumFOp::create(lb, loc, mx[r], blockMax);
           alpha[r] = math::Exp2Op::create(
               lb, loc, arith::SubFOp::create(lb, loc, mx[r], next), approx);
@@ -576,15 +561,8 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
   Type outElement = outType.getElementType();
   Value zeroF = cstF32(b, loc, 0.0f);
   for (int64_t r = 0; r < 2; ++r) {
-    Value total = keyLoop.getResult(oFrags + 2 + r);
-    for (int32_t offset : {1, 2})
-      total = arith::AddFOp::create(
-          b, loc, total,
-          gpu::ShuffleOp::create(
-              b, loc, total, arith::ConstantIntOp::create(b, loc, offset, 32),
-              arith::ConstantIntOp::create(b, loc, 32, 32),
-              gpu::ShuffleMode::XOR)
-              .getShuffleResult());
+    Value total = quadReduce(b, loc, keyLoop.getResult(oFrags + 2 + r),
+                             /*isMax=*/false);
     const LaneRow &lr = laneRows[r];
     Value rowIn = m.lt(lr.query, tq);
     Value positive =
