@@ -24,7 +24,8 @@
 #                         budget has less left)
 #   TFM_SANITIZER_TOOLS, TFM_SANITIZER_TIMEOUT (75 s per tool)
 set -u
-bundle=$1 out=$2
+# Absolute: kernels.py's workers run in folders of their own.
+bundle=$(cd "$1" && pwd) out=$2
 shift 2
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(tiny-gpt-decoder tiny-llama-decoder tiny-transformer-base)

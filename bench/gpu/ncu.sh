@@ -26,7 +26,7 @@ args=(--clock-control none --kernel-name "regex:$kernels" --launch-count 16
       --section WarpStateStats --section MemoryWorkloadAnalysis
       --section ComputeWorkloadAnalysis
       --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,smsp__inst_executed_op_global_ld.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__inst_executed_op_bar.sum)
-run=(python3 "$here/profile.py" "$bundle" "$model" --batch "${shape%x*}" --seq "${shape#*x}")
+run=(python3 "$here/forward.py" "$bundle" "$model" --batch "${shape%x*}" --seq "${shape#*x}")
 "$ncu" "${args[@]}" "${run[@]}" > "$out/ncu.txt" 2>&1
 echo "ncu (text): exit $?"
 "$ncu" "${args[@]}" --csv --page details "${run[@]}" > "$out/ncu.csv" 2>&1

@@ -175,6 +175,13 @@ def plan(args):
             "f32" in args.precisions:
         jobs.append({"name": "gpt2-small", "kind": "timing", "source": None,
                      "params": 124_439_808, "weights": "torch"})
+    # The same at bf16: tensor-core GEMMs and attention, timed against
+    # PyTorch eager at bf16.
+    if (not args.only or any(o in "gpt2-small@bf16" for o in args.only)) and \
+            "bf16" in args.precisions:
+        jobs.append({"name": "gpt2-small@bf16", "kind": "timing", "source": None,
+                     "params": 124_439_808, "weights": "torch", "precision": "bf16",
+                     "targets": ["gpu"]})
     # Longest first, so that the parallel workers finish together.
     jobs.sort(key=lambda j: -j["params"])
     return jobs, skipped

@@ -25,6 +25,9 @@ a CUDA context poisoned by a faulting kernel costs that model only.
     the ids to the GPU and the logits back) and around PyTorch's forward
     with torch.cuda.synchronize() (logits left on the GPU), and PyTorch with
     the same copies as tfm.
+  * gpt2-small@bf16: the same with tfm's --precision=bf16 library against
+    the model in bf16 (PyTorch eager bf16); PASS when tfm's error against
+    float64 is within twice PyTorch's own bf16 error.
 
 --cpu-only runs the same checks with the CPU libraries (no GPU, no torch
 needed; the gpt2-small part runs on the CPU when torch is installed, without
@@ -429,7 +432,22 @@ class Worker:
         config = transformers.GPT2Config.from_json_file(
             os.path.join(self.folder, self.entry["config"]))
         torch.manual_seed(self.entry["seed"])
-        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager")
+        # The class itself: transformers' lazy Auto* imports can hide the
+        # cause of a failure ("Could not import module ...").
+        try:
+            from transformers.models.gpt2.modeling_gpt2 import GPT2LMHeadModel
+        except Exception as e:  # noqa: BLE001 (any import failure is the note)
+            cause = e
+            while cause.__cause__ is not None:
+                cause = cause.__cause__
+            raise TfmError("importing GPT2LMHeadModel: %s: %s"
+                           % (type(cause).__name__, cause)) from e
+        model = GPT2LMHeadModel._from_config(config, attn_implementation="eager")
+        # A 16-bit library (gpt2-small@bf16) is checked against float64 like
+        # the f32 one, passing where its error is within twice PyTorch's own
+        # at that precision, and timed against PyTorch eager at it.
+        precision = self.entry.get("precision", "f32")
+        half = {"bf16": torch.bfloat16, "f16": torch.float16}.get(precision)
         randomize_gpt2(model, self.entry["seed"])
         model.eval()
         self.result["torch"]["attn_implementation"] = model.config._attn_implementation
@@ -445,10 +463,12 @@ class Worker:
             ids = rng.integers(0, config.vocab_size, size=(batch, seq), dtype=np.int32)
             self.step("PyTorch forward %dx%d (float32 and float64)" % (batch, seq))
             cases.append((ids, self.torch_logits(model, ids, dev, torch, float64=True),
-                          self.torch_logits(model, ids, dev, torch)))
+                          self.torch_logits(model, ids, dev, torch, dtype=half)))
             _, a, r, _ = compare(cases[-1][2], cases[-1][1])
-            self.add({"check": "PyTorch f32 vs float64", "status": INFO, "max_abs": a,
-                      "max_rel": r, "note": "%s, %dx%d" % (dev, batch, seq)})
+            self.add({"check": "PyTorch %s vs float64" % precision, "status": INFO,
+                      "max_abs": a, "max_rel": r, "note": "%s, %dx%d" % (dev, batch, seq)})
+        if half is not None:
+            model.to(half)
         model.to(dev)
 
         timed = []
@@ -462,12 +482,18 @@ class Worker:
                 shape = "%dx%d" % ids.shape
                 self.step("forward %s (%s)" % (shape, target))
                 out = tfm_model.forward(ids)
-                ok, a, r, note = compare(out, expected)
+                if half is None:
+                    ok, a, r, note = compare(out, expected)
+                else:
+                    _, _, torch_rel, _ = compare(expected32, expected)
+                    ok, a, r, note = compare(out, expected, rtol=2 * torch_rel, atol=0.0)
+                    note = ("within 2x PyTorch %s's %.2e? %s" % (
+                        precision, torch_rel, note)).strip()
                 self.add(check_entry("%s vs %s" % (target, self.truth), ok, a, r,
                                      ("%s %s" % (shape, note)).strip(), shape=shape,
                                      create_ms=create_ms))
                 _, a, r, _ = compare(out, expected32)
-                self.add({"check": "%s vs PyTorch f32" % target, "status": INFO,
+                self.add({"check": "%s vs PyTorch %s" % (target, precision), "status": INFO,
                           "max_abs": a, "max_rel": r, "note": "%s, informational" % shape})
             if target == "gpu":
                 timed.append(tfm_model)
@@ -480,14 +506,16 @@ class Worker:
             tfm_model.close()
 
     @staticmethod
-    def torch_logits(model, ids, dev, torch, float64=False):
+    def torch_logits(model, ids, dev, torch, float64=False, dtype=None):
         """Hugging Face's logits for ids, float64 on the host; float64=True
-        runs a float64 copy of the model."""
-        m = copy.deepcopy(model).double().to(dev) if float64 else model.to(dev)
+        runs a float64 copy of the model, dtype (bf16, f16) a copy in it."""
+        if float64:
+            dtype = torch.float64
+        m = copy.deepcopy(model).to(dtype).to(dev) if dtype else model.to(dev)
         with torch.no_grad():
             x = torch.from_numpy(ids).long().to(dev)
             out = m(input_ids=x, use_cache=False).logits.double().cpu().numpy()
-        if float64:
+        if dtype is not None:
             del m
             if dev == "cuda":
                 torch.cuda.empty_cache()

@@ -440,30 +440,38 @@ void KernelCollector::observeGpuSchedules(ModuleOp module) {
     for (Value v : op->getOperands())
       k.bytes += shapes.bytes(v);
     // The SIMT and the tensor-core GEMM schedules: the same grid of output
-    // tiles.
-    auto gemmKernel = [&](auto gemm, StringRef kind) {
+    // tiles; a run-time choice as it chooses at the report's shape.
+    if (isa_and_nonnull<mt::GpuContractionAttr, mt::GpuMmaAttr,
+                        mt::GpuMmaChoiceAttr>(config)) {
       std::optional<mt::GemmDims> g = mt::inferGemmDims(op);
       if (!g)
         return;
       int64_t batch = 1;
       for (unsigned d : g->unit)
         batch *= ext[d];
-      k.kind = kind.str();
+      if (auto choice = dyn_cast<mt::GpuMmaChoiceAttr>(config))
+        config = choice.select(ext[g->m], ext[g->n], batch);
+      auto tiles = [&](auto gemm) {
+        k.grid[0] = llvm::divideCeil(ext[g->n], gemm.getBlockN());
+        k.grid[1] = llvm::divideCeil(ext[g->m], gemm.getBlockM());
+        k.threadsPerBlock = gemm.getThreads();
+        k.sharedMemoryBytes = gemm.getSharedMemoryBytes();
+      };
+      if (auto gemm = dyn_cast<mt::GpuContractionAttr>(config)) {
+        k.kind = "gemm";
+        tiles(gemm);
+      } else {
+        k.kind = "gemm-mma";
+        tiles(cast<mt::GpuMmaAttr>(config));
+      }
       k.dims = {{"M", ext[g->m]}, {"N", ext[g->n]}, {"K", ext[g->k]}};
       if (batch != 1)
         k.dims.push_back({"batch", batch});
-      k.grid[0] = llvm::divideCeil(ext[g->n], gemm.getBlockN());
-      k.grid[1] = llvm::divideCeil(ext[g->m], gemm.getBlockM());
       k.grid[2] = batch;
-      k.threadsPerBlock = gemm.getThreads();
-      k.sharedMemoryBytes = gemm.getSharedMemoryBytes();
       k.flops = 2.0 * batch * ext[g->m] * ext[g->n] * ext[g->k];
       gpuKernels.push_back(std::move(k));
-    };
-    if (auto gemm = dyn_cast_or_null<mt::GpuContractionAttr>(config))
-      return gemmKernel(gemm, "gemm");
-    if (auto mma = dyn_cast_or_null<mt::GpuMmaAttr>(config))
-      return gemmKernel(mma, "gemm-mma");
+      return;
+    }
     if (auto reduce = dyn_cast_or_null<mt::GpuReductionAttr>(config)) {
       int64_t rows = 1, length = 1;
       for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))

@@ -85,9 +85,9 @@ LogicalResult GpuMmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN, int64_t blockK,
                                  int64_t warpsM, int64_t warpsN,
                                  int64_t stages) {
-  if (stages != 1 && stages != 2)
-    return emitError() << "'stages' must be 1 (synchronous copies) or 2 "
-                          "(cp.async double buffering)";
+  if (stages < 1 || stages > 4)
+    return emitError() << "'stages' must be 1 (synchronous copies) or 2 to "
+                          "4 (a cp.async pipeline)";
   if (blockM < 1 || blockN < 1 || blockK < 1 || warpsM < 1 || warpsN < 1)
     return emitError() << "tile sizes and warp counts must be positive";
   if (blockM % (16 * warpsM) || blockN % (8 * warpsN))
@@ -97,6 +97,19 @@ LogicalResult GpuMmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (blockK % 16)
     return emitError() << "'block_k' must be a multiple of 16 (the "
                           "fragments' k)";
+  return success();
+}
+
+LogicalResult
+GpuMmaChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         GpuMmaAttr large, GpuMmaAttr small,
+                         int64_t minBlocks) {
+  if (minBlocks < 1)
+    return emitError() << "'min_blocks' must be positive";
+  if (large.getBlockM() * large.getBlockN() <=
+      small.getBlockM() * small.getBlockN())
+    return emitError() << "'large' must have larger output tiles than "
+                          "'small'";
   return success();
 }
 

@@ -333,11 +333,17 @@ def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
     warps each own a (`block_m` / `warps_m`) x (`block_n` / `warps_n`)
     sub-tile, 16 x 8 accumulator fragments of it per `mma.sync`.
 
-    `stages` is the staging pipeline's depth: 1 copies each slice with
-    loads and stores and waits for it; 2 copies slice i + 1 with `cp.async`
-    (16 bytes per copy) into a second buffer while the warps multiply
-    slice i (both operands `k`-contiguous with rows aligned to 8
-    elements).
+    `stages` is the staging pipeline's depth. 1 copies each slice with
+    loads and stores and waits for it; its rows are padded by 8 elements,
+    which puts the 8 rows an `ldmatrix` phase reads in distinct banks.
+    2 to 4 fill `stages` buffers with 16-byte `cp.async` copies (both
+    operands `k`-contiguous with rows aligned to 8 elements): slices
+    i + 1 to i + `stages` - 1 are in flight while the warps multiply
+    slice i. Their rows are not padded but XOR-swizzled: the 16-byte chunk
+    c of row r is stored at chunk c ^ ((r / (8 / p)) mod p), p =
+    min(`block_k` / 8, 8), which spreads any 8 consecutive rows' chunk c
+    over the 8 bank groups. 128 x 128 x 32 tiles in 3 stages then take
+    exactly 48 KiB.
   }];
   let parameters = (ins
     "int64_t":$block_m,
@@ -355,13 +361,49 @@ def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
     /// 16 x 8 x 16 fragments of a warp's sub-tile along m and n.
     int64_t getFragmentsM() const { return getBlockM() / getWarpsM() / 16; }
     int64_t getFragmentsN() const { return getBlockN() / getWarpsN() / 8; }
-    /// Elements of a staged row (`block_k` and a pad of 8 that puts the
-    /// rows' fragment reads in distinct banks).
-    int64_t getStagedRow() const { return getBlockK() + 8; }
+    /// Whether the staged rows are XOR-swizzled (cp.async stages) rather
+    /// than padded.
+    bool isSwizzled() const { return getStages() > 1; }
+    /// Elements of a staged row: `block_k`, and a pad of 8 where the rows
+    /// are not swizzled.
+    int64_t getStagedRow() const {
+      return getBlockK() + (isSwizzled() ? 0 : 8);
+    }
     /// Bytes of the block's shared-memory staging buffers (16-bit, one
     /// pair per stage).
     int64_t getSharedMemoryBytes() const {
       return 2 * getStages() * getStagedRow() * (getBlockM() + getBlockN());
+    }
+  }];
+}
+
+def Tfm_GpuMmaChoiceAttr : AttrDef<Tfm_Dialect, "GpuMmaChoice"> {
+  let mnemonic = "gpu_mma_choice";
+  let summary = "Two tensor-core GEMM schedules, chosen at run time";
+  let description = [{
+    The decision of `-tfm-gpu-configure` for a tensor-core contraction whose
+    output extents are known only at run time (the tokens of a call):
+    `-tfm-gpu-tile-contraction` builds both kernels and launches `large`
+    where its grid has at least `min_blocks` blocks (the target's
+    multiprocessors: one full wave), `small` otherwise. Large tiles reuse
+    each staged element over more outputs; small ones keep a small
+    problem's blocks on every multiprocessor.
+  }];
+  let parameters = (ins
+    "GpuMmaAttr":$large,
+    "GpuMmaAttr":$small,
+    "int64_t":$min_blocks
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The schedule launched for an output of `m` x `n` in `batch`
+    /// batches.
+    GpuMmaAttr select(int64_t m, int64_t n, int64_t batch) const {
+      GpuMmaAttr l = getLarge();
+      int64_t blocks = ((m + l.getBlockM() - 1) / l.getBlockM()) *
+                       ((n + l.getBlockN() - 1) / l.getBlockN()) * batch;
+      return blocks >= getMinBlocks() ? l : getSmall();
     }
   }];
 }

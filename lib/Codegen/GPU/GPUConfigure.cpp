@@ -78,7 +78,7 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
       std::optional<GemmDims> g = matchGpuContraction(op);
       if (!g)
         return WalkResult::advance();
-      if (GpuMmaAttr mma = chooseMma(op, *g, target)) {
+      if (Attribute mma = chooseMma(op, *g, target)) {
         op->setAttr(kLoweringConfigAttr, mma);
         ++mmaConfigured;
         return WalkResult::advance();
@@ -133,30 +133,50 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
   }
 
   /// Tensor cores (mma.sync m16n8k16, sm_80+) for a contraction whose
-  /// inputs are both bf16 or both f16: 64 x 64 tiles (32 rows under the
-  /// same rule as choose()'s), 32-deep slices, 2 x 2 warps of 32 x 32
-  /// (16 x 32 at 32 rows), two stages where cp.async can copy both
-  /// operands. Null where they do not apply.
-  GpuMmaAttr chooseMma(linalg::LinalgOp op, const GemmDims &g,
-                       GpuTargetAttr target) {
+  /// inputs are both bf16 or both f16. Where both operands can be copied
+  /// 16 bytes at a time (cp.async), two schedules: 128 x 128 tiles of 2 x 4
+  /// warps (64 x 32 each) in a 3-stage pipeline, 48 KiB, for a problem
+  /// with at least a wave of such tiles, and 64 x 64 tiles (32 rows under
+  /// choose()'s rule) of 2 x 2 warps in 3 stages otherwise: the choice is
+  /// made here when the output's extents are static, else at run time
+  /// (#tfm.gpu_mma_choice). Without cp.async, the small tiles in one
+  /// padded stage. Null where tensor cores do not apply.
+  Attribute chooseMma(linalg::LinalgOp op, const GemmDims &g,
+                      GpuTargetAttr target) {
     if (!tensorCores)
       return {};
     Type a = getElementTypeOrSelf(op.getDpsInputs()[g.a].getType());
     Type b = getElementTypeOrSelf(op.getDpsInputs()[g.b].getType());
     if (a != b || !(a.isBF16() || a.isF16()) || !target.hasHalfMmaSync())
       return {};
+    auto fits = [&](GpuMmaAttr config) {
+      return config.getThreads() <= target.getMaxThreadsPerBlock() &&
+             config.getSharedMemoryBytes() <= target.getSharedMemoryBytes();
+    };
     int64_t blockM = choose(op, g, target).getBlockM();
-    // Two stages (cp.async double buffering) where both operands can be
-    // copied 16 bytes at a time.
-    int64_t stages = isAsyncCopyable(op, g, *op.getDpsInputOperand(g.a)) &&
-                             isAsyncCopyable(op, g, *op.getDpsInputOperand(g.b))
-                         ? 2
-                         : 1;
-    auto config = GpuMmaAttr::get(&getContext(), blockM, 64, 32, 2, 2, stages);
-    if (config.getThreads() > target.getMaxThreadsPerBlock() ||
-        config.getSharedMemoryBytes() > target.getSharedMemoryBytes())
+    bool async = isAsyncCopyable(op, g, *op.getDpsInputOperand(g.a)) &&
+                 isAsyncCopyable(op, g, *op.getDpsInputOperand(g.b));
+    auto small =
+        GpuMmaAttr::get(&getContext(), blockM, 64, 32, 2, 2, async ? 3 : 1);
+    if (!fits(small))
       return {};
-    return config;
+    auto large = GpuMmaAttr::get(&getContext(), 128, 128, 32, 2, 4, 3);
+    if (!async || !fits(large))
+      return small;
+    auto choice = GpuMmaChoiceAttr::get(&getContext(), large, small,
+                                        target.getMultiprocessors());
+    std::optional<int64_t> m = staticExtent(op, g.m);
+    std::optional<int64_t> n = staticExtent(op, g.n);
+    if (!m || !n)
+      return choice;
+    int64_t batch = 1;
+    for (unsigned d : g.unit) {
+      std::optional<int64_t> e = staticExtent(op, d);
+      if (!e)
+        return choice;
+      batch *= *e;
+    }
+    return choice.select(*m, *n, batch);
   }
 
   PassStatistic mmaConfigured{this, numMmaConfigured, "mma-contractions",

@@ -369,10 +369,14 @@ bool mlir::tfm::isAsyncCopyable(linalg::LinalgOp op, const GemmDims &g,
                                 OpOperand &operand) {
   auto type = dyn_cast<MemRefType>(operand.get().getType());
   AffineMap map = op.getMatchingIndexingMap(&operand);
-  return type && type.getElementTypeBitWidth() == 16 &&
-         map.getNumResults() > 0 &&
-         cast<AffineDimExpr>(map.getResults().back()).getPosition() == g.k &&
-         hasAlignedRows(type, 8);
+  if (!type || type.getElementTypeBitWidth() != 16 ||
+      map.getNumResults() == 0 || !hasAlignedRows(type, 8))
+    return false;
+  // Contiguous along k (staged [x][k]) or along the operand's own rows,
+  // m for A and n for B (staged k-major, [k][x]).
+  unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+  unsigned own = &operand == op.getDpsInputOperand(g.a) ? g.m : g.n;
+  return inner == g.k || inner == own;
 }
 
 bool mlir::tfm::isHalfMmaSync(nvgpu::MmaSyncOp op) {

@@ -93,8 +93,9 @@ bool hasAlignedRows(MemRefType type, int64_t width);
 
 /// Whether input `operand` of contraction `op` (GEMM roles `g`) can be
 /// staged with 16-byte `cp.async` copies of 8 16-bit elements: its
-/// innermost dimension is `k` and its rows are aligned to 8 elements
-/// (hasAlignedRows).
+/// innermost dimension is `k` or its own row dimension (`m` for A, `n`
+/// for B: staged k-major and read with `ldmatrix .trans`), and its rows are
+/// aligned to 8 elements (hasAlignedRows).
 bool isAsyncCopyable(linalg::LinalgOp op, const GemmDims &g,
                      OpOperand &operand);
 

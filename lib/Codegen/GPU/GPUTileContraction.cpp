@@ -302,6 +302,19 @@ private:
   /// The output position (row, col) of fragment (i, j)'s element (r, c).
   std::pair<Value, Value> outputAt(OpBuilder &b, int64_t i, int64_t j,
                                    int64_t r, int64_t c);
+  /// The column in staged row `row` (of `rowElements`) where the 8
+  /// elements of logical columns `col` to `col` + 7 (`col` a multiple of
+  /// 8) lie: `col` itself in a padded tile, else its 16-byte chunk
+  /// XOR-swizzled by the row (#tfm.gpu_mma's description).
+  Value stagedColumn(OpBuilder &b, Value row, Value col, int64_t rowElements);
+  /// Whether `operand` is staged k-major, [k][x]: in a cp.async pipeline,
+  /// an operand contiguous along its own rows (a [k, n] weight) is copied
+  /// as it lies and its fragments are read with ldmatrix .trans.
+  bool isKMajor(OpOperand &operand) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    return config.isSwizzled() &&
+           cast<AffineDimExpr>(map.getResults().back()).getPosition() != g.k;
+  }
 
   GpuMmaAttr config;
   Value m0, n0, warpRow, warpCol, group, thread;
@@ -312,24 +325,31 @@ void MmaKernelBuilder::copyAsync(OpBuilder &b, OpOperand &operand, Value tile,
                                  Value kt, Value stage,
                                  SmallVectorImpl<Value> &tokens) {
   int64_t blockK = config.getBlockK(), threads = config.getThreads();
-  int64_t perRow = blockK / 8;
+  // A stage holds `rows` rows of `cols` elements: [x][k], or [k][x] for a
+  // k-major operand; each copy moves 8 contiguous elements of a row.
+  bool kMajor = isKMajor(operand);
+  int64_t rows = kMajor ? blockK : extent, cols = kMajor ? extent : blockK;
+  int64_t perRow = cols / 8;
   Value zero = index(b, 0), eight = index(b, 8);
-  Value stageRow = arith::MulIOp::create(b, loc, stage, index(b, extent));
+  Value stageRow = arith::MulIOp::create(b, loc, stage, index(b, rows));
   Type token = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-  for (int64_t l = 0, e = extent * perRow / threads; l < e; ++l) {
+  for (int64_t l = 0, e = rows * perRow / threads; l < e; ++l) {
     // Copy c: row c / perRow of the slice, elements 8 (c % perRow) on.
     Value c = arith::AddIOp::create(b, loc, tid, index(b, l * threads));
-    Value x = arith::DivUIOp::create(b, loc, c, index(b, perRow));
-    Value kk = arith::MulIOp::create(
+    Value r = arith::DivUIOp::create(b, loc, c, index(b, perRow));
+    Value col = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, c, index(b, perRow)), eight);
-    Value gx = arith::AddIOp::create(b, loc, origin, x);
-    Value gk = arith::AddIOp::create(b, loc, kt, kk);
-    // Elements to read: 8, fewer at the end of k, none past the rows.
-    Value left = arith::SubIOp::create(b, loc, sizes[g.k], gk);
+    Value gx = arith::AddIOp::create(b, loc, origin, kMajor ? col : r);
+    Value gk = arith::AddIOp::create(b, loc, kt, kMajor ? r : col);
+    // Elements to read: 8, fewer at the end of the contiguous dimension,
+    // none past the end of the other.
+    Value contiguous = kMajor ? gx : gk, other = kMajor ? gk : gx;
+    Value left =
+        arith::SubIOp::create(b, loc, sizes[kMajor ? dim : g.k], contiguous);
     Value count = arith::MinSIOp::create(
         b, loc, arith::MaxSIOp::create(b, loc, left, zero), eight);
-    Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gx,
-                                        sizes[dim]);
+    Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        other, sizes[kMajor ? g.k : dim]);
     count = arith::SelectOp::create(b, loc, rowIn, count, zero);
     // A copy that reads nothing still names an aligned address in the
     // operand: its first element.
@@ -338,11 +358,27 @@ void MmaKernelBuilder::copyAsync(OpBuilder &b, OpOperand &operand, Value tile,
     SmallVector<Value> ivs = blockIvs;
     ivs[dim] = arith::SelectOp::create(b, loc, reads, gx, zero);
     ivs[g.k] = arith::SelectOp::create(b, loc, reads, gk, zero);
-    Value dstRow = arith::AddIOp::create(b, loc, stageRow, x);
+    Value dstRow = arith::AddIOp::create(b, loc, stageRow, r);
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, token, tile, ValueRange{dstRow, kk}, operand.get(),
+        b, loc, token, tile,
+        ValueRange{dstRow, stagedColumn(b, dstRow, col, cols)}, operand.get(),
         indices(operand, ivs), b.getIndexAttr(8), count, b.getUnitAttr()));
   }
+}
+
+Value MmaKernelBuilder::stagedColumn(OpBuilder &b, Value row, Value col,
+                                     int64_t rowElements) {
+  if (!config.isSwizzled())
+    return col;
+  int64_t p = std::min<int64_t>(rowElements / 8, 8);
+  // Rows r and r + 8 / p step through p chunk permutations: any 8
+  // consecutive rows' chunk c land in 8 distinct 16-byte bank groups.
+  Value phase = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, row, index(b, 8 / p)),
+      index(b, p));
+  Value chunk = arith::DivUIOp::create(b, loc, col, index(b, 8));
+  return arith::MulIOp::create(
+      b, loc, arith::XOrIOp::create(b, loc, chunk, phase), index(b, 8));
 }
 
 std::pair<Value, Value> MmaKernelBuilder::outputAt(OpBuilder &b, int64_t i,
@@ -367,18 +403,19 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
       getElementTypeOrSelf(bOperand.get().getType()) != half)
     return op->emitOpError("-tfm-gpu-tile-contraction: ")
            << config << " needs both inputs bf16 or both f16";
-  if (config.getStages() == 2 &&
+  if (config.getStages() > 1 &&
       (!isAsyncCopyable(op, g, a) || !isAsyncCopyable(op, g, bOperand)))
     return op->emitOpError("-tfm-gpu-tile-contraction: ")
            << config
            << " stages its operands with cp.async, which needs both "
-              "k-contiguous with rows aligned to 8 elements";
+              "contiguous along k or along their own rows, with rows "
+              "aligned to 8 elements";
   MLIRContext *ctx = op->getContext();
   int64_t blockM = config.getBlockM(), blockN = config.getBlockN(),
           blockK = config.getBlockK(), row = config.getStagedRow();
   // Each thread copies the same number of elements (8-element copies
-  // with two stages).
-  int64_t unit = config.getStages() == 2 ? 8 : 1;
+  // with cp.async stages).
+  int64_t unit = config.getStages() > 1 ? 8 : 1;
   if ((blockM * blockK / unit) % config.getThreads() ||
       (blockN * blockK / unit) % config.getThreads())
     return op->emitOpError("-tfm-gpu-tile-contraction: ")
@@ -393,12 +430,16 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   // One slice of each operand per stage, stage s at rows s * block_m (A)
-  // and s * block_n (B).
+  // and s * block_n (B), or s * block_k for a k-major operand.
   int64_t stages = config.getStages();
-  auto aTileType = MemRefType::get({stages * blockM, row}, half,
-                                   MemRefLayoutAttrInterface(), workgroup);
-  auto bTileType = MemRefType::get({stages * blockN, row}, half,
-                                   MemRefLayoutAttrInterface(), workgroup);
+  bool aKMajor = isKMajor(a), bKMajor = isKMajor(bOperand);
+  auto tileType = [&](bool kMajor, int64_t extent) {
+    return MemRefType::get(kMajor ? ArrayRef<int64_t>{stages * blockK, extent}
+                                  : ArrayRef<int64_t>{stages * extent, row},
+                           half, MemRefLayoutAttrInterface(), workgroup);
+  };
+  auto aTileType = tileType(aKMajor, blockM);
+  auto bTileType = tileType(bKMajor, blockN);
   auto [launch, b] = createKernelLaunch(
       rw, loc, {gridX, gridY, gridZ},
       {index(rw, config.getThreads()), index(rw, 1), index(rw, 1)},
@@ -452,10 +493,12 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
 
   auto aType = VectorType::get({4, 2}, half);
   auto bType = VectorType::get({2, 2}, half);
-  // Two stages: slice 0 is in flight before the loop; iteration i puts
-  // slice i + 1 in flight into the other stage (zeros past the end), then
-  // waits for all but that newest group (slice i) and the barrier makes
-  // every thread's copies visible.
+  // A pipeline of S = `stages` buffers: slices 0 to S - 2 are put in
+  // flight before the loop. Iteration i waits until at most S - 2 groups
+  // are pending (slice i has landed), and the barrier makes every
+  // thread's copies visible and tells that every warp is done with slice
+  // i - 1; then slice i + S - 1 goes in flight into i - 1's buffer (zeros
+  // past the end of k) while the warps multiply slice i.
   auto issue = [&](OpBuilder &ib, Value kt, Value stage) {
     SmallVector<Value> tokens;
     copyAsync(ib, a, aTile, g.m, blockM, m0, kt, stage, tokens);
@@ -464,78 +507,109 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
         ib, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
   };
   Value first;
-  if (stages == 2)
-    first = issue(b, index(b, 0), index(b, 0));
+  for (int64_t s = 0; s + 1 < stages; ++s)
+    first = issue(b, index(b, s * blockK), index(b, s));
   auto kLoop = scf::ForOp::create(
       b, loc, index(b, 0), sizes[g.k], index(b, blockK), init,
       [&](OpBuilder &lb, Location, Value kt, ValueRange accs) {
         Value aBase = index(lb, 0), bBase = index(lb, 0);
-        if (stages == 2) {
-          Value current = arith::RemUIOp::create(
-              lb, loc, arith::DivUIOp::create(lb, loc, kt, index(lb, blockK)),
-              index(lb, 2));
-          Value next = arith::SubIOp::create(lb, loc, index(lb, 1), current);
-          Value group = issue(
-              lb, arith::AddIOp::create(lb, loc, kt, index(lb, blockK)), next);
-          nvgpu::DeviceAsyncWaitOp::create(lb, loc, group,
-                                           lb.getI32IntegerAttr(1));
-          aBase = arith::MulIOp::create(lb, loc, current, index(lb, blockM));
-          bBase = arith::MulIOp::create(lb, loc, current, index(lb, blockN));
+        if (stages > 1) {
+          Value slice = arith::DivUIOp::create(lb, loc, kt, index(lb, blockK));
+          Value current =
+              arith::RemUIOp::create(lb, loc, slice, index(lb, stages));
+          nvgpu::DeviceAsyncWaitOp::create(lb, loc, first,
+                                           lb.getI32IntegerAttr(stages - 2));
+          gpu::BarrierOp::create(lb, loc);
+          Value next = arith::RemUIOp::create(
+              lb, loc,
+              arith::AddIOp::create(lb, loc, slice, index(lb, stages - 1)),
+              index(lb, stages));
+          issue(lb,
+                arith::AddIOp::create(lb, loc, kt,
+                                      index(lb, (stages - 1) * blockK)),
+                next);
+          aBase = arith::MulIOp::create(lb, loc, current,
+                                        index(lb, aKMajor ? blockK : blockM));
+          bBase = arith::MulIOp::create(lb, loc, current,
+                                        index(lb, bKMajor ? blockK : blockN));
         } else {
           copySlice(lb, a, aTile, g.m, blockM, m0, kt, blockK,
                     config.getThreads(), /*kRows=*/false);
           copySlice(lb, bOperand, bTile, g.n, blockN, n0, kt, blockK,
                     config.getThreads(), /*kRows=*/false);
+          gpu::BarrierOp::create(lb, loc);
         }
-        gpu::BarrierOp::create(lb, loc);
         SmallVector<Value> sums(accs.begin(), accs.end());
         // A fragment (4 8 x 8 matrices: rows +0 and +8, k +0 and +8) or
         // B's (2: k +0 and +8) with one ldmatrix: lane l names the row of
         // matrix l / 8 it fetches, l % 8, and ldmatrix hands lane 4g + t
         // the elements (g, 2t) and (g, 2t + 1) of each matrix, which is
-        // mma.sync's layout.
+        // mma.sync's layout. A k-major tile holds each matrix transposed
+        // (rows are k): lane l names its k row, and ldmatrix .trans hands
+        // lane 4g + t the same elements.
         Value laneRow = arith::RemUIOp::create(lb, loc, lane, index(lb, 8));
         Value matrix = arith::DivUIOp::create(lb, loc, lane, index(lb, 8));
-        auto fragment = [&](Value tile, Value first, int64_t ks,
-                            VectorType type) {
+        // `rows` 8-row groups along x (2 for A, 1 for one B fragment, 2 for
+        // a pair of B fragments) times 2 along k; matrix q is x group
+        // q % rows and k half q / rows, or for a B pair (kFirst) k half
+        // q % 2 and fragment q / 2, so that each fragment's two matrices
+        // are consecutive registers.
+        auto fragment = [&](Value tile, bool kMajor, int64_t extent, Value base,
+                            Value x, int64_t ks, VectorType type,
+                            bool kFirst = false) {
           int64_t tiles = type.getDimSize(0);
-          // Matrix q: rows + 8 (q % rows), k + 8 (q / rows); rows is 2 for
-          // A, 1 for B.
           int64_t rows = tiles / 2;
           Value q = arith::RemUIOp::create(lb, loc, matrix, index(lb, tiles));
-          Value rowOff =
-              rows == 2 ? arith::MulIOp::create(
-                              lb, loc,
-                              arith::RemUIOp::create(lb, loc, q, index(lb, 2)),
-                              index(lb, 8))
-                        : index(lb, 0);
-          Value kOff = arith::MulIOp::create(
-              lb, loc, arith::DivUIOp::create(lb, loc, q, index(lb, rows)),
-              index(lb, 8));
-          Value r = arith::AddIOp::create(
-              lb, loc, first, arith::AddIOp::create(lb, loc, laneRow, rowOff));
+          Value xGroup, kHalf;
+          if (kFirst) {
+            xGroup = arith::DivUIOp::create(lb, loc, q, index(lb, 2));
+            kHalf = arith::RemUIOp::create(lb, loc, q, index(lb, 2));
+          } else {
+            xGroup = arith::RemUIOp::create(lb, loc, q, index(lb, rows));
+            kHalf = arith::DivUIOp::create(lb, loc, q, index(lb, rows));
+          }
+          Value rowOff = arith::MulIOp::create(lb, loc, xGroup, index(lb, 8));
+          Value kOff = arith::MulIOp::create(lb, loc, kHalf, index(lb, 8));
+          Value xs = arith::AddIOp::create(lb, loc, x, rowOff);
           Value k = arith::AddIOp::create(lb, loc, kOff, index(lb, ks));
+          Value r, col;
+          if (kMajor) {
+            r = arith::AddIOp::create(
+                lb, loc, base, arith::AddIOp::create(lb, loc, k, laneRow));
+            col = stagedColumn(lb, r, xs, extent);
+          } else {
+            r = arith::AddIOp::create(
+                lb, loc, base, arith::AddIOp::create(lb, loc, xs, laneRow));
+            col = stagedColumn(lb, r, k, blockK);
+          }
           return nvgpu::LdMatrixOp::create(
-                     lb, loc, type, tile, ValueRange{r, k},
-                     lb.getBoolAttr(false), lb.getI32IntegerAttr(tiles))
+                     lb, loc, type, tile, ValueRange{r, col},
+                     lb.getBoolAttr(kMajor), lb.getI32IntegerAttr(tiles))
               .getResult();
         };
         for (int64_t ks = 0; ks < blockK; ks += 16) {
           SmallVector<Value> aFrags, bFrags;
           for (int64_t i = 0; i < fm; ++i)
             aFrags.push_back(fragment(
-                aTile,
-                arith::AddIOp::create(
-                    lb, loc, arith::AddIOp::create(lb, loc, aBase, warpRow),
-                    index(lb, i * 16)),
-                ks, aType));
-          for (int64_t j = 0; j < fn; ++j)
-            bFrags.push_back(fragment(
-                bTile,
-                arith::AddIOp::create(
-                    lb, loc, arith::AddIOp::create(lb, loc, bBase, warpCol),
-                    index(lb, j * 8)),
-                ks, bType));
+                aTile, aKMajor, blockM, aBase,
+                arith::AddIOp::create(lb, loc, warpRow, index(lb, i * 16)), ks,
+                aType));
+          // B's fragments two at a time (one ldmatrix x4 for 16 columns),
+          // the last one alone when fn is odd.
+          for (int64_t j = 0; j < fn; j += 2) {
+            Value x = arith::AddIOp::create(lb, loc, warpCol, index(lb, j * 8));
+            if (j + 1 == fn) {
+              bFrags.push_back(
+                  fragment(bTile, bKMajor, blockN, bBase, x, ks, bType));
+              continue;
+            }
+            Value pair = fragment(bTile, bKMajor, blockN, bBase, x, ks, aType,
+                                  /*kFirst=*/true);
+            for (int64_t h = 0; h < 2; ++h)
+              bFrags.push_back(vector::ExtractStridedSliceOp::create(
+                  lb, loc, pair, ArrayRef<int64_t>{2 * h, 0},
+                  ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1}));
+          }
           for (int64_t i = 0; i < fm; ++i)
             for (int64_t j = 0; j < fn; ++j) {
               Value &acc = sums[i * fn + j];
@@ -543,14 +617,16 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
                                              ArrayRef<int64_t>{16, 8, 16});
             }
         }
-        // The next copy overwrites these slices: every warp must be done
-        // reading them.
-        gpu::BarrierOp::create(lb, loc);
+        // One stage: the next copy overwrites this slice, so every warp
+        // must be done reading it (with a pipeline, the next iteration's
+        // barrier comes before any copy into this buffer).
+        if (stages == 1)
+          gpu::BarrierOp::create(lb, loc);
         scf::YieldOp::create(lb, loc, sums);
       });
-  // The last iteration's copies (zeros past the end of k) are still in
+  // The last iterations' copies (zeros past the end of k) are still in
   // flight: no block leaves with a pending group.
-  if (stages == 2)
+  if (stages > 1)
     nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
 
   for (int64_t i = 0; i < fm; ++i)
@@ -593,13 +669,19 @@ struct GPUTileContractionPass
     IRRewriter rw(&getContext());
     for (linalg::LinalgOp op : ops) {
       Attribute config = op->getAttr(kLoweringConfigAttr);
-      if (!isa<GpuContractionAttr, GpuMmaAttr>(config))
+      if (!isa<GpuContractionAttr, GpuMmaAttr, GpuMmaChoiceAttr>(config))
         continue;
       std::optional<GemmDims> g = matchGpuContraction(op);
       if (!g) {
         op->emitOpError("-tfm-gpu-tile-contraction: carries ")
             << config << " but is not a contraction the GEMM kernel takes";
         return signalPassFailure();
+      }
+      if (auto choice = dyn_cast<GpuMmaChoiceAttr>(config)) {
+        if (failed(buildChoice(rw, op, *g, choice)))
+          return signalPassFailure();
+        mmaKernels += 2;
+        continue;
       }
       if (auto mma = dyn_cast<GpuMmaAttr>(config)) {
         if (failed(MmaKernelBuilder(op, *g, mma).build(rw)))
@@ -612,6 +694,40 @@ struct GPUTileContractionPass
         return signalPassFailure();
       ++kernels;
     }
+  }
+
+  /// Both kernels of a #tfm.gpu_mma_choice, in the two branches of an
+  /// scf.if on the large tiles' grid size (the attribute's rule).
+  LogicalResult buildChoice(IRRewriter &rw, linalg::LinalgOp op,
+                            const GemmDims &g, GpuMmaChoiceAttr choice) {
+    Location loc = op.getLoc();
+    rw.setInsertionPoint(op);
+    SmallVector<Value> sizes;
+    for (Range r : op.createLoopRanges(rw, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, r.size));
+    auto tiles = [&](unsigned d, int64_t block) {
+      return arith::CeilDivUIOp::create(
+          rw, loc, sizes[d], arith::ConstantIndexOp::create(rw, loc, block));
+    };
+    Value blocks = arith::MulIOp::create(
+        rw, loc, tiles(g.m, choice.getLarge().getBlockM()),
+        tiles(g.n, choice.getLarge().getBlockN()));
+    for (unsigned d : g.unit)
+      blocks = arith::MulIOp::create(rw, loc, blocks, sizes[d]);
+    Value large = arith::CmpIOp::create(
+        rw, loc, arith::CmpIPredicate::uge, blocks,
+        arith::ConstantIndexOp::create(rw, loc, choice.getMinBlocks()));
+    auto branch = scf::IfOp::create(rw, loc, large, /*withElseRegion=*/true);
+    for (auto [block, config] :
+         {std::pair(branch.thenBlock(), choice.getLarge()),
+          std::pair(branch.elseBlock(), choice.getSmall())}) {
+      rw.setInsertionPoint(block->getTerminator());
+      auto clone = cast<linalg::LinalgOp>(rw.clone(*op));
+      if (failed(MmaKernelBuilder(clone, g, config).build(rw)))
+        return failure();
+    }
+    rw.eraseOp(op);
+    return success();
   }
 
   PassStatistic kernels{this, numKernels, "kernels",

@@ -99,8 +99,8 @@ func.func @uneven(%a: memref<8x8xf32>) {
 // is [k, n] here (staged transposed, k innermost); the accumulators (2 x 4
 // fragments of 16 x 8 per warp, 2 x 2 f32 per lane) start from the output;
 // per 32-deep slice: copy, barrier, per 16-deep step the warp's fragments
-// (ldmatrix: x4 for each 16 x 16 of A, x2 for each 8 x 16 of B) and 8
-// mma.sync m16n8k16, barrier; guarded stores.
+// (ldmatrix x4: each 16 x 16 of A, each pair of 8 x 16 B fragments,
+// split in two) and 8 mma.sync m16n8k16, barrier; guarded stores.
 // CHECK-LABEL: func.func @mma
 // CHECK:         gpu.launch
 // CHECK-SAME:      threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{[_0-9]*}}, %{{.*}} = %c1{{[_0-9]*}}, %{{.*}} = %c1{{[_0-9]*}})
@@ -113,10 +113,13 @@ func.func @uneven(%a: memref<8x8xf32>) {
 // CHECK-COUNT-16:    memref.store %{{.*}}, %[[BS]]
 // CHECK:             gpu.barrier
 // CHECK-COUNT-2:     nvgpu.ldmatrix %[[AS]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// CHECK-COUNT-4:     nvgpu.ldmatrix %[[BS]][{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// CHECK:             %[[PAIR:.*]] = nvgpu.ldmatrix %[[BS]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-NEXT:        vector.extract_strided_slice %[[PAIR]] {offsets = [0, 0], sizes = [2, 2], strides = [1, 1]} : vector<4x2xbf16> to vector<2x2xbf16>
+// CHECK-NEXT:        vector.extract_strided_slice %[[PAIR]] {offsets = [2, 0], sizes = [2, 2], strides = [1, 1]} : vector<4x2xbf16> to vector<2x2xbf16>
+// CHECK:             nvgpu.ldmatrix %[[BS]][{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK-COUNT-8:     nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-COUNT-2:     nvgpu.ldmatrix %[[AS]]
-// CHECK-COUNT-4:     nvgpu.ldmatrix %[[BS]]
+// CHECK-COUNT-2:     nvgpu.ldmatrix %[[BS]]
 // CHECK-COUNT-8:     nvgpu.mma.sync
 // CHECK:             gpu.barrier
 // CHECK:           vector.extract %[[R]]#0[0, 0]
@@ -131,45 +134,112 @@ func.func @mma(%a: memref<?x96xbf16>, %b: memref<96x200xbf16>, %c: memref<?x200x
 
 // -----
 
-// Two stages: slice 0 goes in flight before the loop (16-byte cp.async
-// copies into stage 0: 2 per thread for A's 64 x 32 and B's 64 x 32, k
-// contiguous in both); each iteration puts the next slice in flight into
-// the other stage (8 elements, fewer at the end of k, none past the
-// rows), commits it, waits for all groups but that one, and multiplies
-// the current stage (rows offset by stage x 64).
+// Three stages (cp.async pipeline): slices 0 and 1 go in flight before
+// the loop (16-byte copies: 2 per thread for A's 64 x 32 and B's 64 x 32,
+// k contiguous in both) into stages 0 and 1. Each iteration waits until at
+// most one group is pending (its slice has landed), a barrier, then puts
+// slice i + 2 in flight into stage (i + 2) mod 3 (8 elements, fewer at the
+// end of k, none past the rows) and multiplies stage i mod 3 (rows offset
+// by stage x 64): one barrier per slice. Rows are not padded but
+// XOR-swizzled: 4 chunks of 8 per 32-element row, chunk c ^ ((row / 2) mod
+// 4), in the copies' destinations and in ldmatrix's addresses.
 // CHECK-LABEL: func.func @mma_async
 // CHECK:         gpu.launch
-// CHECK-SAME:      workgroup(%[[AS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>)
-// CHECK-COUNT-2:   nvgpu.device_async_copy %arg0[{{.*}}], %[[AS]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK-SAME:      workgroup(%[[AS:.*]] : memref<192x32xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<192x32xbf16, #gpu.address_space<workgroup>>)
+// CHECK:           arith.select
+// CHECK:           %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:      %c2{{.*}} = arith.constant 2
+// CHECK-NEXT:      %[[HALF:.*]] = arith.divui %[[ROW]], %c2
+// CHECK:           %[[PHASE:.*]] = arith.remui %[[HALF]], %c4
+// CHECK:           %[[CHUNK:.*]] = arith.divui %{{.*}}, %c8
+// CHECK:           %[[SW:.*]] = arith.xori %[[CHUNK]], %[[PHASE]]
+// CHECK:           %[[COL:.*]] = arith.muli %[[SW]], %c8
+// CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %[[AS]][%[[ROW]], %[[COL]]], 8, %{{.*}} {bypassL1}
+// CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %[[AS]][{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK-COUNT-2:   nvgpu.device_async_copy %arg1[{{.*}}], %[[BS]][{{.*}}], 8, %{{.*}} {bypassL1}
-// CHECK:           nvgpu.device_async_create_group
+// CHECK:           %[[FIRST:.*]] = nvgpu.device_async_create_group
+// CHECK-COUNT-4:   nvgpu.device_async_copy
+// CHECK:           %[[SECOND:.*]] = nvgpu.device_async_create_group
 // CHECK:           scf.for %[[KT:.*]] = %c0{{.*}} to %c96{{.*}} step %c32{{.*}} iter_args
 // CHECK:             %[[SLICE:.*]] = arith.divui %[[KT]], %c32
-// CHECK:             %[[CUR:.*]] = arith.remui %[[SLICE]], %c2
-// CHECK:             %[[NEXT:.*]] = arith.subi %c1{{.*}}, %[[CUR]]
+// CHECK:             %[[CUR:.*]] = arith.remui %[[SLICE]], %c3
+// CHECK:             nvgpu.device_async_wait %[[SECOND]] {numGroups = 1 : i32}
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             %[[NEXT0:.*]] = arith.addi %[[SLICE]], %c2
+// CHECK:             arith.remui %[[NEXT0]], %c3
 // CHECK-COUNT-2:     nvgpu.device_async_copy %arg0
 // CHECK-COUNT-2:     nvgpu.device_async_copy %arg1
-// CHECK:             %[[G:.*]] = nvgpu.device_async_create_group
-// CHECK:             nvgpu.device_async_wait %[[G]] {numGroups = 1 : i32}
+// CHECK:             nvgpu.device_async_create_group
 // CHECK:             arith.muli %[[CUR]], %c64
-// CHECK:             gpu.barrier
+// CHECK-NOT:         gpu.barrier
+// CHECK:             arith.xori
+// CHECK:             nvgpu.ldmatrix %[[AS]]
+// CHECK-NOT:         gpu.barrier
 // CHECK-COUNT-16:    nvgpu.mma.sync
-// CHECK:             gpu.barrier
+// CHECK-NOT:         gpu.barrier
+// CHECK:             scf.yield
 // CHECK:           nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // CHECK-NOT:     linalg.
 func.func @mma_async(%a: memref<?x96xbf16>, %b: memref<200x96xbf16>, %c: memref<?x200xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
-      {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2>}
+      {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
       ins(%a, %b : memref<?x96xbf16>, memref<200x96xbf16>) outs(%c : memref<?x200xf32>)
   return
 }
 
 // -----
 
-func.func @mma_async_layout(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{stages its operands with cp.async, which needs both k-contiguous with rows aligned to 8 elements}}
+// #tfm.gpu_mma_choice: both kernels, the large one where its grid
+// (ceil(m / 128) x ceil(200 / 128) blocks) reaches min_blocks.
+// CHECK-LABEL: func.func @mma_choice
+// CHECK:         %[[M:.*]] = memref.dim %arg0, %c0
+// CHECK:         %[[TM:.*]] = arith.ceildivui %[[M]], %c128
+// CHECK:         %[[TN:.*]] = arith.ceildivui %c200{{.*}}, %c128
+// CHECK:         %[[BLOCKS:.*]] = arith.muli %[[TM]], %[[TN]]
+// CHECK:         %[[LARGE:.*]] = arith.cmpi uge, %[[BLOCKS]], %c132
+// CHECK:         scf.if %[[LARGE]] {
+// CHECK:           gpu.launch
+// CHECK-SAME:        in (%{{.*}} = %c256{{[_0-9]*}},
+// CHECK-SAME:        workgroup(%{{.*}} : memref<384x32xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<384x32xbf16, #gpu.address_space<workgroup>>)
+// CHECK:         } else {
+// CHECK:           gpu.launch
+// CHECK-SAME:        in (%{{.*}} = %c128{{[_0-9]*}},
+// CHECK-SAME:        workgroup(%{{.*}} : memref<192x32xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<192x32xbf16, #gpu.address_space<workgroup>>)
+// CHECK:         }
+// CHECK-NOT:     linalg.
+func.func @mma_choice(%a: memref<?x96xbf16>, %b: memref<200x96xbf16>, %c: memref<?x200xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {tfm.lowering_config = #tfm.gpu_mma_choice<large = <block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 3>, small = <block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>, min_blocks = 132>}
+      ins(%a, %b : memref<?x96xbf16>, memref<200x96xbf16>) outs(%c : memref<?x200xf32>)
+  return
+}
+
+// -----
+
+func.func @mma_async_layout(%a: memref<64x36xbf16>, %b: memref<36x64xbf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{stages its operands with cp.async, which needs both contiguous along k or along their own rows, with rows aligned to 8 elements}}
   linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2>}
-      ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+      ins(%a, %b : memref<64x36xbf16>, memref<36x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// B contiguous along n ([k, n], a weight stored [in, out]): staged k-major,
+// a [3 x 32][64] tile, copied 8 n-elements at a time (fewer past the end
+// of n, none past the end of k), chunks swizzled by the k row (8 chunks a
+// row: chunk ^ (k mod 8)); its fragments come from ldmatrix .trans with
+// each lane naming a k row.
+// CHECK-LABEL: func.func @mma_k_major
+// CHECK:         gpu.launch
+// CHECK-SAME:      workgroup(%[[AS:.*]] : memref<192x32xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<96x64xbf16, #gpu.address_space<workgroup>>)
+// CHECK:           nvgpu.device_async_copy %arg1[{{.*}}], %[[BS]][{{.*}}], 8, %{{.*}} {bypassL1} : memref<96x200xbf16> to memref<96x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:           scf.for
+// CHECK:             nvgpu.ldmatrix %[[AS]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK:             nvgpu.ldmatrix %[[BS]][{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<96x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+func.func @mma_k_major(%a: memref<?x96xbf16>, %b: memref<96x200xbf16>, %c: memref<?x200xf32>) {
+  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
+      ins(%a, %b : memref<?x96xbf16>, memref<96x200xbf16>) outs(%c : memref<?x200xf32>)
   return
 }
 
@@ -199,7 +269,21 @@ func.func @mma_attr_k() attributes {x = #tfm.gpu_mma<block_m = 64, block_n = 64,
 
 // -----
 
-// expected-error @+1 {{'stages' must be 1 (synchronous copies) or 2 (cp.async double buffering)}}
-func.func @mma_attr_stages() attributes {x = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>} {
+// expected-error @+1 {{'stages' must be 1 (synchronous copies) or 2 to 4 (a cp.async pipeline)}}
+func.func @mma_attr_stages() attributes {x = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 5>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'large' must have larger output tiles than 'small'}}
+func.func @mma_choice_attr() attributes {x = #tfm.gpu_mma_choice<large = <block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>, small = <block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>, min_blocks = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'min_blocks' must be positive}}
+func.func @mma_choice_blocks() attributes {x = #tfm.gpu_mma_choice<large = <block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4>, small = <block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>, min_blocks = 0>} {
   return
 }

@@ -3,16 +3,19 @@
 // compute the CPU's numbers bit for bit: every input is a small integer
 // (exact in bf16 and f16), so every product and partial sum is exact in
 // f32 whatever the order. The shapes exercise the kernel's edges: 70 rows
-// with a dynamic extent (64-row tiles: one full, one of 6), 11 rows static
-// (32-row tiles), 37 and 130 columns (partial 64-column tiles, partial
-// 8-column fragments), K = 40 against block_k = 32 (one full slice, then
-// 8 and zeros), K = 72 (three slices), B staged k-innermost ([n, k]
-// weights, Q K^T: two stages, 16-byte cp.async copies that zero-fill past
-// the end of k and read nothing past the rows) and n-innermost ([k, n]: one
-// stage, element copies), batch loops on grid z, bf16 and f16, and a bias
-// as the accumulators' initial values. A contraction with an f32 input
-// keeps the SIMT kernel. A second GPU build states a target with one
-// multiprocessor, where every tile is 64 rows.
+// (32-row tiles: two full, one of 6), 11 rows (one partial tile), 37, 130
+// and 136 columns (partial 64- and 128-column tiles, partial 8-column
+// fragments), K = 40 against block_k = 32 (one full slice, then 8 and
+// zeros), K = 72 (three slices); operands staged by the 3-stage cp.async
+// pipeline in XOR-swizzled rows (16-byte copies that zero-fill past the
+// end of the contiguous dimension and read nothing past the other):
+// k-innermost ([n, k] weights, Q K^T), and k-major ([k, n] weights, an A
+// stored [k, m]: ldmatrix .trans); rows of 130 or 37 elements (not 8-aligned):
+// one padded stage of element copies. Batch loops on grid z, bf16 and f16,
+// and a bias as the accumulators' initial values. A contraction with an
+// f32 input keeps the SIMT kernel. A second GPU build states a target with
+// one multiprocessor, where every pipelined contraction takes the 128 x 128
+// tiles of 2 x 4 warps.
 //
 // RUN: tfm-opt %s -inline -symbol-dce -tfm-lower-to-llvm="vectorize=0" | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.cpu
 // RUN: tfm-opt %s -inline -symbol-dce -tfm-set-target="gpu-chip=sm_80" -tfm-lower-to-nvvm="emulate=1" -mlir-pass-statistics 2> %t.stats | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.gpu
@@ -24,16 +27,18 @@
 
 // STATS:      GPUConfigurePass
 // STATS-NEXT:   (S) 1 contractions
-// STATS-NEXT:   (S) 4 mma-contractions
+// STATS-NEXT:   (S) 6 mma-contractions
 // STATS:      GPUTileContractionPass
 // STATS-NEXT:   (S) 1 kernels
-// STATS-NEXT:   (S) 4 mma-kernels
+// STATS-NEXT:   (S) 6 mma-kernels
 
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [70, 37]
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [11, 130]
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 3 offset = 0 sizes = [2, 9, 21]
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [11, 37]
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [70, 37]
+// CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [70, 136]
+// CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [72, 136]
 
 #id2 = affine_map<(i, j) -> (i, j)>
 module {
@@ -170,6 +175,30 @@ func.func @main() {
   %y5 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%xd, %ws : tensor<?x40xf32>, tensor<37x40xbf16>) outs(%z5 : tensor<?x37xf32>) -> tensor<?x37xf32>
   %u5 = tensor.cast %y5 : tensor<?x37xf32> to tensor<*xf32>
   call @printMemrefF32(%u5) : (tensor<*xf32>) -> ()
+
+  // A [k, n] weight with rows of 136 (a multiple of 8): cp.async stages
+  // it k-major, ldmatrix .trans reads it; 136 columns are a full and a
+  // partial 128-column tile for the large schedule.
+  %c136 = arith.constant 136 : index
+  %kf = call @values(%c40, %c136, %c5, %c3, %c11, %c5) : (index, index, index, index, index, index) -> tensor<?x?xf32>
+  %kn = call @bf16(%kf) : (tensor<?x?xf32>) -> tensor<?x?xbf16>
+  %kns = tensor.cast %kn : tensor<?x?xbf16> to tensor<40x136xbf16>
+  %e6 = tensor.empty() : tensor<70x136xf32>
+  %z6 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<70x136xf32>) -> tensor<70x136xf32>
+  %x70 = tensor.cast %x : tensor<?x?xbf16> to tensor<70x40xbf16>
+  %y6 = linalg.matmul ins(%x70, %kns : tensor<70x40xbf16>, tensor<40x136xbf16>) outs(%z6 : tensor<70x136xf32>) -> tensor<70x136xf32>
+  %u6 = tensor.cast %y6 : tensor<70x136xf32> to tensor<*xf32>
+  call @printMemrefF32(%u6) : (tensor<*xf32>) -> ()
+
+  // Both k-major: A stored [k, m] (72 columns), B [k, n].
+  %atf = call @values(%c40, %c72, %c7, %c2, %c9, %c5) : (index, index, index, index, index, index) -> tensor<?x?xf32>
+  %at = call @bf16(%atf) : (tensor<?x?xf32>) -> tensor<?x?xbf16>
+  %ats = tensor.cast %at : tensor<?x?xbf16> to tensor<40x72xbf16>
+  %e7 = tensor.empty() : tensor<72x136xf32>
+  %z7 = linalg.fill ins(%zero : f32) outs(%e7 : tensor<72x136xf32>) -> tensor<72x136xf32>
+  %y7 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] ins(%ats, %kns : tensor<40x72xbf16>, tensor<40x136xbf16>) outs(%z7 : tensor<72x136xf32>) -> tensor<72x136xf32>
+  %u7 = tensor.cast %y7 : tensor<72x136xf32> to tensor<*xf32>
+  call @printMemrefF32(%u7) : (tensor<*xf32>) -> ()
   return
 }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one forward of a bundle's GPU library, for a profiler to watch.
 
-    python3 bench/gpu/profile.py BUNDLE MODEL [--batch 1] [--seq 512] [--calls 1]
+    python3 bench/gpu/forward.py BUNDLE MODEL [--batch 1] [--seq 512] [--calls 1]
                                  [--time N]
 
 Unpacks BUNDLE/MODEL/gpu.so.xz, writes random weights of the manifest's
@@ -12,7 +12,7 @@ Nsight Compute on the GPU machine (docs/gpu-bench.md, "Profiling one
 kernel"), e.g.
 
     ncu --clock-control none --kernel-name regex:'^(h_0_attn_3|lm_head_1)$' \\
-        --section SpeedOfLight python3 bench/gpu/profile.py BUNDLE gpt2-small
+        --section SpeedOfLight python3 bench/gpu/forward.py BUNDLE gpt2-small
 
 --time N instead times N calls after 3 warm-up calls (wall clock around
 tfm_model_forward, the logits copied back included; median) and, with
@@ -101,7 +101,7 @@ def main():
         if not args.time:
             for _ in range(args.calls):
                 model.forward(ids, None, out)
-            print("profile.py: %d forward call(s) of %s at %dx%d" % (
+            print("forward.py: %d forward call(s) of %s at %dx%d" % (
                 args.calls, args.model, args.batch, args.seq))
         else:
             for _ in range(3):
@@ -111,7 +111,7 @@ def main():
                 t0 = time.perf_counter()
                 model.forward(ids, None, out)
                 times.append(time.perf_counter() - t0)
-            print("profile.py: %s at %dx%d (precision %s): median %.2f ms, min %.2f ms "
+            print("forward.py: %s at %dx%d (precision %s): median %.2f ms, min %.2f ms "
                   "of %d calls; tfm_model_create took %s of device memory" % (
                       args.model, args.batch, args.seq, manifest.get("precision", "f32"),
                       1e3 * float(np.median(times)), 1e3 * min(times), len(times),
@@ -120,9 +120,9 @@ def main():
                 from run import profile_kernels
                 k = profile_kernels(lambda: model.forward(ids, None, out), torch, calls=3)
                 if "error" in k:
-                    print("profile.py: profiler unavailable: %s" % k["error"])
+                    print("forward.py: profiler unavailable: %s" % k["error"])
                 else:
-                    print("profile.py: %.2f ms in %d kernels per call; by kernel (ms, launches): %s"
+                    print("forward.py: %.2f ms in %d kernels per call; by kernel (ms, launches): %s"
                           % (k["kernel_ms"], k["launches"], ", ".join(
                               "%s %.3f %d" % (g, ms, n) for g, ms, n in k["top"][:10])))
         model.close()
