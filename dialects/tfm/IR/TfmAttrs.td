@@ -336,8 +336,10 @@ def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
     `stages` is the staging pipeline's depth. 1 copies each slice with
     loads and stores and waits for it; its rows are padded by 8 elements,
     which puts the 8 rows an `ldmatrix` phase reads in distinct banks.
-    2 to 4 fill `stages` buffers with 16-byte `cp.async` copies (both
-    operands `k`-contiguous with rows aligned to 8 elements): slices
+    2 to 4 fill `stages` buffers with 16-byte `cp.async` copies (each
+    operand contiguous along `k`, or along its own rows and then staged
+    k-major and read with `ldmatrix .trans`; rows aligned to 8 elements):
+    slices
     i + 1 to i + `stages` - 1 are in flight while the warps multiply
     slice i. Their rows are not padded but XOR-swizzled: the 16-byte chunk
     c of row r is stored at chunk c ^ ((r / (8 / p)) mod p), p =

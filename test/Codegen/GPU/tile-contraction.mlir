@@ -245,6 +245,26 @@ func.func @mma_k_major(%a: memref<?x96xbf16>, %b: memref<96x200xbf16>, %c: memre
 
 // -----
 
+// Three 8-column B fragments per warp (block_n = 24, one warp): after
+// A's two x4, the first two B fragments from one ldmatrix x4, the last
+// alone from an x2.
+// CHECK-LABEL: func.func @mma_odd_fragments
+// CHECK:         scf.for
+// CHECK-COUNT-2:   nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<96x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK:           %[[PAIR:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<72x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-NEXT:      vector.extract_strided_slice %[[PAIR]] {offsets = [0, 0]
+// CHECK-NEXT:      vector.extract_strided_slice %[[PAIR]] {offsets = [2, 0]
+// CHECK:           nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<72x32xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// CHECK-COUNT-6:   nvgpu.mma.sync
+func.func @mma_odd_fragments(%a: memref<?x96xbf16>, %b: memref<200x96xbf16>, %c: memref<?x200xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 24, block_k = 32, warps_m = 1, warps_n = 1, stages = 3>}
+      ins(%a, %b : memref<?x96xbf16>, memref<200x96xbf16>) outs(%c : memref<?x200xf32>)
+  return
+}
+
+// -----
+
 func.func @mma_types(%a: memref<64x64xf32>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
   // expected-error @+1 {{#tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2> needs both inputs bf16 or both f16}}
   linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
