@@ -516,6 +516,10 @@ LogicalResult Compilation::runBackend() {
       mlir::tfm::createTargetMachine(options.target, error);
   if (!machine)
     return fail(error);
+  // The host code of a GPU target is launch glue, or (--gpu-emulate) the
+  // kernels run to check their numerics: the optimizer's level below.
+  if (options.gpu)
+    machine->setOptLevel(llvm::CodeGenOptLevel::Less);
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule;
@@ -543,9 +547,13 @@ LogicalResult Compilation::runBackend() {
     // offsets, one call per kernel), whose cost is microseconds per launch
     // next to the kernels': O1 simplifies it, while O3 over a function
     // with a thousand launches took 74 of the 114 s that examples/
-    // llama-decoder.json compiled in (44 s at O1).
+    // llama-decoder.json compiled in (44 s at O1). An emulated GPU build
+    // (--gpu-emulate) runs the kernels on the host to check their
+    // numerics, where speed does not matter: O3's SLP vectorizer alone took
+    // 10 of the 26 s that LLVM spent on a two-layer decoder's emulated
+    // kernels (10 s in all at O1).
     unsigned optLevel = options.optLevel;
-    if (options.gpu && !options.gpuEmulate)
+    if (options.gpu)
       optLevel = std::min(optLevel, 1u);
     if (failed(mlir::tfm::optimizeLLVMModule(*llvmModule, *machine,
                                              optLevel)))

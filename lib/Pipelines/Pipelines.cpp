@@ -295,6 +295,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
     // The same kernels, run as host loops over blocks and threads, with the
     // same polynomial math; then the host's lowering.
     pm.addPass(createGPUEmulatePass());
+    pm.addPass(createGPUDedupKernelsPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createApproximateMathPass());
     addHostToLLVM(pm);
@@ -307,6 +308,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGPUNameKernelsPass());
   if (options.mergeKernelModules)
     pm.addPass(createGPUMergeKernelModulesPass());
+  pm.addPass(createGPUDedupKernelsPass());
   pm.addPass(createGPUCheckKernelsPass());
 
   // 4. NVVM for the kernels, LLVM with runtime calls for the host.

@@ -74,6 +74,11 @@ constexpr llvm::StringLiteral kKeyBlocksAttr = "tfm.key_blocks";
 /// before it (#tfm.gpu_reduction's `stages`): its stage, from 1.
 constexpr llvm::StringLiteral kRowKernelStageAttr = "tfm.row_kernel_stage";
 
+/// On a private function that runs one GPU kernel on the host
+/// (-tfm-gpu-emulate): -tfm-gpu-dedup-kernels merges such functions as it
+/// merges kernels.
+constexpr llvm::StringLiteral kEmulatedKernelAttr = "tfm.emulated_kernel";
+
 /// The type `tfm.precision` holds for a precision's spelling (`--precision`,
 /// -tfm-apply-precision's option): "bf16", "f16" or "f32"; null for any
 /// other spelling.

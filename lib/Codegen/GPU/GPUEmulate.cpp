@@ -27,17 +27,22 @@
 #include "GPUKernelKinds.h"
 
 #include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
 #include "tfm/IR/TfmEntryABI.h"
 #include "tfm/Support/Manifest.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -96,6 +101,7 @@ private:
   void emitCopies(OpBuilder &b, ArrayRef<std::pair<Value, Value>> copies);
   LogicalResult emitShuffle(OpBuilder &b, gpu::ShuffleOp shuffle);
   LogicalResult emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma);
+  func::FuncOp mmaProducts(nvgpu::MmaSyncOp mma);
   LogicalResult emitLdMatrix(OpBuilder &b, nvgpu::LdMatrixOp load);
   /// Whether the block is a constant number of whole warps.
   bool wholeWarps();
@@ -474,7 +480,6 @@ LogicalResult LaunchEmulator::emitShuffle(OpBuilder &b,
 /// D's rows g and g + 8 at columns 2t, 2t + 1. Products are exact in f32
 /// (16-bit inputs); they are summed in k order onto C.
 LogicalResult LaunchEmulator::emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma) {
-  VectorType cType = mma.getMatrixC().getType();
   if (!mlir::tfm::isHalfMmaSync(mma))
     return mma.emitOpError("has no host emulation: the emulation models "
                            "m16n8k16 products of bf16 or f16 into f32");
@@ -524,29 +529,69 @@ LogicalResult LaunchEmulator::emitMma(OpBuilder &b, nvgpu::MmaSyncOp mma) {
   if (!aFrags[0] || !bFrags[0][0])
     return mma.emitOpError("multiplies a fragment the emulation keeps in no "
                            "per-thread slot");
-  Value c = lookup(inner, local, tid, mma.getMatrixC());
-  Type f32 = inner.getF32Type();
+  // The products themselves: one function per fragment type, called from
+  // every mma.sync (64 products each, which inlined at every site made
+  // most of an emulated library's code and compile time).
+  SmallVector<Value> operands(std::begin(aFrags), std::end(aFrags));
+  for (int64_t col = 0; col < 2; ++col)
+    llvm::append_range(operands, bFrags[col]);
+  operands.push_back(lookup(inner, local, tid, mma.getMatrixC()));
+  func::FuncOp products = mmaProducts(mma);
+  Value result =
+      func::CallOp::create(inner, l, products, operands).getResult(0);
+  memref::StoreOp::create(inner, l, result, scratchFor(mma.getRes()), tid);
+  return success();
+}
+
+/// `@tfm_emulated_mma_<type>(a[4], b[2][4], c) -> d`: the four elements of
+/// D = A B + C that one lane of an m16n8k16 product holds, from the A
+/// fragments of the four lanes that hold its rows (lanes 4g + q) and the B
+/// fragments of the eight that hold its columns (lanes 4 (2t + c) + q), in
+/// PTX's k order.
+func::FuncOp LaunchEmulator::mmaProducts(nvgpu::MmaSyncOp mma) {
+  VectorType aType = mma.getMatrixA().getType();
+  VectorType bType = mma.getMatrixB().getType();
+  VectorType cType = mma.getMatrixC().getType();
+  auto module = launch->getParentOfType<ModuleOp>();
+  std::string name = "tfm_emulated_mma_m16n8k16_";
+  llvm::raw_string_ostream(name) << aType.getElementType();
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  SmallVector<Type> inputs(4, aType);
+  inputs.append(8, bType);
+  inputs.push_back(cType);
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location l = mma.getLoc();
+  auto fn = func::FuncOp::create(
+      b, l, name, b.getFunctionType(inputs, TypeRange{cType}));
+  fn.setPrivate();
+  // One copy of the code, not one per call site.
+  fn->setAttr("llvm.no_inline", b.getUnitAttr());
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  ValueRange args = entry->getArguments();
+  Type f32 = b.getF32Type();
   SmallVector<Value> d;
   for (int64_t r = 0; r < 2; ++r)
     for (int64_t col = 0; col < 2; ++col) {
       Value acc =
-          vector::ExtractOp::create(inner, l, c, ArrayRef<int64_t>{r, col});
+          vector::ExtractOp::create(b, l, args[12], ArrayRef<int64_t>{r, col});
       for (int64_t k = 0; k < 16; ++k) {
         int64_t q = (k % 8) / 2;
         Value a = vector::ExtractOp::create(
-            inner, l, aFrags[q], ArrayRef<int64_t>{r + 2 * (k / 8), k % 2});
-        Value bv = vector::ExtractOp::create(inner, l, bFrags[col][q],
+            b, l, args[q], ArrayRef<int64_t>{r + 2 * (k / 8), k % 2});
+        Value bv = vector::ExtractOp::create(b, l, args[4 + 4 * col + q],
                                              ArrayRef<int64_t>{k / 8, k % 2});
-        Value product = arith::MulFOp::create(
-            inner, l, arith::ExtFOp::create(inner, l, f32, a),
-            arith::ExtFOp::create(inner, l, f32, bv));
-        acc = arith::AddFOp::create(inner, l, acc, product);
+        Value product =
+            arith::MulFOp::create(b, l, arith::ExtFOp::create(b, l, f32, a),
+                                  arith::ExtFOp::create(b, l, f32, bv));
+        acc = arith::AddFOp::create(b, l, acc, product);
       }
       d.push_back(acc);
     }
-  Value result = vector::FromElementsOp::create(inner, l, cType, d);
-  memref::StoreOp::create(inner, l, result, scratchFor(mma.getRes()), tid);
-  return success();
+  Value result = vector::FromElementsOp::create(b, l, cType, d);
+  func::ReturnOp::create(b, l, result);
+  return fn;
 }
 
 bool LaunchEmulator::wholeWarps() {
@@ -819,6 +864,79 @@ void lowerAsyncCopies(IRRewriter &rw, gpu::LaunchOp launch) {
   }
 }
 
+/// Moves the host code that emulates one launch, the ops [begin, end) of
+/// their block, into a private function of its own (marked
+/// tfm.emulated_kernel, named after the model op the launch computed),
+/// called in their place: the values they read from outside become the
+/// function's arguments, the constants among them are copied in. Two
+/// launches of the same kernel then are two calls of equal functions,
+/// which -tfm-gpu-dedup-kernels merges, as it merges a GPU build's kernels.
+/// (After the emulation, not before: which loads are uniform depends on
+/// which buffers may alias, which the launch's own function knows.)
+void outlineEmulation(IRRewriter &rw, Location loc, Block::iterator begin,
+                      Block::iterator end, SymbolTable &symbols) {
+  llvm::SmallPtrSet<Operation *, 32> inside;
+  for (Operation &op : llvm::make_range(begin, end))
+    inside.insert(&op);
+  if (inside.empty())
+    return;
+  auto isConstant = [](Operation *op) {
+    return op && matchPattern(op, m_Constant());
+  };
+  SetVector<Value> captured;
+  SetVector<Operation *> constants;
+  for (Operation &op : llvm::make_range(begin, end)) {
+    SetVector<Value> used(op.operand_begin(), op.operand_end());
+    getUsedValuesDefinedAbove(op.getRegions(), used);
+    for (Value v : used) {
+      Operation *def = v.getDefiningOp();
+      if (def && inside.contains(def))
+        continue;
+      if (isConstant(def))
+        constants.insert(def);
+      else
+        captured.insert(v);
+    }
+    for (Value result : op.getResults())
+      for (Operation *user : result.getUsers())
+        if (!inside.contains(begin->getBlock()->findAncestorOpInBlock(*user)))
+          return; // a value leaves the emulation: left where it is
+  }
+  Operation *first = &*begin;
+  // At the module's end: the functions follow the order of the launches.
+  auto module = first->getParentOfType<ModuleOp>();
+  auto b = OpBuilder::atBlockEnd(module.getBody());
+  // Unique among the module's symbols: name, name_1, ...
+  std::string base = mlir::tfm::kernelBaseName(loc);
+  if (base.empty())
+    base = "kernel";
+  std::string name = base;
+  for (unsigned i = 1; symbols.lookup(name); ++i)
+    name = base + "_" + std::to_string(i);
+  auto fn = func::FuncOp::create(
+      b, loc, name,
+      b.getFunctionType(ValueRange(captured.getArrayRef()).getTypes(), {}));
+  fn.setPrivate();
+  fn->setAttr(mlir::tfm::kEmulatedKernelAttr, b.getUnitAttr());
+  symbols.insert(fn);
+  Block *entry = fn.addEntryBlock();
+  IRMapping map;
+  map.map(captured.getArrayRef(), entry->getArguments());
+  b.setInsertionPointToStart(entry);
+  for (Operation *op : constants)
+    b.clone(*op, map);
+  SmallVector<Operation *> ops;
+  for (Operation &op : llvm::make_range(begin, end)) {
+    b.clone(op, map);
+    ops.push_back(&op);
+  }
+  func::ReturnOp::create(b, loc);
+  rw.setInsertionPoint(first);
+  func::CallOp::create(rw, loc, fn, captured.getArrayRef());
+  for (Operation *op : llvm::reverse(ops))
+    rw.eraseOp(op);
+}
+
 struct GPUEmulatePass
     : mlir::tfm::impl::GPUEmulatePassBase<GPUEmulatePass> {
   using Base::Base;
@@ -828,11 +946,20 @@ struct GPUEmulatePass
     SmallVector<gpu::LaunchOp> launches;
     getOperation()->walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     IRRewriter rw(&getContext());
+    SymbolTable symbols(getOperation());
     for (gpu::LaunchOp launch : launches) {
       lowerAsyncCopies(rw, launch);
+      // The emulation goes where the launch was: between these two.
+      Block *block = launch->getBlock();
+      Operation *before = launch->getPrevNode();
+      Block::iterator end = std::next(launch->getIterator());
+      Location loc = launch.getLoc();
       LaunchEmulator emulator(rw, launch);
       if (failed(emulator.run()))
         return signalPassFailure();
+      Block::iterator begin =
+          before ? std::next(before->getIterator()) : block->begin();
+      outlineEmulation(rw, loc, begin, end, symbols);
       ++emulated;
       segments += emulator.segmentCount();
     }

@@ -411,3 +411,30 @@ bool mlir::tfm::hasAlignedRows(MemRefType type, int64_t width) {
       return false;
   return true;
 }
+
+/// The innermost name of `loc` (a NameLoc, possibly inside call-site or
+/// fused locations), or "".
+static StringRef modelName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (StringRef n = modelName(inner); !n.empty())
+        return n;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return modelName(callSite.getCallee());
+  return "";
+}
+
+std::string mlir::tfm::kernelBaseName(Location loc) {
+  StringRef name = modelName(loc);
+  if (name.empty())
+    return "";
+  // Other characters than letters and digits become '_'.
+  std::string out;
+  for (char c : name)
+    out.push_back(llvm::isAlnum(c) ? c : '_');
+  if (llvm::isDigit(out.front()))
+    out.insert(out.begin(), 'k');
+  return out;
+}

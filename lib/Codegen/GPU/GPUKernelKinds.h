@@ -19,6 +19,11 @@
 
 namespace mlir::tfm {
 
+/// A kernel's name from the model op it computes: the innermost name in
+/// `loc` (the frontend names every op, e.g. `layers.0.attn.q`) as a C
+/// identifier (`layers_0_attn_q`); "" when `loc` has no name.
+std::string kernelBaseName(Location loc);
+
 /// The GEMM roles of `op` when the shared-memory GEMM kernel takes it: a
 /// contraction on buffers (inferGemmDims) with an f32 output, float inputs
 /// of at most 32 bits, projected-permutation indexing maps and no

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GPUKernelKinds.h"
+
 #include "tfm/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -23,30 +25,6 @@ namespace mlir::tfm {
 using namespace mlir;
 
 namespace {
-
-/// The innermost name of `loc` (a NameLoc, possibly inside call-site or
-/// fused locations), or "".
-StringRef modelName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().getValue();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (StringRef n = modelName(inner); !n.empty())
-        return n;
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return modelName(callSite.getCallee());
-  return "";
-}
-
-/// A C identifier from `name`: other characters become '_'.
-std::string identifier(StringRef name) {
-  std::string out;
-  for (char c : name)
-    out.push_back(llvm::isAlnum(c) ? c : '_');
-  if (out.empty() || llvm::isDigit(out.front()))
-    out.insert(out.begin(), 'k');
-  return out;
-}
 
 struct GPUNameKernelsPass
     : mlir::tfm::impl::GPUNameKernelsPassBase<GPUNameKernelsPass> {
@@ -65,13 +43,13 @@ struct GPUNameKernelsPass
         return;
       auto kernel = SymbolTable::lookupSymbolIn(kernelModule,
                                                 launch.getKernelName());
-      StringRef base = modelName(launch.getLoc());
+      std::string base = mlir::tfm::kernelBaseName(launch.getLoc());
       if (!kernel || base.empty())
         return;
       // Unique among the module's top-level symbols: name, name_1, ...
-      std::string name = identifier(base);
+      std::string name = base;
       for (unsigned i = 1; taken.contains(name); ++i)
-        name = identifier(base) + "_" + std::to_string(i);
+        name = base + "_" + std::to_string(i);
       taken.insert(name);
       // Outlining gives every kernel module exactly one launch: rename
       // the module, its kernel and that launch's reference together.

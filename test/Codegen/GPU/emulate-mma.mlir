@@ -1,4 +1,16 @@
 // RUN: tfm-opt %s -tfm-gpu-emulate -expand-strided-metadata -convert-vector-to-llvm -convert-scf-to-cf -convert-to-llvm -reconcile-unrealized-casts | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -tfm-gpu-emulate | FileCheck %s --check-prefix=IR
+
+// The products are one function per fragment type, which every emulated
+// mma.sync calls with the fragments of the lanes it reads (4 of A, 8 of B)
+// and its own accumulator:
+// IR-LABEL: func.func private @tfm_emulated_mma_m16n8k16_bf16({{.*}}) -> vector<2x2xf32> attributes {llvm.no_inline}
+// IR-COUNT-64: arith.mulf
+// IR-NOT: arith.mulf
+// IR: return
+// IR-LABEL: func.func private @kernel
+// IR: %[[D:.*]] = func.call @tfm_emulated_mma_m16n8k16_bf16(%{{.*}}) : (vector<4x2xbf16>, vector<4x2xbf16>, vector<4x2xbf16>, vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xbf16>, vector<2x2xbf16>, vector<2x2xbf16>, vector<2x2xbf16>, vector<2x2xbf16>, vector<2x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// IR: memref.store %[[D]]
 
 // nvgpu.mma.sync m16n8k16 in the emulation: each lane's fragments are set
 // here from PTX's layout (lane 4g + t: A's rows g, g + 8 at k = 2t, 2t + 1

@@ -2,8 +2,17 @@
 
 // A launch becomes block z, y, x then thread z, y, x loops; the ids are the
 // loop variables and the sizes the launch's operands.
+// The emulation is a function of its own, called where the launch was,
+// whose arguments are the values the launch read from above (in the order
+// it reads them): launches of equal kernels call equal functions, which
+// -tfm-gpu-dedup-kernels merges.
 // CHECK-LABEL: func.func @launch
-// CHECK-SAME:    (%[[M:.*]]: memref<?xindex>, %[[G:.*]]: index, %[[B:.*]]: index)
+// CHECK-SAME:    (%[[M0:.*]]: memref<?xindex>, %[[G0:.*]]: index, %[[B0:.*]]: index)
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    call @kernel(%[[B0]], %[[M0]], %[[G0]]) : (index, memref<?xindex>, index) -> ()
+// CHECK-NEXT:    return
+// CHECK:       func.func private @kernel
+// CHECK-SAME:    (%[[B:.*]]: index, %[[M:.*]]: memref<?xindex>, %[[G:.*]]: index) attributes {tfm.emulated_kernel}
 // The block's offset is the same for all its threads: computed once per
 // block, outside the thread loops.
 // CHECK:         scf.for %[[BZ:.*]] = %{{.*}} to %[[ONE:.*]] step
@@ -109,7 +118,7 @@ func.func @barrier(%in: memref<64xf32>, %out: memref<64xf32>) {
 // CHECK:                 scf.for
 // CHECK:                   scf.for
 // CHECK:                     %[[R:.*]] = memref.load %[[ACC]]
-// CHECK:                     memref.store %[[R]], %arg1
+// CHECK:                     memref.store %[[R]], %arg2
 func.func @loop(%in: memref<?x32xf32>, %out: memref<32xf32>, %k: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -213,7 +222,7 @@ func.func @subgroup_reduce(%x: f32) {
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK:               %[[FLAT:.*]] = memref.collapse_shape %[[W]] {{\[}}[0, 1]] : memref<4x8xf32> into memref<32xf32>
-// CHECK:               %[[LEN:.*]] = memref.load %arg0[%[[BZ]]] : memref<?xindex>
+// CHECK:               %[[LEN:.*]] = memref.load %arg1[%[[BZ]]] : memref<?xindex>
 // CHECK:               scf.for %{{.*}} = %{{.*}} to %[[LEN]] step
 // CHECK:                 scf.for
 // CHECK:                   scf.for
@@ -345,7 +354,7 @@ func.func @mma_f16_accumulator(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vec
 // CHECK:         scf.for
 // CHECK:           arith.cmpi slt, %c0{{.*}}, %[[N:.*]] : index
 // CHECK:           scf.if
-// CHECK:             memref.load %arg0
+// CHECK:             memref.load %arg1
 // CHECK:           } else {
 // CHECK:             scf.yield %cst
 // CHECK:           memref.store

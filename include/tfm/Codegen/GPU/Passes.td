@@ -566,7 +566,11 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     8i + 2t and 8i + 2t + 1 name); the m16n8k16 product (bf16 or f16 fragments,
     f32 accumulator) computes the thread's four elements of D = A B + C
     from the fragments of the lanes that hold A's and B's elements in
-    PTX's layout, products exact in f32, summed in k order onto C.
+    PTX's layout, products exact in f32, summed in k order onto C. The
+    products are one private function per fragment type,
+    `@tfm_emulated_mma_m16n8k16_<type>` (`no_inline`), that every product
+    calls with its lanes' fragments: inlined, they made most of an
+    emulated library's code.
 
     **Workgroup memory.** Each workgroup attribution becomes a host buffer
     for the launch, filled with NaN at the start of every block: a read of
@@ -592,6 +596,7 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
@@ -638,6 +643,39 @@ def GPUMergeKernelModulesPass : Pass<"tfm-gpu-merge-kernel-modules", "ModuleOp">
   ];
   let statistics = [
     Statistic<"numMerged", "merged-modules", "Kernel modules merged into one">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def GPUDedupKernelsPass : Pass<"tfm-gpu-dedup-kernels", "ModuleOp"> {
+  let summary = "Keep one kernel of each distinct code; launches of copies run it";
+  let description = [{
+    `gpu.func @layers_0_ffn_1 {B} gpu.func @layers_1_ffn_1 {B} =>
+    gpu.func @layers_N_ffn_1 {B}` (both launches name it)
+
+    The layers of a Transformer repeat the same ops on tensors of the same
+    shapes, so most kernels of a model are copies of its first layer's (a
+    32-layer LLaMA: about 1,100 kernels, a few dozen distinct). Kernels of
+    one `gpu.module` that are equal up to their names and their ops'
+    locations (same attributes, block sizes, workgroup buffers, body) become
+    one: every `gpu.launch_func` of a copy launches the first, and the
+    copies go. NVVM lowering, LLVM, `ptxas` and the driver's module load
+    then see each kernel once. The emulation's host functions
+    (`tfm.emulated_kernel`, made by `-tfm-gpu-emulate`) are merged the same
+    way.
+
+    **Names.** A kept kernel takes the names of the kernels it stands for
+    with each run of digits that differs between them replaced by `N`
+    (`layers_0_attn_q_1`, `layers_1_attn_q_1` -> `layers_N_attn_q_1`); when
+    they differ otherwise (the q and k projections of one shape), the first
+    name.
+
+    Run after `-tfm-gpu-merge-kernel-modules`: kernels in different
+    modules are not compared.
+  }];
+  let statistics = [
+    Statistic<"numMerged", "merged-kernels",
+              "Kernels whose launches now run an equal kernel">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
