@@ -180,6 +180,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   vectorToLLVM.vectorTransposeLowering =
       vector::VectorTransposeLowering::Shuffle16x16;
   vectorToLLVM.reassociateFPReductions = true;
+  // AVX512-BF16 dot products (-tfm-cpu-lower-amx without AMX).
+  vectorToLLVM.x86Vector = true;
   // Math first: math-to-libm unrolls vector math it cannot keep whole into
   // vector ops that convert-vector-to-llvm then lowers.
   pm.addPass(createConvertMathToLLVMPass());

@@ -17,6 +17,27 @@
 #include <unistd.h>
 #endif
 
+/// Whether the CPU runs AVX512-BF16's vdpbf16ps on 512-bit registers:
+/// CPUID leaf 7 EBX bit 16 (AVX512F) and, in sub-leaf 1, EAX bit 5
+/// (AVX512_BF16), and the OS saves the opmask and ZMM state (XCR0 bits 1,
+/// 2, 5, 6 and 7).
+static bool hasAvx512Bf16() {
+#if defined(__x86_64__)
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx >> 27 & 1))
+    return false; // no OSXSAVE: XCR0 cannot be read
+  unsigned xcr0Low, xcr0High;
+  __asm__("xgetbv" : "=a"(xcr0Low), "=d"(xcr0High) : "c"(0));
+  if ((xcr0Low & 0xe6) != 0xe6)
+    return false;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(ebx >> 16 & 1))
+    return false;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax >> 5 & 1);
+#else
+  return false;
+#endif
+}
+
 /// Checks the CPU for each of the manifest's "cpu_features" and enables
 /// what the OS hands out only on request; the reason it cannot, or none.
 /// TFM_DISABLE_CPU_FEATURES (a comma-separated list) makes the runtime
@@ -27,6 +48,14 @@ tfm::enableCpuFeatures(const std::vector<std::string> &features) {
   if (const char *env = std::getenv("TFM_DISABLE_CPU_FEATURES"))
     llvm::StringRef(env).split(disabled, ',', -1, /*KeepEmpty=*/false);
   for (const std::string &feature : features) {
+    if (feature == "avx512bf16") {
+      if (llvm::is_contained(disabled, feature) || !hasAvx512Bf16())
+        return std::string("AVX512-BF16 (avx512bf16: it was compiled with "
+                           "--precision=bf16 for a CPU with AVX512-BF16), "
+                           "which this CPU lacks (recompile with "
+                           "--target-cpu for this CPU)");
+      continue;
+    }
     if (feature != "amx-bf16")
       return "the CPU feature '" + feature +
              "', which this runtime does "

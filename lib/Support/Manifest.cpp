@@ -328,11 +328,11 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
       return read.bad(Field::kCpuFeatures, "is not an array");
     for (auto [i, f] : llvm::enumerate(*list)) {
       std::optional<StringRef> name = f.getAsString();
-      if (!name || *name != "amx-bf16")
+      if (!name || (*name != "amx-bf16" && *name != "avx512bf16"))
         return read.bad(Field::kCpuFeatures,
                         "[" + Twine(i).str() +
                             "] is not a CPU feature this runtime knows "
-                            "(\"amx-bf16\")");
+                            "(\"amx-bf16\", \"avx512bf16\")");
       m.cpuFeatures.push_back(name->str());
     }
   }

@@ -167,7 +167,7 @@ CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 CpuAmxContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               int64_t cacheCols, int64_t kBlock,
-                              int64_t parallelRows) {
+                              int64_t parallelRows, bool dotProducts) {
   if (cacheCols < 32 || cacheCols % 32 != 0)
     return emitError() << "'cache_cols' (" << cacheCols
                        << ") must be a positive multiple of 32 (the "

@@ -113,6 +113,10 @@ def Tfm_CpuTargetAttr : AttrDef<Tfm_Dialect, "CpuTarget"> {
     bool hasAmxBf16() const {
       return hasFeature("amx-tile") && hasFeature("amx-bf16");
     }
+    /// Whether bf16 dot products run in vectors (AVX512-BF16's vdpbf16ps).
+    bool hasAvx512Bf16() const {
+      return hasFeature("avx512f") && hasFeature("avx512bf16");
+    }
   }];
   let genVerifyDecl = 1;
 }
@@ -256,11 +260,19 @@ def Tfm_CpuAmxContractionAttr : AttrDef<Tfm_Dialect, "CpuAmxContraction"> {
     while every pair of column tiles reads them; the accumulators go back
     to C between blocks); with `parallel_rows` > 0, threads take blocks of
     that many rows by one cache block of columns (0: serial).
+
+    With `dot_products` (a CPU with AVX512-BF16 and no AMX), the same
+    loops run a kernel of vector dot products instead of tiles: each 32 x
+    32 block as four kernels of 8 rows by two 16-column vectors of f32
+    accumulators in registers over the whole k block, each step
+    broadcasting a bf16 pair of A to every lane and multiplying it with a
+    64-byte row of `Wp` by `vdpbf16ps`.
   }];
   let parameters = (ins
     "int64_t":$cache_cols,
     "int64_t":$k_block,
-    "int64_t":$parallel_rows
+    "int64_t":$parallel_rows,
+    DefaultValuedParameter<"bool", "false">:$dot_products
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

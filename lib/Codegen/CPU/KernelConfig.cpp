@@ -159,9 +159,11 @@ struct CpuConfigurePass
         int64_t kBlock =
             std::clamp<int64_t>(l1 / 2 / (32 * 2) / 32 * 32, 32, k);
         bool split = threads && topLevel;
-        op->setAttr(
-            kLoweringConfigAttr,
-            CpuAmxContractionAttr::get(ctx, cols, kBlock, split ? 128 : 0));
+        // Without AMX (-tfm-pack-amx took it for AVX512-BF16): vector dot
+        // products over the same blocks.
+        op->setAttr(kLoweringConfigAttr, CpuAmxContractionAttr::get(
+                                             ctx, cols, kBlock, split ? 128 : 0,
+                                             !target.hasAmxBf16()));
         ++configuredContractions;
         return;
       }

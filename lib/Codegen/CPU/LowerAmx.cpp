@@ -25,6 +25,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -103,6 +105,73 @@ public:
                                  loop.getResult(2 * i + j), o.cStride);
   }
 
+  /// The 32 x 32 kernel without tiles (AVX512-BF16): four kernels of 8
+  /// rows by two 16-column vectors of f32 accumulators in registers over
+  /// the k loop over pairs [k0, k1); each pair of A broadcast to every lane
+  /// (a 32-bit element: its two bf16), multiplied with a 64-byte row of Wp
+  /// (16 columns by the pair) by vdpbf16ps.
+  void dotKernel(const KernelOperands &o, Value k0, Value k1) {
+    MLIRContext *ctx = b.getContext();
+    Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+    Type i32 = IntegerType::get(ctx, 32);
+    auto accType = VectorType::get({16}, f32);
+    auto pairsType = VectorType::get({32}, bf16);
+    Value zero = idx(0);
+    // A [rows, K/2, 2], Wp with its 16 columns by 2 as one row of 32:
+    // [tiles, K/2, 32].
+    Value cTiles[2] = {o.cTile, add(o.cTile, 1)};
+    Value bTiles[2] = {o.bTile, add(o.bTile, 1)};
+    constexpr int64_t rowsPerKernel = 8;
+    for (int64_t r0 = 0; r0 < 32; r0 += rowsPerKernel) {
+      SmallVector<Value> aRows, cRows;
+      for (int64_t i = 0; i < rowsPerKernel; ++i) {
+        aRows.push_back(add(o.aRow, r0 + i));
+        cRows.push_back(add(o.cRow, r0 + i));
+      }
+      SmallVector<Value> acc;
+      for (int64_t i = 0; i < rowsPerKernel; ++i)
+        for (int j = 0; j < 2; ++j)
+          acc.push_back(zeroInit ? arith::ConstantOp::create(
+                                       b, loc, accType, b.getZeroAttr(accType))
+                                       .getResult()
+                                 : vector::LoadOp::create(
+                                       b, loc, accType, o.c,
+                                       ValueRange{cRows[i], cTiles[j], zero})
+                                       .getResult());
+      auto loop = scf::ForOp::create(
+          b, loc, k0, k1, idx(1), acc,
+          [&](OpBuilder &nb, Location l, Value k, ValueRange iter) {
+            Value w[2];
+            for (int j = 0; j < 2; ++j)
+              w[j] = vector::LoadOp::create(nb, l, pairsType, o.wp,
+                                            ValueRange{bTiles[j], k, zero});
+            SmallVector<Value> next;
+            for (int64_t i = 0; i < rowsPerKernel; ++i) {
+              Value pair =
+                  vector::LoadOp::create(nb, l, VectorType::get({2}, bf16), o.a,
+                                         ValueRange{aRows[i], k, zero});
+              Value word = vector::ExtractOp::create(
+                  nb, l,
+                  vector::BitCastOp::create(nb, l, VectorType::get({1}, i32),
+                                            pair),
+                  ArrayRef<int64_t>{0});
+              Value a = vector::BitCastOp::create(
+                  nb, l, pairsType,
+                  vector::BroadcastOp::create(nb, l, VectorType::get({16}, i32),
+                                              word));
+              for (int j = 0; j < 2; ++j)
+                next.push_back(x86vector::DotBF16Op::create(
+                    nb, l, accType, iter[2 * i + j], a, w[j]));
+            }
+            scf::YieldOp::create(nb, l, next);
+          });
+      for (int64_t i = 0; i < rowsPerKernel; ++i)
+        for (int j = 0; j < 2; ++j)
+          vector::StoreOp::create(b, loc, loop.getResult(2 * i + j), o.c,
+                                  ValueRange{cRows[i], cTiles[j], zero});
+    }
+  }
+
   /// Kernels over column tiles [t0, t1) (an even count) of Wp, writing C's
   /// column tiles from `cTile0`: for each block of `kpBlock` pairs of k
   /// (the 32 rows of A it reads stay in L1 while every column pair reads
@@ -122,7 +191,10 @@ public:
                 b.setInsertionPoint(scf::YieldOp::create(nb, l));
                 o.bTile = t;
                 o.cTile = add(cTile0, arith::SubIOp::create(b, loc, t, t0));
-                kernel(o, k0, k1);
+                if (dotProducts)
+                  dotKernel(o, k0, k1);
+                else
+                  kernel(o, k0, k1);
               });
         });
   }
@@ -131,6 +203,8 @@ public:
   Location loc;
   /// The accumulators start at zero (tilezero) instead of C's values.
   bool zeroInit = false;
+  /// Vector dot products (AVX512-BF16) instead of tiles.
+  bool dotProducts = false;
 };
 
 /// The allocation (or argument) that view-like ops derive `v` from.
@@ -211,6 +285,13 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
   OpBuilder b(op);
   Location loc = op.getLoc();
   Emitter e(b, loc);
+  e.dotProducts = config.getDotProducts();
+  if (e.dotProducts) {
+    // Wp's 16 columns by a pair of k as one 32-element row: what one
+    // vdpbf16ps multiplies.
+    SmallVector<ReassociationIndices> groups{{0}, {1}, {2, 3}};
+    m.wp = memref::CollapseShapeOp::create(b, loc, m.wp, groups);
+  }
   // The rows flattened: A [M, K/2, 2], C [M, N/16, 16]. Their rows are
   // contiguous by construction (-tfm-pack-amx: a fresh bf16 tensor, and
   // views of the init's last dimension), though the outer strides of a

@@ -176,9 +176,12 @@ struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
     ModuleOp module = getOperation();
     auto precision = module->getAttrOfType<TypeAttr>(kPrecisionAttr);
     CpuTargetAttr target = getCpuTarget(module);
+    // AMX tiles, or else AVX512-BF16's vector dot products (the same
+    // packed layout; attention's key blocks stay f32 kernels there).
     if (!precision || !precision.getValue().isBF16() || !target ||
-        !target.hasAmxBf16())
+        !(target.hasAmxBf16() || target.hasAvx512Bf16()))
       return;
+    tiles = target.hasAmxBf16();
     llvm::StringMap<bool> rounded;
     bool changed = false;
     if (auto names = module->getAttrOfType<ArrayAttr>(kRoundedWeightsAttr))
@@ -190,15 +193,16 @@ struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
     });
     if (!changed)
       return;
-    // The runtime checks the CPU for AMX and asks the kernel for the tile
-    // state before it runs the library (docs/c-abi.md).
+    // The runtime checks the CPU for AMX (and asks the kernel for the tile
+    // state) or AVX512-BF16 before it runs the library (docs/c-abi.md).
     Builder b(&getContext());
     SmallVector<StringRef> features;
     if (auto list = module->getAttrOfType<ArrayAttr>(kCpuFeaturesAttr))
       for (auto f : list.getAsRange<StringAttr>())
         features.push_back(f.getValue());
-    if (!llvm::is_contained(features, "amx-bf16"))
-      features.push_back("amx-bf16");
+    StringRef needed = tiles ? "amx-bf16" : "avx512bf16";
+    if (!llvm::is_contained(features, needed))
+      features.push_back(needed);
     module->setAttr(kCpuFeaturesAttr, b.getStrArrayAttr(features));
   }
 
@@ -207,6 +211,8 @@ private:
   Value packed(OpBuilder &b, func::FuncOp func, linalg::LinalgOp op,
                Candidate c);
   Value toBF16(OpBuilder &b, Value a);
+  /// AMX tiles (or AVX512-BF16 dot products, which take no attention).
+  bool tiles = true;
   Value bf16Block(OpBuilder &b, linalg::LinalgOp op, Value w);
 
   llvm::StringMap<Value> packs;
@@ -511,7 +517,8 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
   func.walk([&](linalg::LinalgOp op) {
     if (std::optional<Candidate> c = match(op, rounded))
       work.push_back({op, *c});
-    else if (std::optional<Candidate> c = matchAttention(op))
+    else if (std::optional<Candidate> c =
+                 tiles ? matchAttention(op) : std::nullopt)
       work.push_back({op, *c});
   });
   MLIRContext *ctx = func.getContext();

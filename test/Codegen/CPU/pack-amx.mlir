@@ -117,14 +117,33 @@ module attributes {tfm.precision = bf16, tfm.rounded_weights = ["qkv"], tfm.targ
 
 // -----
 
-// Left alone: a target without AMX (the f32 register kernels run the
-// rounded inputs), K not a multiple of 32, a weight the runtime does not
-// round (f32 precision), and a contraction of two activations.
+// A CPU with AVX512-BF16 and no AMX (Zen 4): the same packing, for
+// -tfm-cpu-lower-amx's vector dot products; the module needs AVX512-BF16
+// at run time.
+// CHECK: module attributes {tfm.cpu_features = ["avx512bf16"]
+// CHECK-LABEL: func @dot_products
+// CHECK: tfm.prepare = "w:amx[n=1]"
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x32x2xbf16>, tensor<4x32x16x2xbf16>) outs(%{{.*}} : tensor<?x4x16xf32>)
+#avx512 = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f,+avx512bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 32768, l2_bytes = 1048576, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["w"], tfm.target = #avx512} {
+  func.func @dot_products(%x: tensor<?x64xf32>, %acc: tensor<?x64xf32>) -> tensor<?x64xf32> {
+    %w = tfm.weight "w" : tensor<64x64xf32>
+    %r = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+    return %r : tensor<?x64xf32>
+  }
+}
+
+// -----
+
+// Left alone: a target with neither AMX nor AVX512-BF16 (the f32 register
+// kernels run the rounded inputs), K not a multiple of 32, a weight the
+// runtime does not round (f32 precision), and a contraction of two
+// activations.
 // CHECK-LABEL: func @no_amx
 // CHECK-NOT: bf16
 // CHECK: return
-#avx512 = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f,+avx512bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 32768, l2_bytes = 1048576, threads = 2>
-module attributes {tfm.precision = bf16, tfm.rounded_weights = ["w"], tfm.target = #avx512} {
+#avx2 = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x86-64-v3", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16, l1_bytes = 32768, l2_bytes = 1048576, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["w"], tfm.target = #avx2} {
   func.func @no_amx(%x: tensor<?x64xf32>, %acc: tensor<?x64xf32>) -> tensor<?x64xf32> {
     %w = tfm.weight "w" : tensor<64x64xf32>
     %r = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
@@ -177,6 +196,9 @@ module attributes {tfm.precision = bf16, tfm.rounded_weights = ["odd"], tfm.targ
 // CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
 // CHECK: linalg.matmul
 // CHECK: return
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention
+// STATS-NEXT: (S) 1 amx-contractions
 // STATS: PackAmxPass
 // STATS-NEXT: (S) 0 amx-attention
 // STATS: PackAmxPass

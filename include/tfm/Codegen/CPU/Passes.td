@@ -413,10 +413,21 @@ def CpuLowerAmxPass : Pass<"tfm-cpu-lower-amx", "ModuleOp"> {
     The last rows of a block (fewer than 32) go through a 32-row scratch:
     their `A` rows copied into a zeroed buffer, their `C` rows in and out.
 
-    `-tfm-cpu-convert-amx-to-llvm` converts the AMX ops later.
+    **Without AMX** (`dot_products`, a CPU with AVX512-BF16): the same
+    blocks, each 32 x 32 kernel as four kernels of 8 rows by two 16-column
+    vectors of f32 accumulators carried in registers through the `k` loop,
+    one step per pair of `k`: two 64-byte rows of `Wp` (16 columns by the
+    pair), and for each row its pair of `A` broadcast as one 32-bit element
+    to every lane, multiplied by `x86vector.avx512.dot` (`vdpbf16ps`).
+
+    `-tfm-cpu-convert-amx-to-llvm` converts the AMX ops later; the vector
+    dot products go with the vector ops (`convert-vector-to-llvm`'s
+    x86vector lowering).
   }];
   let dependentDialects = [
     "::mlir::amx::AMXDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",

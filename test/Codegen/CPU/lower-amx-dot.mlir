@@ -1,0 +1,55 @@
+// RUN: tfm-opt %s -tfm-cpu-lower-amx -canonicalize | FileCheck %s
+// RUN: tfm-opt %s -tfm-cpu-lower-amx -convert-vector-to-llvm=enable-x86vector | FileCheck %s --check-prefix=LLVM
+
+// A contraction in AMX form scheduled for AVX512-BF16's dot products (a
+// CPU without AMX): the blocks, 32-row steps and column pairs of the tile
+// kernels, each 32 x 32 kernel as four kernels of 8 rows by 2 vectors of
+// 16 f32 accumulators, loaded from C, carried through the k loop one pair
+// of k at a time, stored back. Wp is read as rows of 32 bf16 (16 columns
+// by the pair); each row's pair of A is broadcast as one 32-bit element.
+// CHECK-LABEL: func @gemm
+// CHECK: %[[WP:.*]] = memref.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : memref<4x32x16x2xbf16> into memref<4x32x32xbf16>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 2)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c2
+// CHECK-COUNT-16: vector.load %arg2[{{.*}}] : memref<?x4x16xf32>, vector<16xf32>
+// CHECK: %[[ACC:.*]]:16 = scf.for %[[K:.*]] = %c0 to %c32 step %c1 iter_args({{.*}}) -> (vector<16xf32>,
+// CHECK-NEXT: vector.load %[[WP]][%[[J]], %[[K]], %c0] : memref<4x32x32xbf16>, vector<32xbf16>
+// CHECK-NEXT: vector.load %[[WP]][%{{.*}}, %[[K]], %c0] : memref<4x32x32xbf16>, vector<32xbf16>
+// CHECK-NEXT: %[[PAIR:.*]] = vector.load %arg0[%[[I]], %[[K]], %c0] : memref<?x32x2xbf16>, vector<2xbf16>
+// CHECK-NEXT: %[[WORD:.*]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
+// CHECK-NEXT: %[[SCALAR:.*]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
+// CHECK-NEXT: %[[LANES:.*]] = vector.broadcast %[[SCALAR]] : i32 to vector<16xi32>
+// CHECK-NEXT: %[[A:.*]] = vector.bitcast %[[LANES]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT: x86vector.avx512.dot %{{.*}}, %[[A]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT: x86vector.avx512.dot %{{.*}}, %[[A]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-14: x86vector.avx512.dot
+// CHECK-NEXT: scf.yield
+// CHECK-COUNT-16: vector.store %{{.*}}, %arg2[{{.*}}] : memref<?x4x16xf32>, vector<16xf32>
+// Three more kernels of 8 rows, then the last rows through the scratch.
+// CHECK-COUNT-3: x86vector.avx512.dot
+// CHECK: scf.if
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<32x32x2xbf16>
+// CHECK: x86vector.avx512.dot
+// CHECK-NOT: amx.
+// CHECK-NOT: linalg.generic
+
+// The dot products become LLVM's vdpbf16ps intrinsic on 512-bit vectors.
+// LLVM: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// LLVM-NOT: x86vector.
+// LLVM-NOT: amx.
+#map0 = affine_map<(m, nb, kp, r, t) -> (m, kp, t)>
+#map1 = affine_map<(m, nb, kp, r, t) -> (nb, kp, r, t)>
+#map2 = affine_map<(m, nb, kp, r, t) -> (m, nb, r)>
+func.func @gemm(%a: memref<?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<?x4x16xf32>) {
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 128, dot_products = true>}
+      ins(%a, %w : memref<?x32x2xbf16>, memref<4x32x16x2xbf16>) outs(%c : memref<?x4x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
