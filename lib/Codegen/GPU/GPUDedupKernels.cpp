@@ -63,7 +63,11 @@ bool sameCode(FunctionOpInterface a, FunctionOpInterface b) {
 /// each run of digits that differs between them replaced by `N`
 /// (layers_0_attn_q_1, layers_1_attn_q_1 -> layers_N_attn_q_1), or the
 /// first name when they differ otherwise.
-std::string sharedName(ArrayRef<StringRef> names) {
+std::string sharedName(ArrayRef<FunctionOpInterface> group) {
+  SmallVector<std::string> owned;
+  for (FunctionOpInterface fn : group)
+    owned.push_back(fn.getName().str());
+  SmallVector<StringRef> names(owned.begin(), owned.end());
   // Digit runs and the text between them.
   auto split = [](StringRef name) {
     SmallVector<StringRef> parts;
@@ -79,7 +83,7 @@ std::string sharedName(ArrayRef<StringRef> names) {
   };
   SmallVector<StringRef> first = split(names.front());
   SmallVector<bool> differs(first.size(), false);
-  for (StringRef other : names.drop_front()) {
+  for (StringRef other : ArrayRef(names).drop_front()) {
     SmallVector<StringRef> parts = split(other);
     if (parts.size() != first.size())
       return names.front().str();
@@ -183,13 +187,9 @@ struct GPUDedupKernelsPass
       if (group.size() < 2)
         continue;
       FunctionOpInterface kept = group.front();
-      SmallVector<std::string> names;
-      for (FunctionOpInterface fn : group) {
-        names.push_back(fn.getName().str());
+      for (FunctionOpInterface fn : group)
         launches[key(fn)] = kept;
-      }
-      std::string name =
-          sharedName(SmallVector<StringRef>(names.begin(), names.end()));
+      std::string name = sharedName(group);
       auto keptModule = cast<gpu::GPUModuleOp>(kept->getParentOp());
       bool alone = keptModule != group[1]->getParentOp();
       for (FunctionOpInterface copy : ArrayRef(group).drop_front()) {
@@ -242,11 +242,7 @@ struct GPUDedupKernelsPass
       if (group.size() < 2)
         continue;
       FunctionOpInterface kept = group.front();
-      SmallVector<std::string> names;
-      for (FunctionOpInterface fn : group)
-        names.push_back(fn.getName().str());
-      std::string name =
-          sharedName(SmallVector<StringRef>(names.begin(), names.end()));
+      std::string name = sharedName(group);
       StringAttr keptName = SymbolTable::getSymbolName(kept);
       for (FunctionOpInterface copy : ArrayRef(group).drop_front()) {
         if (failed(SymbolTable::replaceAllSymbolUses(copy, keptName, module)))
