@@ -572,6 +572,14 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
     calls with its lanes' fragments: inlined, they made most of an
     emulated library's code.
 
+    **Functions.** The host code of each launch becomes a private function
+    of its own, named after the model op like a GPU kernel and marked
+    `tfm.emulated_kernel`, called where the launch was with the values the
+    launch read from above as arguments (constants copied in): launches of
+    equal kernels call equal functions, which `-tfm-gpu-dedup-kernels`
+    merges. (It is outlined after the emulation: which loads are uniform
+    depends on which buffers may alias, which the launch's function knows.)
+
     **Workgroup memory.** Each workgroup attribution becomes a host buffer
     for the launch, filled with NaN at the start of every block: a read of
     shared memory that no thread of the block wrote shows as NaN.
