@@ -153,6 +153,18 @@ llvm::StringSet<> symbolNames(Operation *table) {
   return taken;
 }
 
+/// Renames `symbol` to `name`, made unique among `taken` (the names of its
+/// symbol table, its own included), and returns the new name.
+StringAttr renameUnique(Operation *symbol, StringRef name,
+                        llvm::StringSet<> &taken) {
+  taken.erase(SymbolTable::getSymbolName(symbol).getValue());
+  std::string unique = uniqueName(name, taken);
+  taken.insert(unique);
+  auto newName = StringAttr::get(symbol->getContext(), unique);
+  SymbolTable::setSymbolName(symbol, newName);
+  return newName;
+}
+
 struct GPUDedupKernelsPass
     : mlir::tfm::impl::GPUDedupKernelsPassBase<GPUDedupKernelsPass> {
   using Base::Base;
@@ -160,13 +172,12 @@ struct GPUDedupKernelsPass
 
   void runOnOperation() override {
     dedupDeviceKernels();
-    if (failed(dedupEmulatedKernels()))
-      signalPassFailure();
+    dedupEmulatedKernels();
   }
 
   /// gpu.func kernels, in one kernel module or each in its own
   /// (tfmc --emit=ptx keeps one module per kernel: a copy's module goes
-  /// with it).
+  /// with it, and the kept kernel's module takes its new name too).
   void dedupDeviceKernels() {
     ModuleOp module = getOperation();
     SmallVector<FunctionOpInterface> candidates;
@@ -174,13 +185,11 @@ struct GPUDedupKernelsPass
       for (auto fn : kernels.getOps<gpu::GPUFuncOp>())
         if (fn.isKernel())
           candidates.push_back(fn);
-    // Each launch's kernel, by (module, kernel) name, to what it launches
-    // now (renamed at the end).
+    // What each launch's (module, kernel) launches now (its name read once
+    // every kernel has its final one).
     llvm::StringMap<FunctionOpInterface> launches;
-    auto key = [](FunctionOpInterface fn) {
-      return (SymbolTable::getSymbolName(fn->getParentOp()).getValue() +
-              "::" + fn.getName())
-          .str();
+    auto key = [](StringRef module, StringRef kernel) {
+      return (module + "::" + kernel).str();
     };
     llvm::StringSet<> topNames = symbolNames(module);
     for (SmallVector<FunctionOpInterface> &group : equalKernels(candidates)) {
@@ -188,40 +197,33 @@ struct GPUDedupKernelsPass
         continue;
       FunctionOpInterface kept = group.front();
       for (FunctionOpInterface fn : group)
-        launches[key(fn)] = kept;
+        launches[key(SymbolTable::getSymbolName(fn->getParentOp()),
+                     fn.getName())] = kept;
       std::string name = sharedName(group);
       auto keptModule = cast<gpu::GPUModuleOp>(kept->getParentOp());
       bool alone = keptModule != group[1]->getParentOp();
       for (FunctionOpInterface copy : ArrayRef(group).drop_front()) {
         ++merged;
-        if (alone) {
-          topNames.erase(SymbolTable::getSymbolName(copy->getParentOp()));
-          copy->getParentOp()->erase();
-        } else {
-          copy->erase();
-        }
+        Operation *gone = alone ? copy->getParentOp() : copy.getOperation();
+        if (alone)
+          topNames.erase(SymbolTable::getSymbolName(gone).getValue());
+        gone->erase();
       }
       if (name == kept.getName())
         continue;
-      // The module of a kernel alone takes its name too.
-      Operation *table = alone ? module.getOperation() : keptModule;
-      llvm::StringSet<> localNames = symbolNames(keptModule);
-      llvm::StringSet<> &taken = alone ? topNames : localNames;
-      taken.erase(SymbolTable::getSymbolName(alone ? keptModule : kept));
-      std::string unique = uniqueName(name, taken);
-      taken.insert(unique);
-      StringAttr newName = StringAttr::get(&getContext(), unique);
-      SymbolTable::setSymbolName(kept, newName);
-      if (table == module.getOperation())
-        SymbolTable::setSymbolName(keptModule, newName);
+      if (alone) {
+        StringAttr newName = renameUnique(keptModule, name, topNames);
+        SymbolTable::setSymbolName(kept, newName);
+      } else {
+        llvm::StringSet<> localNames = symbolNames(keptModule);
+        renameUnique(kept, name, localNames);
+      }
     }
     if (launches.empty())
       return;
     module.walk([&](gpu::LaunchFuncOp launch) {
       FunctionOpInterface kernel = launches.lookup(
-          (launch.getKernelModuleName().getValue() + "::" +
-           launch.getKernelName().getValue())
-              .str());
+          key(launch.getKernelModuleName(), launch.getKernelName()));
       if (!kernel)
         return;
       launch.setKernelAttr(SymbolRefAttr::get(
@@ -230,38 +232,37 @@ struct GPUDedupKernelsPass
     });
   }
 
-  /// The emulation's host functions (-tfm-gpu-emulate), called by name.
-  LogicalResult dedupEmulatedKernels() {
+  /// The emulation's host functions (-tfm-gpu-emulate), called by name from
+  /// func.call ops (rewritten in one walk, not one per merged function).
+  void dedupEmulatedKernels() {
     ModuleOp module = getOperation();
     SmallVector<FunctionOpInterface> candidates;
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn->hasAttr(mlir::tfm::kEmulatedKernelAttr) && fn.isPrivate())
         candidates.push_back(fn);
+    llvm::StringMap<FunctionOpInterface> calls;
     llvm::StringSet<> taken = symbolNames(module);
     for (SmallVector<FunctionOpInterface> &group : equalKernels(candidates)) {
       if (group.size() < 2)
         continue;
       FunctionOpInterface kept = group.front();
+      for (FunctionOpInterface fn : group)
+        calls[fn.getName()] = kept;
       std::string name = sharedName(group);
-      StringAttr keptName = SymbolTable::getSymbolName(kept);
       for (FunctionOpInterface copy : ArrayRef(group).drop_front()) {
-        if (failed(SymbolTable::replaceAllSymbolUses(copy, keptName, module)))
-          return failure();
+        ++merged;
         taken.erase(copy.getName());
         copy->erase();
-        ++merged;
       }
-      if (name == keptName.getValue())
-        continue;
-      taken.erase(keptName.getValue());
-      std::string unique = uniqueName(name, taken);
-      taken.insert(unique);
-      StringAttr newName = StringAttr::get(&getContext(), unique);
-      if (failed(SymbolTable::replaceAllSymbolUses(kept, newName, module)))
-        return failure();
-      SymbolTable::setSymbolName(kept, newName);
+      if (name != kept.getName())
+        renameUnique(kept, name, taken);
     }
-    return success();
+    if (calls.empty())
+      return;
+    module.walk([&](func::CallOp call) {
+      if (FunctionOpInterface fn = calls.lookup(call.getCallee()))
+        call.setCallee(fn.getName());
+    });
   }
 
   mlir::tfm::PassStatistic merged{

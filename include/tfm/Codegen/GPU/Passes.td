@@ -678,8 +678,11 @@ def GPUDedupKernelsPass : Pass<"tfm-gpu-dedup-kernels", "ModuleOp"> {
     they differ otherwise (the q and k projections of one shape), the first
     name.
 
-    Run after `-tfm-gpu-merge-kernel-modules`: kernels in different
-    modules are not compared.
+    Runs after `-tfm-gpu-merge-kernel-modules`, on the kernels of each
+    module; where every kernel has a module of its own (`tfmc
+    --emit=ptx`), modules of one kernel and the same targets are compared,
+    and a copy's module goes with it (the kept one takes the shared name
+    too).
   }];
   let statistics = [
     Statistic<"numMerged", "merged-kernels",
