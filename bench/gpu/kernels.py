@@ -85,6 +85,8 @@ ATTENTION = [
 # GEMMs: (M, K, N, what, precisions); M (tokens) is dynamic.
 GEMM = [
     (512, 768, 768, "GPT-2 small projection, 1 x 512 tokens", ("bf16", "f16")),
+    (512, 768, 3072, "GPT-2 small FFN up, 1 x 512 tokens", ("bf16",)),
+    (512, 3072, 768, "GPT-2 small FFN down, 1 x 512 tokens", ("bf16",)),
     (8192, 768, 3072, "GPT-2 small FFN up, 8 x 1024 tokens", ("bf16",)),
     (8192, 3072, 768, "GPT-2 small FFN down, 8 x 1024 tokens", ("bf16",)),
     (512, 768, 50257, "GPT-2 LM head, 1 x 512 tokens", ("bf16",)),
@@ -119,9 +121,13 @@ def gemm_flops(m, k, n):
     return 2.0 * m * k * n
 
 
-def plan(precisions):
+def plan(precisions, variants=None):
     """(libraries, shapes): each library a dict of its op's static
-    parameters, each shape one timed case naming its library."""
+    parameters, each shape one timed case naming its library. `variants`
+    ({NAME: "OPTION=VALUE ..."}) adds, for every bf16 GEMM, a library NAME
+    built with those -tfm-gpu-configure options (mma-large, mma-small,
+    mma-min-blocks: tfmc --pass-option) and its shapes, id@NAME: the
+    built-in schedules and the candidates timed in the same run."""
     libraries, shapes = {}, []
     for b, h, t, d, causal, precs in ATTENTION:
         for p in precs:
@@ -139,12 +145,34 @@ def plan(precisions):
         for p in precs:
             if p not in precisions:
                 continue
-            lib = "gemm-k%d-n%d-%s" % (k, n, p)
-            libraries.setdefault(lib, {"op": "gemm", "k": k, "n": n, "precision": p})
-            shapes.append({"id": "gemm-m%d-k%d-n%d-%s" % (m, k, n, p), "kind": "gemm",
-                           "library": lib, "precision": p, "m": m, "k": k, "n": n,
-                           "what": what, "flops": gemm_flops(m, k, n)})
+            # Candidates in bf16 alone (f16 runs the same kernels).
+            candidates = sorted((variants or {}).items()) if p == "bf16" else []
+            for variant, large in [(None, None)] + candidates:
+                suffix = "@" + variant if variant else ""
+                lib = "gemm-k%d-n%d-%s%s" % (k, n, p, suffix)
+                entry = {"op": "gemm", "k": k, "n": n, "precision": p}
+                if variant:
+                    entry.update(variant=variant, configure=large)
+                libraries.setdefault(lib, entry)
+                shapes.append({"id": "gemm-m%d-k%d-n%d-%s%s" % (m, k, n, p, suffix),
+                               "kind": "gemm", "library": lib, "precision": p, "m": m,
+                               "k": k, "n": n, "what": what, "flops": gemm_flops(m, k, n)})
     return libraries, shapes
+
+
+def parse_variants(specs):
+    """--gemm-variant 'NAME:OPTION=VALUE [OPTION=VALUE...]' (repeatable): a
+    dict NAME -> "OPTION=VALUE ..." of -tfm-gpu-configure's options."""
+    out = {}
+    for spec in specs or []:
+        name, _, options = spec.partition(":")
+        settings = options.split()
+        if not name or not all(c.isalnum() or c in "-_" for c in name) or not settings \
+                or not all("=" in o for o in settings):
+            raise ValueError("--gemm-variant %r: expected NAME:OPTION=VALUE [OPTION=VALUE...], "
+                             "e.g. w64:mma-large=128,128,32,2,2,4" % spec)
+        out[name] = " ".join(settings)
+    return out
 
 
 def describe_shape(s):
@@ -221,6 +249,8 @@ def compile_one(name, lib, folder, tfmc, arch, cpu_target, gpu_emulate, report_s
     if gpu_emulate:
         cmd.append("--gpu-emulate")
     start = time.time()
+    for setting in (lib.get("configure") or "").split():
+        cmd.append("--pass-option=tfm-gpu-configure:" + setting)
     p = subprocess.run(cmd, capture_output=True, text=True)
     entry = dict(lib, mlir=name + ".mlir", seconds=round(time.time() - start, 1),
                  kernel_prefix=kernel_prefix(lib))
@@ -291,12 +321,12 @@ def summarize_report(report, op):
 
 
 def prepare(outdir, tfmc, arch="sm_90", cpu_target="x86-64-v3", gpu_emulate=False,
-            precisions=("bf16", "f16"), jobs=None, log=print):
+            precisions=("bf16", "f16"), jobs=None, log=print, variants=None):
     """Writes OUTDIR/kernels/ (replacing it): libraries.tar.xz and
     kernels.json. Returns a summary for the bundle's index.json."""
     start = time.time()
     precisions = [p for p in precisions if p in ("bf16", "f16")]
-    libraries, shapes = plan(precisions)
+    libraries, shapes = plan(precisions, variants)
     folder = os.path.join(outdir, "kernels")
     if os.path.exists(folder):
         shutil.rmtree(folder)
@@ -1062,15 +1092,22 @@ def table(index, shapes, results, machine, args, elapsed):
     ratios = {"attention": [], "gemm": []}
     met = {"attention": [0, 0], "gemm": [0, 0]}
     for s in shapes:
+        variant = index["libraries"].get(s["library"], {}).get("variant")
+        if variant:  # candidates: a geometric mean of their own
+            kind = "gemm@" + variant
+            ratios.setdefault(kind, [])
+            met.setdefault(kind, [0, 0])
+        else:
+            kind = s["kind"]
         r = results.get(s["id"], {"status": "SKIP", "note": "not run"})
         sh = dict(s, **r.get("shape", {}))
         tfm, ref = r.get("tfm", {}), r.get("torch", {})
         goal = None if args.smoke else target_of(r, sh)
         ratio = r.get("ratio")
         if goal is not None and ratio is not None:
-            ratios[s["kind"]].append(ratio)
-            met[s["kind"]][1] += 1
-            met[s["kind"]][0] += ratio >= goal
+            ratios[kind].append(ratio)
+            met[kind][1] += 1
+            met[kind][0] += ratio >= goal
         notes = [r.get("error") or r.get("note") or ""]
         if ref.get("error") and not notes[0] and ref["error"] != machine.get("torch_note"):
             notes[0] = "torch: " + ref["error"]
@@ -1086,8 +1123,8 @@ def table(index, shapes, results, machine, args, elapsed):
             fmt(goal, ">=%.1f"), fmt(tfm.get("err"), "%.1e"), fmt(ref.get("err"), "%.1e"),
             r.get("status", "?"), note[:160]))
     lines.append("")
-    for kind in ("attention", "gemm"):
-        goal, where = TARGETS[kind]
+    for kind in ratios:
+        goal, where = TARGETS[kind.split("@")[0]]
         rs = ratios[kind]
         if rs:
             gm = math.exp(sum(math.log(x) for x in rs) / len(rs))
@@ -1140,6 +1177,8 @@ def short_impl(lib):
     tiles, kinds = rep.get("tiles"), rep.get("impl", "")
     if "error" in lib:
         return "no library"
+    if lib.get("variant"):
+        return ("mma @" + lib["variant"])[:22]
     if isinstance(tiles, dict):
         text = "%s q%s k%s" % ("cta" if kinds == "attention" else kinds, tiles.get("block_q"),
                                tiles.get("block_k"))
@@ -1186,6 +1225,10 @@ def main():
                     "bundle's index.json, else sm_90)")
     ap.add_argument("--cpu-target", default="x86-64-v3", help="--prepare: --target-cpu")
     ap.add_argument("--precisions", default="bf16,f16", help="--prepare: bf16, f16 or both")
+    ap.add_argument("--gemm-variant", action="append", default=[],
+                    help="--prepare: 'NAME:OPTION=VALUE ...', every bf16 GEMM also built with "
+                         "these -tfm-gpu-configure options (mma-large=block_m,block_n,block_k,"
+                         "warps_m,warps_n,stages, mma-small=..., mma-min-blocks=N)")
     ap.add_argument("--gpu-emulate", action="store_true",
                     help="--prepare: libraries whose kernels run on the host (a dry run "
                          "without a GPU: kernels.py --smoke --cpu-only)")
@@ -1230,7 +1273,8 @@ def main():
                 pass
         os.makedirs(args.bundle, exist_ok=True)
         summary = prepare(args.bundle, tfmc, arch or "sm_90", args.cpu_target, args.gpu_emulate,
-                          [p.strip() for p in args.precisions.split(",")], args.jobs)
+                          [p.strip() for p in args.precisions.split(",")], args.jobs,
+                          variants=parse_variants(args.gemm_variant))
         index_path = os.path.join(args.bundle, "index.json")
         if os.path.exists(index_path):  # a run.py bundle: record it there too
             with open(index_path) as f:

@@ -185,6 +185,13 @@ struct DriverCLOptions {
                "(textual form, e.g. 'builtin.module(convert-tfm-to-linalg,"
                "cse)')"),
       cl::value_desc("pipeline"), cl::init(""), cl::cat(inspect)};
+  cl::list<std::string> passOptions{
+      "pass-option",
+      cl::desc("Set an option of a pass of the pipeline, on every step that "
+               "runs it (repeatable), e.g. "
+               "'tfm-gpu-configure:mma-large=128,128,32,2,2,4' (the options "
+               "are the ones --list-pipeline prints)"),
+      cl::value_desc("pass:option=value"), cl::cat(inspect)};
   cl::opt<bool> listPipeline{
       "list-pipeline",
       cl::desc("Print the pipeline for the target and --emit phase, one "
@@ -290,6 +297,8 @@ DriverOptions getDriverOptionsFromCL() {
   options.targetCPU = clOptions->targetCPU;
   options.threads = clOptions->threads;
   options.passPipeline = clOptions->passPipeline;
+  options.passOptions.assign(clOptions->passOptions.begin(),
+                             clOptions->passOptions.end());
   options.stopAfter = stopAfterOption()->getValue();
   options.dumpIRDir = clOptions->dumpIRDir;
   options.listPipeline = clOptions->listPipeline;
@@ -580,6 +589,7 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
   compileOptions.fuseAttention = !options.noFuse;
   compileOptions.packWeights = !options.noPackWeights;
   compileOptions.passPipeline = options.passPipeline;
+  compileOptions.passOptions = options.passOptions;
   compileOptions.stopAfter = options.stopAfter;
   compileOptions.dumpIRDir = options.dumpIRDir;
   compileOptions.progress =

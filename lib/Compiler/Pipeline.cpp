@@ -214,6 +214,60 @@ void flatten(const std::vector<PipelineElement> &elements,
   }
 }
 
+/// The options of `{a=1 b={x y} c="q r"}`, one string each.
+llvm::SmallVector<std::string> splitOptions(llvm::StringRef braces) {
+  llvm::SmallVector<std::string> out;
+  llvm::StringRef inner = braces.drop_front().drop_back();
+  std::string current;
+  int depth = 0;
+  char quote = 0;
+  for (char c : inner) {
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      --depth;
+    } else if (c == ' ' && depth == 0) {
+      if (!current.empty())
+        out.push_back(std::move(current));
+      current.clear();
+      continue;
+    }
+    current.push_back(c);
+  }
+  if (!current.empty())
+    out.push_back(std::move(current));
+  return out;
+}
+
+/// Gives every element that runs `pass` the option `name=value`, in place of
+/// a value of its own; returns how many it changed.
+unsigned setOption(std::vector<PipelineElement> &elements, llvm::StringRef pass,
+                   llvm::StringRef name, llvm::StringRef value) {
+  unsigned changed = 0;
+  for (PipelineElement &e : elements) {
+    if (e.isAnchor) {
+      changed += setOption(e.nested, pass, name, value);
+      continue;
+    }
+    if (e.name != pass)
+      continue;
+    llvm::SmallVector<std::string> options;
+    if (!e.options.empty())
+      for (std::string &option : splitOptions(e.options))
+        if (llvm::StringRef(option).split('=').first.trim() != name)
+          options.push_back(std::move(option));
+    options.push_back((name + "=" + value).str());
+    e.options = "{" + llvm::join(options, " ") + "}";
+    ++changed;
+  }
+  return changed;
+}
+
 } // namespace
 
 FailureOr<std::vector<PipelineStep>>
@@ -259,6 +313,26 @@ getPipelineSteps(MLIRContext *context, const CompileOptions &options,
     std::vector<PipelineElement> inner = std::move(elements[0].nested);
     elements = std::move(inner);
   }
+  // --pass-option PASS:OPTION=VALUE.
+  for (const std::string &setting : options.passOptions) {
+    auto [pass, assignment] = llvm::StringRef(setting).split(':');
+    auto [name, value] = assignment.split('=');
+    pass = pass.trim();
+    name = name.trim();
+    if (pass.empty() || name.empty() || !assignment.contains('=')) {
+      error = "--pass-option '" + setting +
+              "': expected PASS:OPTION=VALUE, e.g. "
+              "tfm-gpu-configure:mma-large=128,128,32,2,2,4";
+      return failure();
+    }
+    if (setOption(elements, pass, name, value.trim()) == 0) {
+      error = "--pass-option '" + setting +
+              "': no step of the pipeline runs '" + pass.str() +
+              "' (tfmc --list-pipeline lists them)";
+      return failure();
+    }
+  }
+
   std::vector<PipelineStep> steps;
   flatten(elements, {}, steps);
 

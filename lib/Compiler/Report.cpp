@@ -702,10 +702,11 @@ static void printGpuKernels(llvm::raw_ostream &os, const KernelReport &r) {
          llvm::formatv("{0}x{1}x{2}", k.grid[0], k.grid[1], k.grid[2]).str(),
          std::to_string(k.threadsPerBlock),
          formatBytes(k.sharedMemoryBytes) + " / " +
-             formatBytes(r.gpu->sharedMemoryBytes),
+             formatBytes(k.sharedMemoryBytes > r.gpu->sharedMemoryBytes
+                             ? r.gpu->optInSharedMemoryBytes
+                             : r.gpu->sharedMemoryBytes),
          llvm::formatv("{0:F3}", k.flops / 1e6).str(), formatBytes(k.bytes),
-         formatSeconds(k.seconds) +
-             (k.computeBound ? " compute" : " memory")});
+         formatSeconds(k.seconds) + (k.computeBound ? " compute" : " memory")});
   printColumns(os, rows);
 }
 
@@ -756,11 +757,12 @@ void printReportTable(llvm::raw_ostream &os, const KernelReport &r) {
   if (r.gpu)
     os << llvm::formatv("target nvptx {0} (reference part {1}, {2} SMs): "
                         "peak {3:F1} GFLOP/s f32, memory {4:F1} GB/s, "
-                        "shared memory {5} per block\n",
+                        "shared memory {5} per block ({6} opt-in)\n",
                         r.gpu->chip, r.gpu->referencePart,
                         r.gpu->multiprocessors, r.peakFlops / 1e9,
                         r.bandwidth / 1e9,
-                        formatBytes(r.gpu->sharedMemoryBytes));
+                        formatBytes(r.gpu->sharedMemoryBytes),
+                        formatBytes(r.gpu->optInSharedMemoryBytes));
   else
     os << llvm::formatv("target {0} (cpu {1}), {2} threads: peak {3:F1} "
                         "GFLOP/s, memory {4:F1} GB/s, L1 {5}, L2 {6}\n",
@@ -870,6 +872,7 @@ static llvm::json::Value gpuJson(const KernelReport &r) {
       {"reference_part", r.gpu->referencePart},
       {"multiprocessors", r.gpu->multiprocessors},
       {"shared_memory_bytes", r.gpu->sharedMemoryBytes},
+      {"opt_in_shared_memory_bytes", r.gpu->optInSharedMemoryBytes},
       {"peak_flops", r.peakFlops},
       {"memory_bandwidth", r.bandwidth},
       {"kernels", r.gpuScheduled ? llvm::json::Value(std::move(kernels))

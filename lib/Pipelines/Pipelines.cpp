@@ -311,6 +311,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   if (options.mergeKernelModules)
     pm.addPass(createGPUMergeKernelModulesPass());
   pm.addPass(createGPUDedupKernelsPass());
+  pm.addPass(createGPUDynamicSharedMemoryPass());
   pm.addPass(createGPUCheckKernelsPass());
 
   // 4. NVVM for the kernels, LLVM with runtime calls for the host.

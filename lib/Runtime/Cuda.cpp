@@ -101,6 +101,12 @@ namespace {
 struct Kernel {
   CUfunction function;
   std::string name;
+  /// The dynamic shared memory the function may take (its
+  /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, raised past the
+  /// default 48 KiB by the first launch that needs more); under
+  /// `mutex`, since instances on several threads launch the same kernel.
+  mutable std::mutex mutex;
+  mutable int maxDynamicSharedBytes = 48 * 1024;
 };
 
 /// One mgpuModuleLoad / mgpuModuleLoadJIT registration: the module handle
@@ -850,7 +856,11 @@ TFM_MGPU void *mgpuModuleGetFunction(void *module, const char *name) {
       image->kernels.erase(name);
       return nullptr;
     }
-    kernel.reset(new (std::nothrow) Kernel{function, name});
+    kernel.reset(new (std::nothrow) Kernel);
+    if (kernel) {
+      kernel->function = function;
+      kernel->name = name;
+    }
     if (!kernel) {
       image->kernels.erase(name);
       instance.fail(FailureKind::OutOfMemory,
@@ -917,6 +927,20 @@ TFM_MGPU void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     instance.fail(FailureKind::Device, "cannot launch " + describe() +
                                            ": negative dynamic shared memory");
     return;
+  }
+  // Past 48 KiB a kernel must opt in to its dynamic shared memory (the
+  // tensor-core GEMM's deeper pipelines, -tfm-gpu-dynamic-shared-memory).
+  {
+    std::lock_guard<std::mutex> lock(kernel->mutex);
+    if (sharedMemBytes > kernel->maxDynamicSharedBytes) {
+      if (!instance.check(instance.api->cuFuncSetAttribute(
+                              kernel->function,
+                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              sharedMemBytes),
+                          "cuFuncSetAttribute", describe()))
+        return;
+      kernel->maxDynamicSharedBytes = sharedMemBytes;
+    }
   }
   CUresult r = instance.api->cuLaunchKernel(
       kernel->function, unsigned(gridX), unsigned(gridY), unsigned(gridZ),

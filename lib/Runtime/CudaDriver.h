@@ -59,6 +59,8 @@ constexpr CUresult CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
+/// CUfunction_attribute
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 /// CUstream_flags
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 /// CUmemPool_attribute (value type cuuint64_t)
@@ -96,6 +98,7 @@ constexpr int kDriverApiVersion = 12000;
   X(cuModuleUnload, (CUmodule module))                                         \
   X(cuModuleGetFunction,                                                       \
     (CUfunction * function, CUmodule module, const char *name))                \
+  X(cuFuncSetAttribute, (CUfunction function, int attribute, int value))       \
   X(cuStreamCreate, (CUstream * stream, unsigned flags))                       \
   X(cuStreamDestroy, (CUstream stream))                                        \
   X(cuStreamSynchronize, (CUstream stream))                                    \

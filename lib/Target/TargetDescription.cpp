@@ -145,18 +145,21 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
   // The architecture's reference part (data-sheet numbers).
   if (chip == "sm_86") {
     gpu.multiprocessors = 82;
+    gpu.optInSharedMemoryBytes = 99 * 1024;
     gpu.referencePart = "RTX 3090";
     gpu.peakFlops = 35.6e12;
     gpu.peakTensorFlops = 71e12;
     gpu.memoryBandwidth = 936e9;
   } else if (chip == "sm_89") {
     gpu.multiprocessors = 128;
+    gpu.optInSharedMemoryBytes = 99 * 1024;
     gpu.referencePart = "RTX 4090";
     gpu.peakFlops = 82.6e12;
     gpu.peakTensorFlops = 165.2e12;
     gpu.memoryBandwidth = 1008e9;
   } else if (chip.starts_with("sm_90")) {
     gpu.multiprocessors = 132;
+    gpu.optInSharedMemoryBytes = 227 * 1024;
     gpu.referencePart = "H100 SXM";
     gpu.peakFlops = 67e12;
     gpu.peakTensorFlops = 989e12;

@@ -39,7 +39,7 @@ LogicalResult
 GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       StringRef chip, StringRef features,
                       int64_t maxThreadsPerBlock, int64_t sharedMemoryBytes,
-                      int64_t multiprocessors) {
+                      int64_t multiprocessors, int64_t optInSharedMemoryBytes) {
   if (!chip.starts_with("sm_"))
     return emitError() << "'chip' must be a compute capability such as "
                           "\"sm_80\", found \""
@@ -49,6 +49,8 @@ GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (sharedMemoryBytes < 0 || multiprocessors < 1)
     return emitError() << "'shared_memory_bytes' must not be negative and "
                           "'multiprocessors' must be positive";
+  if (optInSharedMemoryBytes < 0)
+    return emitError() << "'opt_in_shared_memory_bytes' must not be negative";
   return success();
 }
 

@@ -130,9 +130,12 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     the most threads a block may have (`-tfm-gpu-distribute` and
     `-tfm-gpu-configure` check blocks against it), the static shared memory
     of one block (48 KiB on every architecture; more needs dynamic shared
-    memory, which part 2's kernels opt into), and the number of streaming
-    multiprocessors (a grid with fewer blocks leaves SMs idle; the
-    configuration takes smaller tiles then). The host code that launches the kernels is compiled
+    memory), the number of streaming multiprocessors (a grid with fewer
+    blocks leaves SMs idle; the configuration takes smaller tiles then),
+    and the shared memory a block may opt into as dynamic shared memory
+    (`opt_in_shared_memory_bytes`, 0: none beyond the static 48 KiB; the
+    tensor-core GEMM's deeper pipelines use it,
+    `-tfm-gpu-dynamic-shared-memory`). The host code that launches the kernels is compiled
     for the machine that runs the model (`tfmc`'s CPU target). Code
     generation for a GPU target puts the buffers the entry reads and writes
     on the device (`-tfm-materialize-entry` records device `cuda`, every
@@ -141,7 +144,8 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     ```mlir
     module attributes {tfm.target = #tfm.gpu_target<chip = "sm_90",
         features = "+ptx80", max_threads_per_block = 1024,
-        shared_memory_bytes = 49152, multiprocessors = 132>}
+        shared_memory_bytes = 49152, multiprocessors = 132,
+        opt_in_shared_memory_bytes = 232448>}
     ```
   }];
   let parameters = (ins
@@ -149,7 +153,8 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     StringRefParameter<"PTX features">:$features,
     "int64_t":$max_threads_per_block,
     "int64_t":$shared_memory_bytes,
-    "int64_t":$multiprocessors
+    "int64_t":$multiprocessors,
+    DefaultValuedParameter<"int64_t", "0">:$opt_in_shared_memory_bytes
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -157,6 +162,12 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     /// Whether the chip has mma.sync m16n8k16 on bf16 and f16 inputs
     /// (sm_80 and newer): tfm's tensor-core kernels.
     bool hasHalfMmaSync() const;
+    /// The most shared memory one block may have: the opt-in limit of
+    /// dynamic shared memory, or the static limit where that is larger or
+    /// not stated.
+    int64_t getMaxBlockSharedMemoryBytes() const {
+      return std::max(getSharedMemoryBytes(), getOptInSharedMemoryBytes());
+    }
   }];
 }
 
@@ -357,7 +368,9 @@ def Tfm_GpuMmaAttr : AttrDef<Tfm_Dialect, "GpuMma"> {
     c of row r is stored at chunk c ^ ((r / (8 / p)) mod p), p =
     min(`block_k` / 8, 8), which spreads any 8 consecutive rows' chunk c
     over the 8 bank groups. 128 x 128 x 32 tiles in 3 stages then take
-    exactly 48 KiB.
+    exactly 48 KiB, a block's static shared memory; a schedule that takes
+    more (up to the target's `opt_in_shared_memory_bytes`) runs from
+    dynamic shared memory (`-tfm-gpu-dynamic-shared-memory`).
   }];
   let parameters = (ins
     "int64_t":$block_m,

@@ -102,6 +102,9 @@ struct CompileOptions {
   /// Replaces the built-in MLIR pipeline (textual form, with or without the
   /// `builtin.module(...)` anchor).
   std::string passPipeline;
+  /// Options set on the pipeline's passes, each "PASS:OPTION=VALUE" (every
+  /// step of pass PASS gets OPTION=VALUE, replacing its own value).
+  std::vector<std::string> passOptions;
   /// Stop after this pass and write the IR at that point instead of the
   /// phase's result: a pass argument (its first occurrence in the
   /// pipeline) or a step number as in the dump folder.

@@ -74,6 +74,7 @@ struct DriverOptions {
   unsigned threads = 0;
   /// See CompileOptions.
   std::string passPipeline;
+  std::vector<std::string> passOptions;
   std::string stopAfter;
   std::string dumpIRDir;
   /// Print the pipeline for the target and phase instead of compiling.

@@ -63,6 +63,10 @@ struct GpuTargetDescription {
   int64_t maxThreadsPerBlock = 1024;
   /// Static shared memory of one block (48 KiB on every architecture).
   int64_t sharedMemoryBytes = 48 * 1024;
+  /// Shared memory one block may opt into as dynamic shared memory
+  /// (cudaDevAttrMaxSharedMemoryPerBlockOptin: 163 KiB on sm_80, 99 KiB on
+  /// sm_86 and sm_89, 227 KiB on sm_90).
+  int64_t optInSharedMemoryBytes = 163 * 1024;
   /// Streaming multiprocessors of the architecture's reference part
   /// (A100: 108, RTX 3090: 82, RTX 4090: 128, H100 SXM: 132).
   int64_t multiprocessors = 108;

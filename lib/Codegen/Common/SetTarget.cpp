@@ -38,9 +38,9 @@ TargetDescription mlir::tfm::getTargetDescription(CpuTargetAttr attr) {
 
 GpuTargetAttr mlir::tfm::getGpuTargetAttr(MLIRContext *ctx,
                                           const GpuTargetDescription &gpu) {
-  return GpuTargetAttr::get(ctx, gpu.chip, gpu.features,
-                            gpu.maxThreadsPerBlock, gpu.sharedMemoryBytes,
-                            gpu.multiprocessors);
+  return GpuTargetAttr::get(ctx, gpu.chip, gpu.features, gpu.maxThreadsPerBlock,
+                            gpu.sharedMemoryBytes, gpu.multiprocessors,
+                            gpu.optInSharedMemoryBytes);
 }
 
 void mlir::tfm::setTarget(ModuleOp module, const TargetDescription &target) {

@@ -40,10 +40,40 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
   using Base::Base;
   GPUConfigurePass(const GPUConfigurePass &other) : Base(other) {}
 
+  /// The schedule of option `name` (six numbers), or null where it is not
+  /// given; failure where it is malformed.
+  FailureOr<GpuMmaAttr> parseMmaOption(ArrayRef<int64_t> values,
+                                       StringRef name) {
+    if (values.empty())
+      return GpuMmaAttr();
+    auto error = [&] {
+      return getOperation()->emitError("-tfm-gpu-configure: option '")
+             << name << "': ";
+    };
+    if (values.size() != 6) {
+      error() << "expected 6 numbers (block_m,block_n,block_k,warps_m,"
+                 "warps_n,stages), got "
+              << values.size();
+      return failure();
+    }
+    GpuMmaAttr attr =
+        GpuMmaAttr::getChecked(error, &getContext(), values[0], values[1],
+                               values[2], values[3], values[4], values[5]);
+    if (!attr)
+      return failure();
+    return attr;
+  }
+
   void runOnOperation() override {
     GpuTargetAttr target = getGpuTarget(getOperation());
     if (!target)
       return;
+    FailureOr<GpuMmaAttr> large = parseMmaOption(mmaLarge, "mma-large");
+    FailureOr<GpuMmaAttr> small = parseMmaOption(mmaSmall, "mma-small");
+    if (failed(large) || failed(small))
+      return signalPassFailure();
+    mmaLargeOverride = *large;
+    mmaSmallOverride = *small;
     // Ops already given to the row kernel of a reduction before them.
     DenseSet<Operation *> taken;
     WalkResult result = getOperation()->walk([&](linalg::LinalgOp op) {
@@ -136,8 +166,9 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
   /// inputs are both bf16 or both f16. Where both operands can be copied
   /// 16 bytes at a time (cp.async), two schedules: 128 x 128 tiles of 2 x 4
   /// warps (64 x 32 each) in a 3-stage pipeline, 48 KiB, for a problem
-  /// with at least a wave of such tiles, and 64 x 64 tiles (32 rows under
-  /// choose()'s rule) of 2 x 2 warps in 3 stages otherwise: the choice is
+  /// with at least a wave of such tiles, and 64 x 64 x 64 tiles (32 rows
+  /// for a static m of at most 32) of 2 x 2 warps in 3 stages (48 KiB)
+  /// otherwise: the choice is
   /// made here when the output's extents are static, else at run time
   /// (#tfm.gpu_mma_choice). Without cp.async, the small tiles in one
   /// padded stage. Null where tensor cores do not apply.
@@ -151,20 +182,47 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
       return {};
     auto fits = [&](GpuMmaAttr config) {
       return config.getThreads() <= target.getMaxThreadsPerBlock() &&
-             config.getSharedMemoryBytes() <= target.getSharedMemoryBytes();
+             config.getSharedMemoryBytes() <=
+                 target.getMaxBlockSharedMemoryBytes();
     };
-    int64_t blockM = choose(op, g, target).getBlockM();
+    // Small tiles: 64 x 64 x 64 of 2 x 2 warps (32 rows where a static m
+    // has no more): on an H200 the 64-deep slices (half the barriers and
+    // waits of 32-deep ones) and 64 rows made GPT-2's 512-token GEMMs 18-26%
+    // faster than 32 x 64 x 32 (docs/performance.md, session 19).
+    std::optional<int64_t> staticM = staticExtent(op, g.m);
+    int64_t blockM = staticM && *staticM <= 32 ? 32 : 64;
     bool async = isAsyncCopyable(op, g, *op.getDpsInputOperand(g.a)) &&
                  isAsyncCopyable(op, g, *op.getDpsInputOperand(g.b));
-    auto small =
-        GpuMmaAttr::get(&getContext(), blockM, 64, 32, 2, 2, async ? 3 : 1);
+    auto small = mmaSmallOverride ? mmaSmallOverride
+                                  : GpuMmaAttr::get(&getContext(), blockM, 64,
+                                                    64, 2, 2, async ? 3 : 1);
     if (!fits(small))
       return {};
-    auto large = GpuMmaAttr::get(&getContext(), 128, 128, 32, 2, 4, 3);
+    if (mmaLargeOverride && !fits(mmaLargeOverride)) {
+      op->emitWarning("-tfm-gpu-configure: option 'mma-large' (")
+          << mmaLargeOverride << ") does not fit the target's "
+          << target.getMaxThreadsPerBlock() << " threads and "
+          << target.getMaxBlockSharedMemoryBytes()
+          << " bytes of shared memory per block; the small schedule is used";
+    }
+    // 2 x 2 warps of 64 x 64 in 4 stages (64 KiB, dynamic shared memory)
+    // measured 13% faster on an H200 (mma-large=128,128,32,2,2,4;
+    // docs/performance.md, session 19), but their 128 accumulators per
+    // thread leave ptxas at 254-255 registers, and it spills 4-44 bytes
+    // in some kernels (LM heads, one FFN; most kernels on sm_80): not the
+    // default until the kernel's address arithmetic takes fewer registers.
+    GpuMmaAttr large = mmaLargeOverride ? mmaLargeOverride
+                                        : GpuMmaAttr::get(&getContext(), 128,
+                                                          128, 32, 2, 4, 3);
     if (!async || !fits(large))
       return small;
-    auto choice = GpuMmaChoiceAttr::get(&getContext(), large, small,
-                                        target.getMultiprocessors());
+    // An option's large tiles no larger than the small ones: no choice.
+    if (large.getBlockM() * large.getBlockN() <=
+        small.getBlockM() * small.getBlockN())
+      return large;
+    auto choice = GpuMmaChoiceAttr::get(
+        &getContext(), large, small,
+        mmaMinBlocks > 0 ? mmaMinBlocks : target.getMultiprocessors());
     std::optional<int64_t> m = staticExtent(op, g.m);
     std::optional<int64_t> n = staticExtent(op, g.n);
     if (!m || !n)
@@ -178,6 +236,9 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
     }
     return choice.select(*m, *n, batch);
   }
+
+  /// The schedules of options mma-large and mma-small, where given.
+  GpuMmaAttr mmaLargeOverride, mmaSmallOverride;
 
   PassStatistic mmaConfigured{this, numMmaConfigured, "mma-contractions",
                               "Contractions given a tensor-core schedule"};

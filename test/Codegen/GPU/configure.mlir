@@ -253,28 +253,28 @@ func.func @other_length(%x: memref<4x768xf32>, %sum: memref<4xf32>, %y: memref<4
 
 // -----
 
-// Both inputs bf16 (or both f16) on sm_80+: tensor cores, 32-deep slices
-// in a 3-stage cp.async pipeline where both operands are contiguous along
-// k or along their own rows (here B is [k, n]: staged k-major), with rows
-// of a multiple of 8 elements; 128 x 128 tiles of 2 x 4 warps where they
-// make a wave (1024 x 768: 48 tiles on 8 SMs), else 64 x 64 tiles of
-// 2 x 2 warps, 32-row tiles by the same rule as the SIMT kernel's. Mixed
-// 16-bit types, an f32 input or an sm_75 target keep the SIMT schedule;
-// so does tensor-cores=false.
+// Both inputs bf16 (or both f16) on sm_80+: tensor cores in a 3-stage
+// cp.async pipeline where both operands are contiguous along k or along
+// their own rows (here B is [k, n]: staged k-major), with rows of a
+// multiple of 8 elements; 128 x 128 x 32 tiles of 2 x 4 warps where they
+// make a wave (1024 x 768: 48 tiles on 8 SMs), else 64 x 64 x 64 tiles of
+// 2 x 2 warps, 32 rows where a static m has no more. Mixed 16-bit types,
+// an f32 input or an sm_75 target keep the SIMT schedule; so does
+// tensor-cores=false.
 // CHECK-LABEL: func.func @tensor_cores
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 3>}
-// CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
+// CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2, stages = 3>}
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<
 // CHECK:  linalg.matmul {tfm.lowering_config = #tfm.gpu_contraction<
 // Both operands k-contiguous: the same; rows of 36 elements: one stage,
 // small tiles.
 // CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 3>}
-// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>}
-// 128 x 128: one large tile for 8 SMs, so small ones (32 rows: 4 tiles of
-// 64 rows < 8 SMs), in 3 stages.
-// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
+// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 32, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2>}
+// 128 x 128: one large tile for 8 SMs, so small ones (64 rows), in 3
+// stages.
+// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2, stages = 3>}
 // Rows known at run time: both, chosen by the large tiles' grid.
-// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma_choice<large = <block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 3>, small = <block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>, min_blocks = 8>}
+// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma_choice<large = <block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 3>, small = <block_m = 64, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2, stages = 3>, min_blocks = 8>}
 // SIMT-LABEL: func.func @tensor_cores
 // SIMT-COUNT-8: #tfm.gpu_contraction<
 // SIMT-NOT: #tfm.gpu_mma

@@ -187,11 +187,24 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     A contraction whose inputs are both bf16 or both f16 (under
     `--precision`, the weights and the activations the GEMMs read are
     stored in 16 bits) on an sm_80+ target gets `#tfm.gpu_mma` instead:
-    tensor cores (`mma.sync` m16n8k16, f32 accumulation), 64 x 64 tiles
-    (32 rows under the rule above), 32-deep slices, 2 x 2 warps, and two
-    stages (`cp.async` double buffering) where both operands are
-    `k`-contiguous with rows aligned to 8 elements (`isAsyncCopyable`),
-    else one. `tensor-cores=false` keeps the SIMT schedule.
+    tensor cores (`mma.sync` m16n8k16, f32 accumulation). Where both
+    operands can be staged with 16-byte `cp.async` copies (contiguous
+    along `k` or along their own rows, rows aligned to 8 elements:
+    `isAsyncCopyable`), two schedules: 128 x 128 x 32 tiles of 2 x 4
+    warps in 3 stages (48 KiB) for a problem with a wave of them (the
+    target's multiprocessors), else 64 x 64 x 64 tiles of 2 x 2 warps in
+    3 stages (48 KiB; 32 rows where a static `m` is at most 32), chosen
+    here for static extents and at run time otherwise
+    (`#tfm.gpu_mma_choice`); without `cp.async`, the small tiles in one
+    padded stage. A schedule must fit the target's threads per block and
+    the shared memory a block may opt into (`opt_in_shared_memory_bytes`;
+    past 48 KiB, `-tfm-gpu-dynamic-shared-memory` moves the buffers to
+    dynamic shared memory). Options `mma-large` and `mma-small` (six
+    numbers: `block_m,block_n,block_k,warps_m,warps_n,stages`) replace the
+    two schedules and `mma-min-blocks` the grid size from which the large
+    one runs; a malformed schedule is an error, a large one that does not
+    fit a warning (the small one runs). `tensor-cores=false` keeps the
+    SIMT schedule.
 
     Each row reduction on buffers (one reduction loop, one float output,
     a payload `out = combine(out, f(ins))` with `combine` one of addf,
@@ -229,6 +242,15 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Give contractions of 16-bit inputs a tensor-core schedule "
            "(sm_80+)">,
+    ListOption<"mmaLarge", "mma-large", "int64_t",
+               "The large tensor-core schedule instead of the built-in one: "
+               "block_m,block_n,block_k,warps_m,warps_n,stages">,
+    ListOption<"mmaSmall", "mma-small", "int64_t",
+               "The small tensor-core schedule instead of the built-in one "
+               "(same six numbers)">,
+    Option<"mmaMinBlocks", "mma-min-blocks", "int64_t", /*default=*/"0",
+           "Blocks of large tiles from which the large schedule runs (0: "
+           "the target's multiprocessors)">,
   ];
 }
 
@@ -734,6 +756,57 @@ def GPULowerMmaPass : Pass<"tfm-gpu-lower-mma"> {
     "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+def GPUDynamicSharedMemoryPass
+    : Pass<"tfm-gpu-dynamic-shared-memory", "ModuleOp"> {
+  let summary = "Move a kernel's workgroup buffers past 48 KiB to dynamic shared memory";
+  let description = [{
+    `gpu.func @k() workgroup(%a : memref<4096xbf16, 3>, %b : ...) kernel
+    => gpu.func @k() kernel { %d = gpu.dynamic_shared_memory; %a =
+    memref.view %d[0][] ...; %b = memref.view %d[8192][] ... }` and
+    `gpu.launch_func @m::@k ... => gpu.launch_func @m::@k ...
+    dynamic_shared_memory_size %c8192_plus_b`
+
+    A block may have 48 KiB of static shared memory (the target's
+    `shared_memory_bytes`); past that it must use dynamic shared memory,
+    up to what the architecture lets a kernel opt into
+    (`opt_in_shared_memory_bytes`: 163 KiB on sm_80, 99 KiB on sm_86 and
+    sm_89, 227 KiB on sm_90). The tensor-core GEMM's deeper pipelines and
+    larger tiles (`#tfm.gpu_mma` with more than 48 KiB of stages) need it.
+    Each kernel whose statically shaped workgroup attributions add up to
+    more than `shared_memory_bytes` gets one `gpu.dynamic_shared_memory`
+    and a `memref.view` of it per attribution, at offsets rounded up to
+    128 bytes, in attribution order; the attributions are removed, and
+    every `gpu.launch_func` of the kernel passes the total as its dynamic
+    shared memory size (an i32 constant). The runtime's
+    `mgpuLaunchKernel` raises the kernel's
+    `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` before the first
+    launch that needs more than 48 KiB.
+
+    Kernels within the static limit keep their attributions: static shared
+    memory costs no opt-in and its size is known to ptxas. The emulator
+    (`--gpu-emulate`) runs before this pass and never sees the views.
+
+    **Input invariant.** Outlined kernels (`gpu.module`s) and their
+    launches, with the module's `#tfm.gpu_target`.
+
+    **Untouched.** Kernels within the static limit, a kernel with a
+    buffer of dynamic shape or non-identity layout, modules without a GPU
+    target.
+
+    **Errors.** Buffers beyond the target's `opt_in_shared_memory_bytes`.
+  }];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels given dynamic shared memory">,
+    Statistic<"numLaunches", "launches",
+              "Launches given their kernel's dynamic shared memory size">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 
