@@ -5,6 +5,7 @@
                                  [--only PATTERN] [--smoke] [--no-torch]
     python3 bench/gpu/kernels.py BUNDLE --list
     python3 bench/gpu/kernels.py BUNDLE --prepare [--arch sm_90] [--precisions bf16,f16]
+                                 [--gemm-variant 'NAME:OPTION=VALUE ...']...
                                  [--gpu-emulate] [--jobs N]
 
 Here (the machine with tfmc and the CUDA toolkit), --prepare (or
@@ -147,12 +148,12 @@ def plan(precisions, variants=None):
                 continue
             # Candidates in bf16 alone (f16 runs the same kernels).
             candidates = sorted((variants or {}).items()) if p == "bf16" else []
-            for variant, large in [(None, None)] + candidates:
+            for variant, options in [(None, None)] + candidates:
                 suffix = "@" + variant if variant else ""
                 lib = "gemm-k%d-n%d-%s%s" % (k, n, p, suffix)
                 entry = {"op": "gemm", "k": k, "n": n, "precision": p}
                 if variant:
-                    entry.update(variant=variant, configure=large)
+                    entry.update(variant=variant, configure=options)
                 libraries.setdefault(lib, entry)
                 shapes.append({"id": "gemm-m%d-k%d-n%d-%s%s" % (m, k, n, p, suffix),
                                "kind": "gemm", "library": lib, "precision": p, "m": m,

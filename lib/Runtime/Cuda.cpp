@@ -99,14 +99,15 @@ namespace {
 /// A kernel of a loaded module: what mgpuModuleGetFunction returns and
 /// mgpuLaunchKernel receives. The name is kept for error messages.
 struct Kernel {
-  CUfunction function;
+  CUfunction function = nullptr;
   std::string name;
   /// The dynamic shared memory the function may take (its
   /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, raised past the
   /// default 48 KiB by the first launch that needs more); under
   /// `mutex`, since instances on several threads launch the same kernel.
-  mutable std::mutex mutex;
-  mutable int maxDynamicSharedBytes = 48 * 1024;
+  std::mutex mutex;
+  int maxDynamicSharedBytes = kStaticSharedBytes;
+  static constexpr int kStaticSharedBytes = 48 * 1024;
 };
 
 /// One mgpuModuleLoad / mgpuModuleLoadJIT registration: the module handle
@@ -857,10 +858,6 @@ TFM_MGPU void *mgpuModuleGetFunction(void *module, const char *name) {
       return nullptr;
     }
     kernel.reset(new (std::nothrow) Kernel);
-    if (kernel) {
-      kernel->function = function;
-      kernel->name = name;
-    }
     if (!kernel) {
       image->kernels.erase(name);
       instance.fail(FailureKind::OutOfMemory,
@@ -868,6 +865,8 @@ TFM_MGPU void *mgpuModuleGetFunction(void *module, const char *name) {
                         "'");
       return nullptr;
     }
+    kernel->function = function;
+    kernel->name = name;
   }
   return kernel.get();
 }
@@ -901,7 +900,7 @@ TFM_MGPU void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   Instance &instance = current("mgpuLaunchKernel");
   if (instance.failed)
     return;
-  auto *kernel = static_cast<const Kernel *>(function);
+  auto *kernel = static_cast<Kernel *>(function);
   if (!kernel) {
     instance.fail(FailureKind::Device,
                   "mgpuLaunchKernel: no kernel (a null function handle)");
@@ -929,8 +928,9 @@ TFM_MGPU void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     return;
   }
   // Past 48 KiB a kernel must opt in to its dynamic shared memory (the
-  // tensor-core GEMM's deeper pipelines, -tfm-gpu-dynamic-shared-memory).
-  {
+  // tensor-core GEMM's deeper pipelines, -tfm-gpu-dynamic-shared-memory);
+  // the other launches take no lock.
+  if (sharedMemBytes > Kernel::kStaticSharedBytes) {
     std::lock_guard<std::mutex> lock(kernel->mutex);
     if (sharedMemBytes > kernel->maxDynamicSharedBytes) {
       if (!instance.check(instance.api->cuFuncSetAttribute(

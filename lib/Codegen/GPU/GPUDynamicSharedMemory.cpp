@@ -56,8 +56,9 @@ struct GPUDynamicSharedMemoryPass
     GpuTargetAttr target = getGpuTarget(module);
     if (!target)
       return;
-    // Kernels moved to dynamic shared memory, by (module, kernel) name.
-    llvm::StringMap<int64_t> moved;
+    // Kernels moved to dynamic shared memory (@module::@kernel), and their
+    // bytes.
+    DenseMap<SymbolRefAttr, int64_t> moved;
     WalkResult result = module.walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel() || func.getNumWorkgroupAttributions() == 0)
         return WalkResult::advance();
@@ -86,7 +87,9 @@ struct GPUDynamicSharedMemoryPass
       }
       move(func, offsets);
       auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
-      moved[(gpuModule.getName() + "::" + func.getName()).str()] = total;
+      moved[SymbolRefAttr::get(gpuModule.getNameAttr(),
+                               {FlatSymbolRefAttr::get(func.getNameAttr())})] =
+          total;
       ++kernels;
       return WalkResult::advance();
     });
@@ -95,9 +98,7 @@ struct GPUDynamicSharedMemoryPass
     if (moved.empty())
       return;
     module.walk([&](gpu::LaunchFuncOp launch) {
-      auto it = moved.find((launch.getKernelModuleName().getValue() +
-                            "::" + launch.getKernelName().getValue())
-                               .str());
+      auto it = moved.find(launch.getKernel());
       if (it == moved.end())
         return;
       OpBuilder b(launch);
