@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Generation speed: tfm's KV-cache session against Hugging Face on PyTorch.
 
-    python3 bench/generate.py [--quick] [--models gpt2,llama] [--batches 1,8]
-                              [--contexts 128,512,1024,2048] [--threads N]
-                              [--steps K] [--out FILE]
+    python3 bench/generate.py [--quick] [--models gpt2,llama,mqa]
+                              [--batches 1,8] [--contexts 128,512,1024,2048]
+                              [--threads N] [--steps K] [--out FILE]
+                              [--variant 'NAME:TFMC FLAGS' ...]
 
 For each model (random weights from transformers, saved as an HF folder and
 compiled by `tfmc --generation`, so both sides run the same weights):
@@ -12,6 +13,9 @@ compiled by `tfmc --generation`, so both sides run the same weights):
     so that the context reaches 2048);
   * LLaMA shaped, small enough for a 2-core machine (12 x 768, 12 query and
     4 key/value heads (GQA), SwiGLU 2048, vocab 32000, RoPE);
+  * `mqa`: the same LLaMA with one key/value head (multi-query attention,
+    as in Falcon and Gemma 2B), where one sequence's decode attention is a
+    single K/V head: the case split-K decode exists for;
 
 and each batch size B, it fills B sequences chunk by chunk up to each
 context length c (a chunked prefill, timed: prefill tokens/s) and, at each
@@ -22,6 +26,15 @@ forward per chunk, then one per decode step, greedy. That loop is a lower
 bound of `generate`'s own time (no logits processors, no stopping
 criteria), so the ratios below favour the peer; one end-to-end
 `model.generate` per model is also timed for reference.
+
+Each `--variant NAME:FLAGS` also compiles the model with those extra tfmc
+flags (e.g. `nosplit:--pass-option=tfm-configure-attention:decode-key-splits=1`,
+or `bf16:--precision=bf16`) and runs it in the same process, printed as
+`tfm@NAME` rows beside the default library's.
+
+Every measurement (each tfm library, each batch size, and the HF side)
+runs in a process of its own, so that no side's thread pool spins beside
+another's.
 
 Threads: tfm's run-time count and torch.set_num_threads both get --threads
 (default: all cores). Results print as a table and go to
@@ -82,7 +95,8 @@ def make_folder(kind, path, seed=0):
     else:
         config = transformers.LlamaConfig(
             hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-            num_key_value_heads=4, intermediate_size=2048, vocab_size=32000,
+            num_key_value_heads=1 if kind == "mqa" else 4,
+            intermediate_size=2048, vocab_size=32000,
             max_position_embeddings=2048, tie_word_embeddings=False)
         model = transformers.LlamaForCausalLM(config)
     model.eval()
@@ -162,6 +176,17 @@ class TfmSession:
         self.lib.tfm_model_destroy(self.model)
 
 
+def isolated(fn, *args):
+    """fn(*args) in a fresh process: each side's thread pools (tfm's libomp,
+    PyTorch's OpenMP, NumPy's OpenBLAS) start, spin and stop there, so one
+    side's idle spinning threads never compete with the other's for the
+    cores (in one process, tfm's batch-8 bf16 steps measured after a
+    PyTorch run took 335 ms instead of 27)."""
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(fn, args)
+
+
 # --- the measurement loop, the same for both sides ----------------------------
 
 def sweep(prefill, decode, batch, contexts, steps, vocab, seed):
@@ -217,13 +242,13 @@ def run_tfm(library, folder, batch, contexts, steps, threads, vocab):
         s.close()
 
 
-def run_hf(folder, batch, contexts, steps, threads, vocab):
+def run_hf(folder, batch, contexts, steps, threads, vocab, dtype="float32"):
     import numpy as np
     import torch
     import transformers
     torch.set_num_threads(threads)
     model = transformers.AutoModelForCausalLM.from_pretrained(
-        folder, torch_dtype=torch.float32)
+        folder, dtype=getattr(torch, dtype))
     model.eval()
     state = {"past": None}
 
@@ -267,7 +292,21 @@ def main():
                                                     "tfmc"))
     ap.add_argument("--work", default=os.path.join(HERE, "work"))
     ap.add_argument("--out")
+    ap.add_argument("--hf-dtype", default="float32",
+                    choices=["float32", "bfloat16"],
+                    help="the peer's dtype (bfloat16: the HF model in "
+                    "torch.bfloat16, the peer of tfmc --precision=bf16)")
+    ap.add_argument("--variant", action="append", default=[],
+                    metavar="NAME:FLAGS",
+                    help="also compile with these tfmc flags (split on "
+                    "spaces) and time it as tfm@NAME")
     args = ap.parse_args()
+    variants = [("", [])]
+    for v in args.variant:
+        name, sep, flags = v.partition(":")
+        if not sep or not name or "/" in name:
+            ap.error(f"--variant {v!r}: expected NAME:FLAGS")
+        variants.append((name, flags.split()))
     if args.quick:
         args.contexts, args.batches, args.steps = "64,128", "1", 4
     contexts = [int(c) for c in args.contexts.split(",")]
@@ -282,43 +321,61 @@ def main():
               socket.gethostname(), "cpu": cpu_name(), "cores":
               os.cpu_count(), "threads": args.threads, "commit": commit,
               "torch": torch.__version__, "transformers":
-              transformers.__version__, "steps": args.steps, "results": []}
+              transformers.__version__, "steps": args.steps,
+              "hf_dtype": args.hf_dtype, "results": []}
     print(f"# {report['cpu']}, {report['cores']} cores, {args.threads} "
-          f"threads, torch {torch.__version__}, commit {commit}")
+          f"threads, torch {torch.__version__}, HF in {args.hf_dtype}, "
+          f"commit {commit}")
     for kind in args.models.split(","):
         folder = os.path.join(args.work, kind)
         make_folder(kind, folder)
-        library = os.path.join(args.work, kind + ".so")
-        if not os.path.exists(library):
-            t0 = time.perf_counter()
-            subprocess.run([args.tfmc, folder, "--generation", "--quiet", "-o",
-                            library], check=True)
-            print(f"# {kind}: tfmc --generation took "
-                  f"{time.perf_counter() - t0:.0f} s")
+        libraries = []
+        for name, flags in variants:
+            library = os.path.join(args.work, kind + (f"@{name}" if name
+                                                      else "") + ".so")
+            if not os.path.exists(library):
+                t0 = time.perf_counter()
+                subprocess.run([args.tfmc, folder, "--generation", "--quiet",
+                                "-o", library] + flags, check=True)
+                print(f"# {kind}{'@' + name if name else ''}: tfmc "
+                      f"--generation {' '.join(flags)} took "
+                      f"{time.perf_counter() - t0:.0f} s")
+            libraries.append((name, library))
         with open(os.path.join(folder, "config.json")) as f:
             vocab = json.load(f)["vocab_size"]
         for batch in batches:
-            tfm_rows, tfm_tokens = run_tfm(library, folder, batch, contexts,
-                                           args.steps, args.threads, vocab)
-            hf_rows, hf_tokens, t_generate = run_hf(
-                folder, batch, contexts, args.steps, args.threads, vocab)
-            same = tfm_tokens == hf_tokens
-            print(f"\n## {kind}, batch {batch} (greedy tokens of the first "
-                  f"decode steps {'agree' if same else 'DIFFER'}; HF "
-                  f"generate 128+32 tokens: {t_generate:.2f} s)")
-            print("| context | prefill tok/s tfm | HF | tfm/HF | decode tok/s "
-                  "tfm | HF | tfm/HF | decode ms/step tfm |")
-            print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-            for t, h in zip(tfm_rows, hf_rows):
-                print(f"| {t['context']} | {t['prefill_tok_s']:.0f} | "
-                      f"{h['prefill_tok_s']:.0f} | "
-                      f"{t['prefill_tok_s'] / h['prefill_tok_s']:.2f} | "
-                      f"{t['decode_tok_s']:.1f} | {h['decode_tok_s']:.1f} | "
-                      f"{t['decode_tok_s'] / h['decode_tok_s']:.2f} | "
-                      f"{1000 * t['decode_step_s']:.1f} |")
-            report["results"].append({
-                "model": kind, "batch": batch, "tfm": tfm_rows, "hf": hf_rows,
-                "hf_generate_128_32_s": t_generate, "tokens_agree": same})
+            runs = []
+            for name, library in libraries:
+                rows, tokens = isolated(run_tfm, library, folder, batch,
+                                        contexts, args.steps, args.threads,
+                                        vocab)
+                runs.append((name, rows, tokens))
+            hf_rows, hf_tokens, t_generate = isolated(
+                run_hf, folder, batch, contexts, args.steps, args.threads,
+                vocab, args.hf_dtype)
+            for name, tfm_rows, tfm_tokens in runs:
+                same = tfm_tokens == hf_tokens
+                label = f"tfm@{name}" if name else "tfm"
+                print(f"\n## {kind}, batch {batch}, {label} (greedy tokens of "
+                      f"the first decode steps "
+                      f"{'agree' if same else 'DIFFER'}; HF generate 128+32 "
+                      f"tokens: {t_generate:.2f} s)")
+                print("| context | prefill tok/s tfm | HF | tfm/HF | decode "
+                      "tok/s tfm | HF | tfm/HF | decode ms/step tfm |")
+                print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+                for t, h in zip(tfm_rows, hf_rows):
+                    print(f"| {t['context']} | {t['prefill_tok_s']:.0f} | "
+                          f"{h['prefill_tok_s']:.0f} | "
+                          f"{t['prefill_tok_s'] / h['prefill_tok_s']:.2f} | "
+                          f"{t['decode_tok_s']:.1f} | "
+                          f"{h['decode_tok_s']:.1f} | "
+                          f"{t['decode_tok_s'] / h['decode_tok_s']:.2f} | "
+                          f"{1000 * t['decode_step_s']:.1f} |")
+                report["results"].append({
+                    "model": kind, "variant": name, "batch": batch,
+                    "tfm": tfm_rows, "hf": hf_rows,
+                    "hf_generate_128_32_s": t_generate,
+                    "tokens_agree": same})
     out = args.out or os.path.join(
         HERE, "results", "generate-%s-%s.json" % (report["date"],
                                                    report["host"]))

@@ -81,20 +81,24 @@ def attention_torch(c, threads, timing):
         return {"skipped": TORCH_ERR}
     g = torch.Generator().manual_seed(0)
     b, h, hkv, t, d = c["batch"], c["heads"], c["kv_heads"], c["seq"], c["head_dim"]
+    tk = c.get("kv_seq", t)
     dt = torch_dtype(c)
     q = (torch.rand(b, h, t, d, generator=g) * 2 - 1).to(dt)
-    k = (torch.rand(b, hkv, t, d, generator=g) * 2 - 1).to(dt)
-    v = (torch.rand(b, hkv, t, d, generator=g) * 2 - 1).to(dt)
+    k = (torch.rand(b, hkv, tk, d, generator=g) * 2 - 1).to(dt)
+    v = (torch.rand(b, hkv, tk, d, generator=g) * 2 - 1).to(dt)
     gqa = hkv != h
+    # SDPA's is_causal aligns the mask top-left; a decode row (the last
+    # query, Tq < Tk) sees every key, so it runs unmasked.
+    causal = c["causal"] and tk == t
     F = torch.nn.functional
 
     def fn():
         with torch.inference_mode():
             if gqa:
-                F.scaled_dot_product_attention(q, k, v, is_causal=c["causal"],
+                F.scaled_dot_product_attention(q, k, v, is_causal=causal,
                                                enable_gqa=True)
             else:
-                F.scaled_dot_product_attention(q, k, v, is_causal=c["causal"])
+                F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     return time_calls(fn, timing)
 
 
@@ -294,6 +298,7 @@ def make_gpt2(c, threads, timing):
 
 PEERS = {
     "attention": {"pytorch_sdpa": attention_torch, "onnxruntime": attention_ort},
+    "decode": {"pytorch_sdpa": attention_torch},
     "linear": {"numpy_sgemm": linear_numpy, "pytorch": linear_torch},
     "ffn": {"numpy_sgemm": ffn_numpy, "pytorch": ffn_torch},
     "model": {"pytorch_eager": model_torch},

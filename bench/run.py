@@ -11,6 +11,8 @@ Measures, on this machine and in this run:
   * attention (f32, D = 64 and 128, T = 512 ... 8192, causal or not): tfm
     (tools/tfm-bench), PyTorch scaled_dot_product_attention, ONNX Runtime
     (an unfused QK^T/softmax/PV graph);
+  * decode attention (one query row against 1k-16k cached keys, MQA and
+    GQA, batch 1), with and without tfm's split-K: tfm, PyTorch SDPA;
   * GEMMs at GPT-2 small's linear shapes and its FFN block: tfm, NumPy
     (OpenBLAS sgemm), PyTorch;
   * a GPT-2-small-shaped model (random init from transformers, saved as
@@ -145,6 +147,23 @@ def make_cases(quick, model_seq=None):
             c["flops"] = attention_flops(c)
             c["label"] = f"attn D={d} H={h} T={t}{' causal' if causal else ''}"
             cases.append(c)
+    # Decode attention: one query row per head against a long cache, MQA
+    # (8 query heads on one K/V head) and LLaMA-3-8B's GQA (32 on 8), at
+    # batch 1; tfm split-K (the default: ceil(threads / K/V heads) key
+    # ranges) and without it (decode-key-splits=1).
+    dec = [(64, 8, 1, 4096), (64, 8, 1, 16384), (128, 32, 8, 4096)]
+    if not quick:
+        dec = [(64, 8, 1, 1024)] + dec + [(128, 32, 8, 16384)]
+    for d, h, hkv, tk in dec:
+        for split in (True, False):
+            c = {"bench": "decode", "batch": 1, "heads": h, "kv_heads": hkv,
+                 "seq": 1, "kv_seq": tk, "head_dim": d, "causal": True,
+                 "flops": 4.0 * h * tk * d,
+                 "label": f"decode D={d} H={h}/{hkv} Tk={tk}"
+                          f"{'' if split else ' no split-K'}"}
+            if not split:
+                c["pass_option"] = "tfm-configure-attention:decode-key-splits=1"
+            cases.append(c)
     # GPT-2 small (d=768, ffn=3072) at 512 tokens.
     gemms = [("qkv", 512, 768, 2304), ("attn.out", 512, 768, 768),
              ("ffn.up", 512, 768, 3072), ("ffn.down", 512, 3072, 768)]
@@ -176,9 +195,11 @@ def tfm_args(c):
 
 def tfm_bench_args(c):
     b = c["bench"]
-    if b == "attention":
+    if b in ("attention", "decode"):
         a = ["attention", "--batch", c["batch"], "--heads", c["heads"],
              "--kv-heads", c["kv_heads"], "--seq", c["seq"], "--head-dim", c["head_dim"]]
+        if "kv_seq" in c:
+            a += ["--kv-seq", c["kv_seq"]]
         if c["causal"]:
             a.append("--causal")
     elif b == "linear":
@@ -192,6 +213,8 @@ def tfm_bench_args(c):
         a = ["model", "--model", c["dir"], "--weights", c["dir"],
              "--seq", c["seq"], "--batch", c["batch"],
              "--save-output", c["tfm_output"], "--save-ids", c["ids"]]
+    if c.get("pass_option"):
+        a += ["--pass-option", c["pass_option"]]
     return [str(x) for x in a]
 
 
@@ -313,7 +336,7 @@ def main():
     ap.add_argument("--threads", default=None,
                     help="comma-separated thread counts (default: 1 and all CPUs)")
     ap.add_argument("--only", default=None,
-                    help="comma-separated benches to run (attention, linear, ffn, model)")
+                    help="comma-separated benches to run (attention, decode, linear, ffn, model)")
     ap.add_argument("--out", default=None, help="JSON output path")
     ap.add_argument("--precision", default="f32", choices=["f32", "bf16"],
                     help="GEMM and attention inputs: tfm-bench --precision, "

@@ -198,6 +198,8 @@ void attachTiles(KernelCost &k, mt::AttentionTilingAttr tiling) {
   k.tiles = {{"block_k", tiling.getBlockK()},
              {"block_q", tiling.getBlockQ()},
              {"group", tiling.getGroup()}};
+  if (tiling.getKeySplits() > 1)
+    k.tiles.push_back({"key_splits", tiling.getKeySplits()});
   k.footprintBytes = tiling.getFootprintBytes();
   k.budgetBytes = tiling.getBudgetBytes();
 }

@@ -152,6 +152,11 @@ CommonOptions CommonOptions::read(Args &args) {
   o.injectError = args.has("inject-error");
   o.packWeights = !args.has("no-pack-weights");
   o.precision = args.getChoice("precision", {"f32", "bf16", "f16"});
+  llvm::SmallVector<llvm::StringRef> settings;
+  std::string passOptions = args.getString("pass-option", "");
+  llvm::StringRef(passOptions).split(settings, ' ', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef setting : settings)
+    o.passOptions.push_back(setting.str());
   return o;
 }
 
@@ -235,6 +240,7 @@ tfm::bench::compileKernelLibrary(mlir::ModuleOp module,
   options.target = benchTarget(common.threads);
   options.packWeights = common.packWeights;
   options.precision = common.precision;
+  options.passOptions = common.passOptions;
   // The kernel links without the runtime: malloc/free.
   options.runtimeAllocator = false;
   if (failed(tfm::compileModule(module, options, tfm::EmitPhase::Obj,

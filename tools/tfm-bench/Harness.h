@@ -101,6 +101,9 @@ struct CommonOptions {
   bool packWeights = true;
   /// tfmc's --precision: "f32", "bf16" or "f16".
   std::string precision = "f32";
+  /// tfmc's --pass-option settings (PASS:OPTION=VALUE), from the
+  /// space-separated list of --pass-option.
+  std::vector<std::string> passOptions;
 
   /// The relative error the result checks allow for rounding the inputs
   /// of GEMMs and attention to `precision` (f32: none beyond f32's own).

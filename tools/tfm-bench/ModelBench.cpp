@@ -179,6 +179,7 @@ int tfm::bench::runModelBench(Args &args) {
   compile.writeHeader = false;
   compile.packWeights = options.packWeights;
   compile.precision = options.precision;
+  compile.passOptions = options.passOptions;
   auto start = std::chrono::steady_clock::now();
   if (failed(tfm::compileModule(*module, compile, tfm::EmitPhase::So,
                                 soPath)))

@@ -68,6 +68,9 @@ common options:
   --precision P    tfmc's --precision (f32, bf16, f16): GEMM and attention
                    inputs rounded to P (bf16 on a CPU with AMX: tile
                    kernels); the checks allow for that rounding
+  --pass-option 'PASS:OPTION=VALUE ...'
+                   tfmc's --pass-option, one or more settings separated by
+                   spaces (e.g. tfm-configure-attention:decode-key-splits=1)
   --no-pack-weights
                    compile without -tfm-pack-weights (weights read as
                    stored), to measure what packing gives

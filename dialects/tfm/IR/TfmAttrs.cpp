@@ -132,15 +132,22 @@ GpuFlashAttentionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult AttentionTilingAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, int64_t blockQ,
-    int64_t blockK, int64_t group, int64_t footprintBytes, int64_t budgetBytes,
-    int64_t untiledMaxKeys) {
+LogicalResult
+AttentionTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            int64_t blockQ, int64_t blockK, int64_t group,
+                            int64_t footprintBytes, int64_t budgetBytes,
+                            int64_t untiledMaxKeys, int64_t keySplits) {
   if (blockQ < 1 || blockK < 1 || group < 1)
     return emitError() << "'block_q', 'block_k' and 'group' must be positive";
   if (footprintBytes < 0 || budgetBytes < 0 || untiledMaxKeys < 0)
     return emitError() << "'footprint_bytes', 'budget_bytes' and "
                           "'untiled_max_keys' must not be negative";
+  if (keySplits < 1)
+    return emitError() << "'key_splits' must be positive";
+  if (keySplits > 1 && blockQ != 1)
+    return emitError() << "'key_splits' > 1 (split-K decode) needs 'block_q' "
+                          "= 1, not "
+                       << blockQ;
   return success();
 }
 

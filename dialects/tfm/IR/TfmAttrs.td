@@ -203,8 +203,13 @@ def Tfm_AttentionTilingAttr : AttrDef<Tfm_Dialect, "AttentionTiling"> {
     key blocks of `block_k`, whose working set is `footprint_bytes` of the
     target's `budget_bytes`. With `untiled_max_keys` > 0 and a dynamic key
     length, the tiled nest runs only when Tk exceeds it (a runtime branch to
-    the untiled op). The tiled loop nest keeps the attribute, so reports and
-    IR dumps show the choice.
+    the untiled op). With `key_splits` > 1 (decode: a static Tq of 1 and
+    `block_q` = 1), the visible keys of each (batch, K/V head) are split
+    into that many ranges of whole key blocks, run in parallel, each with
+    its own running max, sum and accumulator, which a partial-softmax
+    combine merges after (split-K): a batch of one sequence then keeps more
+    threads busy than it has K/V heads. The tiled loop nest keeps the
+    attribute, so reports and IR dumps show the choice.
   }];
   let parameters = (ins
     "int64_t":$block_q,
@@ -212,7 +217,8 @@ def Tfm_AttentionTilingAttr : AttrDef<Tfm_Dialect, "AttentionTiling"> {
     "int64_t":$group,
     "int64_t":$footprint_bytes,
     "int64_t":$budget_bytes,
-    DefaultValuedParameter<"int64_t", "0">:$untiled_max_keys
+    DefaultValuedParameter<"int64_t", "0">:$untiled_max_keys,
+    DefaultValuedParameter<"int64_t", "1">:$key_splits
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -122,7 +122,7 @@ public:
     Value cTiles[2] = {o.cTile, add(o.cTile, 1)};
     Value bTiles[2] = {o.bTile, add(o.bTile, 1)};
     constexpr int64_t rowsPerKernel = 8;
-    for (int64_t r0 = 0; r0 < 32; r0 += rowsPerKernel) {
+    for (int64_t r0 = 0; r0 < dotRows; r0 += rowsPerKernel) {
       SmallVector<Value> aRows, cRows;
       for (int64_t i = 0; i < rowsPerKernel; ++i) {
         aRows.push_back(add(o.aRow, r0 + i));
@@ -205,6 +205,9 @@ public:
   bool zeroInit = false;
   /// Vector dot products (AVX512-BF16) instead of tiles.
   bool dotProducts = false;
+  /// Rows the dot-product kernels cover from their first row: 32, or 8
+  /// for the scratch of a last row block (8-row kernels).
+  int64_t dotRows = 32;
 };
 
 /// The allocation (or argument) that view-like ops derive `v` from.
@@ -396,7 +399,26 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
       KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),          cScratch,
                        zeroIdx,  Value(), e.idx(16 * blockTiles), m.wp,
                        Value()};
-      e.columns(o, t0, t1, zeroIdx, kp, kpBlock);
+      if (e.dotProducts) {
+        // Vector dot products cost in proportion to the rows they run:
+        // only the 8-row groups that hold rows of the block (a decode
+        // step's one row per sequence: one group, not four), each over
+        // every column pair and k block.
+        Value groups = arith::CeilDivUIOp::create(b, loc, rest, e.idx(8));
+        scf::ForOp::create(b, loc, zeroIdx, groups, one, ValueRange{},
+                           [&](OpBuilder &nb, Location l, Value g, ValueRange) {
+                             OpBuilder::InsertionGuard guard(b);
+                             b.setInsertionPoint(scf::YieldOp::create(nb, l));
+                             KernelOperands og = o;
+                             og.aRow = og.cRow =
+                                 arith::MulIOp::create(b, loc, g, e.idx(8));
+                             e.dotRows = 8;
+                             e.columns(og, t0, t1, zeroIdx, kp, kpBlock);
+                             e.dotRows = 32;
+                           });
+      } else {
+        e.columns(o, t0, t1, zeroIdx, kp, kpBlock);
+      }
       linalg::CopyOp::create(b, loc, cScratchRows, cRows);
       memref::DeallocOp::create(b, loc, aScratch);
       memref::DeallocOp::create(b, loc, cScratch);

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -40,6 +41,28 @@ namespace {
 bool isView(Operation *op) {
   return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
              tensor::CollapseShapeOp, tensor::CastOp>(op);
+}
+
+/// Where the rounding of `v` for `user` goes: after `v`, or, when `user`
+/// sits in a branch of an scf.if (or of several nested ones) below `v`, at
+/// the start of that branch, so that a branch not taken rounds nothing
+/// (the untiled side of a tiled attention's runtime branch would otherwise
+/// round a whole KV cache at every step). Loops keep it outside: it runs
+/// once, not per iteration.
+OpBuilder::InsertPoint roundingPoint(Value v, Operation *user) {
+  OpBuilder b(v.getContext());
+  b.setInsertionPointAfterValue(v);
+  Region *region = v.getParentRegion();
+  while (Operation *ancestor = region->findAncestorOpInRegion(*user)) {
+    auto ifOp = dyn_cast<scf::IfOp>(ancestor);
+    if (!ifOp || ancestor == user)
+      break;
+    region = ifOp.getThenRegion().isAncestor(user->getParentRegion())
+                 ? &ifOp.getThenRegion()
+                 : &ifOp.getElseRegion();
+    b.setInsertionPointToStart(&region->front());
+  }
+  return b.saveInsertionPoint();
 }
 
 /// The tfm.weight `v` reads, looking through views and casts; null if
@@ -98,16 +121,18 @@ struct ApplyPrecisionPass
     if (auto names = module->getAttrOfType<ArrayAttr>(kRoundedWeightsAttr))
       for (auto name : names.getAsRange<StringAttr>())
         roundedNames[name.getValue()] = true;
-    DenseMap<Value, Value> rounded;
+    // One rounding per value and block it is placed in.
+    DenseMap<std::pair<Value, Block *>, Value> rounded;
     for (linalg::LinalgOp op : contractions) {
       for (OpOperand *input : op.getDpsInputOperands()) {
         if (WeightOp w = weightBehind(input->get())) {
           roundedNames[w.getName()] = true;
           continue;
         }
-        Value &r = rounded[input->get()];
+        OpBuilder::InsertPoint at = roundingPoint(input->get(), op);
+        Value &r = rounded[{input->get(), at.getBlock()}];
         if (!r)
-          r = round(rw, input->get(), type);
+          r = round(rw, input->get(), type, {}, {}, at);
         input->set(r);
       }
     }
@@ -450,11 +475,14 @@ struct ApplyPrecisionPass
   /// with `map`, `v` read through that map (a permutation) into a tensor
   /// shaped like `like`.
   Value round(IRRewriter &rw, Value v, FloatType type, AffineMap map = {},
-              Value like = {}) {
+              Value like = {}, OpBuilder::InsertPoint at = {}) {
     OpBuilder::InsertionGuard guard(rw);
     if (!like)
       like = v;
-    rw.setInsertionPointAfterValue(like);
+    if (at.isSet())
+      rw.restoreInsertionPoint(at);
+    else
+      rw.setInsertionPointAfterValue(like);
     Location loc = v.getLoc();
     auto tensorType = cast<RankedTensorType>(like.getType());
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, like);

@@ -190,12 +190,13 @@ struct ConfigureAttentionPass
   void runOnOperation() override {
     Operation *root = getOperation();
     int64_t maxBq = maxBlockQ, maxBk = maxBlockK, maxUntiled = untiledMaxKeys;
-    if (maxBq < 1 || maxBk < 1 || maxUntiled < 0) {
+    int64_t splits = decodeKeySplits;
+    if (maxBq < 1 || maxBk < 1 || maxUntiled < 0 || splits < 0) {
       root->emitError() << "-tfm-configure-attention: invalid options: "
                            "max-block-q ("
                         << maxBq << ") and max-block-k (" << maxBk
                         << ") must be >= 1, untiled-max-keys (" << maxUntiled
-                        << ") >= 0";
+                        << ") and decode-key-splits (" << splits << ") >= 0";
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;
@@ -288,14 +289,28 @@ struct ConfigureAttentionPass
       }
       op->setAttr(kLoweringConfigAttr,
                   AttentionTilingAttr::get(
-                      &getContext(), tiles->blockQ, tiles->blockK,
-                      shape->group, tiles->footprint, budget,
-                      ShapedType::isDynamic(shape->staticTk) ? maxUntiled
-                                                             : 0));
+                      &getContext(), tiles->blockQ, tiles->blockK, shape->group,
+                      tiles->footprint, budget,
+                      ShapedType::isDynamic(shape->staticTk) ? maxUntiled : 0,
+                      decodeSplits(op, *tiles, target)));
       ++configured;
     }
     if (failedAny)
       signalPassFailure();
+  }
+
+  /// Split-K decode (Passes.td): the key ranges of one sequence and K/V
+  /// head for an op with a static Tq of 1 on a CPU, 1 otherwise.
+  int64_t decodeSplits(AttentionOp op, const AttentionTiles &tiles,
+                       Attribute target) const {
+    auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
+    if (!cpu || tiles.blockQ != 1 || op.getQuery().getType().getDimSize(2) != 1)
+      return 1;
+    if (decodeKeySplits > 0)
+      return decodeKeySplits;
+    int64_t hkv = op.getKey().getType().getDimSize(1);
+    int64_t threads = cpu.getThreads();
+    return threads > hkv ? llvm::divideCeil(threads, hkv) : 1;
   }
 
   // The statistics of Passes.td (same names and descriptions), counted on

@@ -149,6 +149,33 @@ private:
     Value slopes;                        // [G] (ALiBi) or null
   };
 
+  /// The parallel loop over (batch, K/V head, `third`) with `inits` as
+  /// its shared outputs, carrying the configuration, the builder left in
+  /// its body; sets blk's batch and K/V head indices and first query head.
+  scf::ForallOp parallelLoop(OpBuilder &b, Location loc, Value bsz, Value third,
+                             ValueRange inits, Block &blk);
+  /// Split-K decode (key_splits > 1): a parallel loop over (batch, K/V
+  /// head, key range), then the combine of the ranges' partial softmaxes.
+  Value buildSplit(OpBuilder &b);
+  /// The scaled query tile of `blk` (whose b, n, h0, q0 and bq are set),
+  /// its key offset and ALiBi slopes.
+  void loadQuery(OpBuilder &b, Location loc, Block &blk);
+  /// Zeroed loop-carried state.
+  State initState(OpBuilder &b, Location loc);
+  /// The key blocks `blk` visits; sets its keyEnd.
+  KeyBlockRange keyRange(OpBuilder &b, Location loc, Block &blk);
+  /// The key loops over `keys` (masked head, whole blocks, masked tail),
+  /// each cut to [lo, hi) when those are given.
+  State visitKeys(OpBuilder &b, Location loc, const Block &blk, State st,
+                  const KeyBlockRange &keys, Value lo, Value hi);
+  /// l > 0 ? acc / l : 0, as `outET`.
+  static Value normalize(OpBuilder &b, Location loc, Value acc, Value sum,
+                         Type outET);
+  static Value dimOf(OpBuilder &b, Location loc, Value t, int64_t i) {
+    return getValueOrCreateConstantIndexOp(b, loc,
+                                           tensor::getMixedSize(b, loc, t, i));
+  }
+
   /// Emits one scf.for over key blocks [lo, hi) in steps of Bc.
   State keyLoop(OpBuilder &b, Location loc, const Block &blk, Value lo,
                 Value hi, State init, bool masked, KeyBlocks role);
@@ -161,57 +188,23 @@ private:
   AttentionTilingAttr config;
   int64_t br, bc, m;
   MLIRContext *ctx;
+  /// Tk, computed before the parallel loop.
+  Value tk;
 };
 
-Value AttentionTiler::build(OpBuilder &b) {
-  Location loc = op.getLoc();
-  Value q = op.getQuery(), k = op.getKey();
-  auto outType = cast<RankedTensorType>(op.getResult().getType());
-  int64_t hkv = op.getKey().getType().getDimSize(1);
-  int64_t g = shape.group, d = shape.headDim, dv = shape.valueDim;
-
+void AttentionTiler::loadQuery(OpBuilder &b, Location loc, Block &blk) {
+  Value q = op.getQuery();
+  int64_t g = shape.group, d = shape.headDim;
+  Type f32 = b.getF32Type();
   Value c0 = cstIndex(b, loc, 0);
-  auto dimOf = [&](Value t, int64_t i) {
-    return getValueOrCreateConstantIndexOp(b, loc,
-                                           tensor::getMixedSize(b, loc, t, i));
-  };
-  Value bsz = dimOf(q, 0), tq = dimOf(q, 2), tk = dimOf(k, 2);
-  Value brV = cstIndex(b, loc, br);
-  Value numQBlocks = b.createOrFold<arith::CeilDivSIOp>(loc, tq, brV);
-
-  // The result has the op's exact type; its dynamic dims are B and Tq.
-  SmallVector<Value> outDyn;
-  if (outType.isDynamicDim(0))
-    outDyn.push_back(bsz);
-  if (outType.isDynamicDim(2))
-    outDyn.push_back(tq);
-  Value outInit = tensor::EmptyOp::create(b, loc, outType, outDyn);
-
-  auto forall = scf::ForallOp::create(
-      b, loc, ofrs(b, {bsz, cstIndex(b, loc, hkv), numQBlocks}),
-      ValueRange{outInit}, std::nullopt);
-  // The loop nest keeps the decision it carries out (reports, IR dumps).
-  forall->setAttr(kLoweringConfigAttr, config);
-
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forall.getTerminator());
-  Block blk;
-  SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
-  blk.b = ivs[0];
-  blk.n = ivs[1];
-  blk.h0 = mulI(b, loc, blk.n, cstIndex(b, loc, g));
-  blk.q0 = mulI(b, loc, ivs[2], brV);
-  blk.bq = minI(b, loc, brV, subI(b, loc, tq, blk.q0));
   // Query i sits at key position i + off: Tk - Tq, or the sequence's
   // offset in a KV cache.
   if (Value offsets = op.getOffsets()) {
     Value raw = tensor::ExtractOp::create(b, loc, offsets, ValueRange{blk.b});
     blk.off = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
   } else {
-    blk.off = subI(b, loc, tk, tq);
+    blk.off = subI(b, loc, tk, dimOf(b, loc, q, 2));
   }
-  Value outArg = forall.getRegionIterArgs()[0];
-  Type f32 = b.getF32Type();
 
   // The query tile, scaled and widened to f32, zero padded to Br rows.
   RankedTensorType qT = op.getQuery().getType();
@@ -249,7 +242,11 @@ Value AttentionTiler::build(OpBuilder &b) {
         b, loc, RankedTensorType::get({g}, sT.getElementType()), slopes,
         ofrs(b, {blk.h0}), {idxAttr(b, g)}, {idxAttr(b, 1)});
   }
+}
 
+AttentionTiler::State AttentionTiler::initState(OpBuilder &b, Location loc) {
+  int64_t d = shape.headDim, dv = shape.valueDim, g = shape.group;
+  Type f32 = b.getF32Type();
   // Loop-carried state, allocated once per query block.
   State st;
   st.acc =
@@ -269,32 +266,105 @@ Value AttentionTiler::build(OpBuilder &b) {
         fill(b, loc, arith::ConstantOp::create(b, loc, b.getZeroAttr(bT)),
              emptyTensor(b, loc, {g, br, bc}, bT));
   }
+  return st;
+}
 
+KeyBlockRange AttentionTiler::keyRange(OpBuilder &b, Location loc, Block &blk) {
   // Key bounds of this query block (see Passes.td): keys [a, d) are visible
   // to some row; [a, h) and [ub, d) are the masked blocks, [h, ub) the
   // whole unmasked ones.
+  Value c0 = cstIndex(b, loc, 0);
   Value len = tk;
   if (Value lens = op.getKeyLengths()) {
     Value raw = tensor::ExtractOp::create(b, loc, lens, ValueRange{blk.b});
     Value asIdx = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
     len = clampI(b, loc, asIdx, c0, tk);
   }
-  MaskKind kind = op.getMask();
   std::optional<int64_t> window;
   if (op.getWindow())
     window = static_cast<int64_t>(*op.getWindow());
-  KeyBlockRange keys = buildKeyBlockRange(b, loc, kind, window, blk.q0, blk.off,
-                                          blk.bq, len, bc);
-  Value a = keys.begin, h = keys.fullBegin, ub = keys.fullEnd, dEnd = keys.end;
-  blk.keyEnd = dEnd;
+  KeyBlockRange keys = buildKeyBlockRange(b, loc, op.getMask(), window, blk.q0,
+                                          blk.off, blk.bq, len, bc);
+  blk.keyEnd = keys.end;
+  return keys;
+}
 
-  if (kind == MaskKind::sliding_window)
-    st = keyLoop(b, loc, blk, a, h, st, /*masked=*/true,
-                 KeyBlocks::window_head);
-  st = keyLoop(b, loc, blk, h, ub, st, /*masked=*/false, KeyBlocks::full);
-  st = keyLoop(b, loc, blk, ub, dEnd, st, /*masked=*/true,
-               kind == MaskKind::none ? KeyBlocks::remainder
-                                      : KeyBlocks::diagonal);
+AttentionTiler::State AttentionTiler::visitKeys(OpBuilder &b, Location loc,
+                                                const Block &blk, State st,
+                                                const KeyBlockRange &keys,
+                                                Value lo, Value hi) {
+  // Each loop over [x, y), cut to [lo, hi) when given. Cuts fall between
+  // key blocks (lo and hi are `begin` plus whole blocks), so every loop
+  // still starts on a block of the uncut nest.
+  auto cut = [&](Value x, Value y) -> std::pair<Value, Value> {
+    if (!lo)
+      return {x, y};
+    return {maxI(b, loc, x, lo), minI(b, loc, y, hi)};
+  };
+  MaskKind kind = op.getMask();
+  if (kind == MaskKind::sliding_window) {
+    auto [x, y] = cut(keys.begin, keys.fullBegin);
+    st =
+        keyLoop(b, loc, blk, x, y, st, /*masked=*/true, KeyBlocks::window_head);
+  }
+  auto [fx, fy] = cut(keys.fullBegin, keys.fullEnd);
+  st = keyLoop(b, loc, blk, fx, fy, st, /*masked=*/false, KeyBlocks::full);
+  auto [mx, my] = cut(keys.fullEnd, keys.end);
+  return keyLoop(b, loc, blk, mx, my, st, /*masked=*/true,
+                 kind == MaskKind::none ? KeyBlocks::remainder
+                                        : KeyBlocks::diagonal);
+}
+
+scf::ForallOp AttentionTiler::parallelLoop(OpBuilder &b, Location loc,
+                                           Value bsz, Value third,
+                                           ValueRange inits, Block &blk) {
+  int64_t hkv = op.getKey().getType().getDimSize(1);
+  auto forall = scf::ForallOp::create(
+      b, loc, ofrs(b, {bsz, cstIndex(b, loc, hkv), third}), inits,
+      std::nullopt);
+  // The loop nest keeps the decision it carries out (reports, IR dumps).
+  forall->setAttr(kLoweringConfigAttr, config);
+  b.setInsertionPoint(forall.getTerminator());
+  blk.b = forall.getInductionVars()[0];
+  blk.n = forall.getInductionVars()[1];
+  blk.h0 = mulI(b, loc, blk.n, cstIndex(b, loc, shape.group));
+  return forall;
+}
+
+Value AttentionTiler::build(OpBuilder &b) {
+  if (config.getKeySplits() > 1)
+    return buildSplit(b);
+  Location loc = op.getLoc();
+  Value q = op.getQuery();
+  auto outType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t g = shape.group, dv = shape.valueDim;
+
+  Value c0 = cstIndex(b, loc, 0);
+  Value bsz = dimOf(b, loc, q, 0), tq = dimOf(b, loc, q, 2);
+  tk = dimOf(b, loc, op.getKey(), 2);
+  Value brV = cstIndex(b, loc, br);
+  Value numQBlocks = b.createOrFold<arith::CeilDivSIOp>(loc, tq, brV);
+
+  // The result has the op's exact type; its dynamic dims are B and Tq.
+  SmallVector<Value> outDyn;
+  if (outType.isDynamicDim(0))
+    outDyn.push_back(bsz);
+  if (outType.isDynamicDim(2))
+    outDyn.push_back(tq);
+  Value outInit = tensor::EmptyOp::create(b, loc, outType, outDyn);
+
+  OpBuilder::InsertionGuard guard(b);
+  Block blk;
+  scf::ForallOp forall =
+      parallelLoop(b, loc, bsz, numQBlocks, ValueRange{outInit}, blk);
+  blk.q0 = mulI(b, loc, forall.getInductionVars()[2], brV);
+  blk.bq = minI(b, loc, brV, subI(b, loc, tq, blk.q0));
+  loadQuery(b, loc, blk);
+  Value outArg = forall.getRegionIterArgs()[0];
+  Type f32 = b.getF32Type();
+
+  KeyBlockRange keys = keyRange(b, loc, blk);
+  State st = visitKeys(b, loc, blk, initState(b, loc), keys, Value(), Value());
 
   // out = l > 0 ? acc / l : 0 for the bq valid rows of each of the G heads.
   Value acc3 = tensor::ExpandShapeOp::create(
@@ -303,6 +373,7 @@ Value AttentionTiler::build(OpBuilder &b) {
   Value sum2 = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get({g, br}, f32), st.sum,
       SmallVector<ReassociationIndices>{{0, 1}});
+  SmallVector<OpFoldResult> zeros3(3, idxAttr(b, 0)), ones3(3, idxAttr(b, 1));
   SmallVector<OpFoldResult> oTile{idxAttr(b, g), blk.bq, idxAttr(b, dv)};
   Value accSl =
       tensor::ExtractSliceOp::create(b, loc, acc3, zeros3, oTile, ones3);
@@ -319,24 +390,176 @@ Value AttentionTiler::build(OpBuilder &b) {
                                                outOffsets, outSizes4, ones4);
   AffineExpr eg, ei, ee;
   bindDims(ctx, eg, ei, ee);
-  Value res = generic(
-      b, loc, ValueRange{accSl, sumSl}, outSl,
-      {id3, AffineMap::get(3, 0, {eg, ei}, ctx), id3},
-      SmallVector<IteratorType>(3, IteratorType::parallel),
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value qv = arith::DivFOp::create(nb, l, args[0], args[1]);
-        Value pos = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
-                                          args[1], cstF32(nb, l, 0.0f));
-        Value r = arith::SelectOp::create(nb, l, pos, qv, cstF32(nb, l, 0.0f));
-        if (outET != r.getType())
-          r = arith::TruncFOp::create(nb, l, outET, r);
-        return r;
-      });
+  AffineMap id3 = b.getMultiDimIdentityMap(3);
+  Value res = generic(b, loc, ValueRange{accSl, sumSl}, outSl,
+                      {id3, AffineMap::get(3, 0, {eg, ei}, ctx), id3},
+                      SmallVector<IteratorType>(3, IteratorType::parallel),
+                      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                        return normalize(nb, l, args[0], args[1], outET);
+                      });
   b.setInsertionPointToEnd(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(b, loc, res, outArg, outOffsets,
                                         outSizes4, ones4);
 
   return forall.getResult(0);
+}
+
+Value AttentionTiler::normalize(OpBuilder &b, Location loc, Value acc,
+                                Value sum, Type outET) {
+  Value qv = arith::DivFOp::create(b, loc, acc, sum);
+  Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum,
+                                    cstF32(b, loc, 0.0f));
+  Value r = arith::SelectOp::create(b, loc, pos, qv, cstF32(b, loc, 0.0f));
+  if (outET != r.getType())
+    r = arith::TruncFOp::create(b, loc, outET, r);
+  return r;
+}
+
+Value AttentionTiler::buildSplit(OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value q = op.getQuery();
+  auto outType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t hkv = op.getKey().getType().getDimSize(1);
+  int64_t g = shape.group, dv = shape.valueDim;
+  Type f32 = b.getF32Type();
+  Value c0 = cstIndex(b, loc, 0), c1 = cstIndex(b, loc, 1);
+  Value bsz = dimOf(b, loc, q, 0);
+  tk = dimOf(b, loc, op.getKey(), 2);
+  // Tensors over B (static or not, as the result has it) and S (dynamic).
+  int64_t bDim = outType.getDimSize(0);
+  constexpr int64_t kDyn = ShapedType::kDynamic;
+  auto empty = [&](ArrayRef<int64_t> shape, Type et, Value splitsDim) {
+    SmallVector<Value> dyn;
+    if (ShapedType::isDynamic(bDim))
+      dyn.push_back(bsz);
+    if (splitsDim)
+      dyn.push_back(splitsDim);
+    return tensor::EmptyOp::create(b, loc, RankedTensorType::get(shape, et),
+                                   dyn)
+        .getResult();
+  };
+
+  // S = ceil(key_splits / B) ranges per (sequence, K/V head): as many
+  // parallel iterations at batch B as key_splits gives at batch 1.
+  Value splits = b.createOrFold<arith::CeilDivSIOp>(
+      loc, cstIndex(b, loc, config.getKeySplits()), maxI(b, loc, bsz, c1));
+  // The partial results of each range: acc [B, Hkv, S, G, Dv], running max
+  // and sum [B, Hkv, S, G] (the state of the key loops, m = G rows).
+  Value accP = empty({bDim, hkv, kDyn, m, dv}, f32, splits);
+  Value mxP = empty({bDim, hkv, kDyn, m}, f32, splits);
+  Value sumP = empty({bDim, hkv, kDyn, m}, f32, splits);
+
+  scf::ForallOp forall;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block blk;
+    forall =
+        parallelLoop(b, loc, bsz, splits, ValueRange{accP, mxP, sumP}, blk);
+    SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
+    blk.q0 = c0;
+    blk.bq = c1;
+    loadQuery(b, loc, blk);
+    KeyBlockRange keys = keyRange(b, loc, blk);
+    // Range s: keys [begin + s * per, begin + (s + 1) * per) of the visible
+    // ones, `per` a whole number of key blocks (the last ranges may be
+    // short or empty: an empty one keeps max -FLT_MAX and sum 0).
+    Value bcV = cstIndex(b, loc, bc);
+    Value blocks = b.createOrFold<arith::CeilDivSIOp>(
+        loc, maxI(b, loc, subI(b, loc, keys.end, keys.begin), c0), bcV);
+    Value per = mulI(
+        b, loc, b.createOrFold<arith::CeilDivSIOp>(loc, blocks, splits), bcV);
+    Value lo = minI(b, loc, addI(b, loc, keys.begin, mulI(b, loc, ivs[2], per)),
+                    keys.end);
+    Value hi = minI(b, loc, addI(b, loc, lo, per), keys.end);
+    State st = visitKeys(b, loc, blk, initState(b, loc), keys, lo, hi);
+
+    b.setInsertionPointToEnd(forall.getTerminator().getBody());
+    auto args = forall.getRegionIterArgs();
+    SmallVector<OpFoldResult> off5 = ofrs(b, {blk.b, blk.n, ivs[2], c0, c0});
+    SmallVector<OpFoldResult> size5{idxAttr(b, 1), idxAttr(b, 1), idxAttr(b, 1),
+                                    idxAttr(b, m), idxAttr(b, dv)};
+    tensor::ParallelInsertSliceOp::create(
+        b, loc, st.acc, args[0], off5, size5,
+        SmallVector<OpFoldResult>(5, idxAttr(b, 1)));
+    SmallVector<OpFoldResult> off4 = ofrs(b, {blk.b, blk.n, ivs[2], c0});
+    SmallVector<OpFoldResult> size4{idxAttr(b, 1), idxAttr(b, 1), idxAttr(b, 1),
+                                    idxAttr(b, m)};
+    for (auto [value, dest] : {std::pair{st.mx, args[1]}, {st.sum, args[2]}})
+      tensor::ParallelInsertSliceOp::create(
+          b, loc, value, dest, off4, size4,
+          SmallVector<OpFoldResult>(4, idxAttr(b, 1)));
+  }
+  Value acc = forall.getResult(0), mx = forall.getResult(1),
+        sum = forall.getResult(2);
+
+  // The combine, over the ranges s of each (b, n, g): M = max_s m_s,
+  // w_s = exp2(m_s - M) (scores are in log2 units), l = sum_s w_s l_s,
+  // out = l > 0 ? (sum_s w_s acc_s) / l : 0.
+  AffineExpr eb, en, eg, ee, es;
+  bindDims(ctx, eb, en, eg, ee, es);
+  auto map4 = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(4, 0, r, ctx);
+  };
+  auto map5 = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(5, 0, r, ctx);
+  };
+  // (b, n, g, s): the max over s.
+  SmallVector<IteratorType> bngS{IteratorType::parallel, IteratorType::parallel,
+                                 IteratorType::parallel,
+                                 IteratorType::reduction};
+  AffineExpr s4 = getAffineDimExpr(3, ctx);
+  AffineMap stat4 = map4({eb, en, s4, eg}), row4 = map4({eb, en, eg});
+  Value rowMax = generic(b, loc, ValueRange{mx},
+                         fill(b, loc, cstF32(b, loc, -FLT_MAX),
+                              empty({bDim, hkv, m}, f32, Value())),
+                         {stat4, row4}, bngS,
+                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::MaxNumFOp::create(nb, l, a[0], a[1]);
+                         });
+  auto weight = [&](OpBuilder &nb, Location l, Value mS, Value rowM) {
+    return math::Exp2Op::create(nb, l, arith::SubFOp::create(nb, l, mS, rowM));
+  };
+  Value rowSum = generic(
+      b, loc, ValueRange{mx, sum, rowMax},
+      fill(b, loc, cstF32(b, loc, 0.0f), empty({bDim, hkv, m}, f32, Value())),
+      {stat4, stat4, row4, row4}, bngS,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value w = weight(nb, l, a[0], a[2]);
+        return arith::AddFOp::create(nb, l, a[3],
+                                     arith::MulFOp::create(nb, l, w, a[1]));
+      });
+  // (b, n, g, e, s): the weighted sum of the accumulators over s.
+  SmallVector<IteratorType> bngeS(4, IteratorType::parallel);
+  bngeS.push_back(IteratorType::reduction);
+  Value accSum =
+      generic(b, loc, ValueRange{acc, mx, rowMax},
+              fill(b, loc, cstF32(b, loc, 0.0f),
+                   empty({bDim, hkv, m, dv}, f32, Value())),
+              {map5({eb, en, es, eg, ee}), map5({eb, en, es, eg}),
+               map5({eb, en, eg}), map5({eb, en, eg, ee})},
+              bngeS, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                Value w = weight(nb, l, a[1], a[2]);
+                return arith::AddFOp::create(
+                    nb, l, a[3], arith::MulFOp::create(nb, l, w, a[0]));
+              });
+  Type outET = outType.getElementType();
+  AffineMap id4 = b.getMultiDimIdentityMap(4);
+  Value out4 = generic(b, loc, ValueRange{accSum, rowSum},
+                       empty({bDim, hkv, g, dv}, outET, Value()),
+                       {id4, map4({eb, en, eg}), id4},
+                       SmallVector<IteratorType>(4, IteratorType::parallel),
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         return normalize(nb, l, a[0], a[1], outET);
+                       });
+  // [B, Hkv, G, Dv] -> [B, Hq, 1, Dv] (query head n * G + g).
+  Value heads = tensor::CollapseShapeOp::create(
+      b, loc, out4, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}});
+  return tensor::ExpandShapeOp::create(
+      b, loc, outType, heads,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}},
+      SmallVector<OpFoldResult>{
+          ShapedType::isDynamic(bDim) ? OpFoldResult(bsz) : idxAttr(b, bDim),
+          idxAttr(b, hkv * g), idxAttr(b, 1), idxAttr(b, dv)});
 }
 
 AttentionTiler::State AttentionTiler::keyLoop(OpBuilder &b, Location loc,

@@ -26,11 +26,20 @@
 // CHECK-COUNT-14: x86vector.avx512.dot
 // CHECK-NEXT: scf.yield
 // CHECK-COUNT-16: vector.store %{{.*}}, %arg2[{{.*}}] : memref<?x4x16xf32>, vector<16xf32>
-// Three more kernels of 8 rows, then the last rows through the scratch.
+// Three more kernels of 8 rows, then the last rows through the scratch,
+// where only the 8-row groups that hold rows run (a decode step's one row:
+// one 8-row kernel, not four): one kernel of 16 dot products per group.
 // CHECK-COUNT-3: x86vector.avx512.dot
 // CHECK: scf.if
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<32x32x2xbf16>
-// CHECK: x86vector.avx512.dot
+// CHECK: %[[GROUPS:.*]] = arith.ceildivui %[[REST:.*]], %c8 : index
+// CHECK: scf.for %[[G:.*]] = %c0 to %[[GROUPS]] step %c1
+// CHECK: %[[ROW:.*]] = arith.muli %[[G]], %c8 : index
+// CHECK: scf.for
+// CHECK: vector.load %alloc_0[%[[ROW]],
+// CHECK-COUNT-16: x86vector.avx512.dot
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK: memref.dealloc
 // CHECK-NOT: amx.
 // CHECK-NOT: linalg.generic
 

@@ -364,3 +364,52 @@ func.func @flash_f16(%q: tensor<1x4x32x16xf32>, %kv: tensor<1x4x32x16xf32>) -> t
   return %o : tensor<1x4x32x16xf32>
 }
 }
+
+// -----
+
+// A contraction in a branch of an scf.if (the untiled side of a tiled
+// attention's runtime branch on Tk) rounds its inputs at the start of that
+// branch, not where they are defined: a step whose branch goes the other
+// way rounds nothing (a decode step would otherwise round its whole KV
+// cache). A contraction in a loop keeps its rounding outside the loop.
+// CHECK-LABEL: func.func @branch
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<4x16xf32>, %[[B:[^:]*]]: tensor<16x8xf32>, %[[C:[^:]*]]: i1)
+// CHECK-NOT: arith.truncf
+// CHECK: scf.if %[[C]]
+// CHECK-DAG: %[[RA:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x16xf32>)
+// CHECK-DAG: %[[RB:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16x8xf32>)
+// CHECK: linalg.matmul ins(%[[RA]], %[[RB]]
+// CHECK: } else {
+// CHECK-NOT: arith.truncf
+// CHECK: }
+// CHECK-LABEL: func.func @loop
+// CHECK: %[[RA:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x16xf32>)
+// CHECK: arith.truncf
+// CHECK: scf.for
+// CHECK-NOT: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.matmul ins(%[[RA]],
+module attributes {tfm.precision = bf16} {
+func.func @branch(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: i1) -> tensor<4x8xf32> {
+  %r = scf.if %c -> (tensor<4x8xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x8xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %m = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+    scf.yield %m : tensor<4x8xf32>
+  } else {
+    %e = tensor.empty() : tensor<4x8xf32>
+    scf.yield %e : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+func.func @loop(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %acc: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%x = %acc) -> (tensor<4x8xf32>) {
+    %m = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%x : tensor<4x8xf32>) -> tensor<4x8xf32>
+    scf.yield %m : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+}

@@ -1,4 +1,6 @@
-// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram -cse | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=1' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram -cse | FileCheck %s
+// Split-K decode: 4 threads and one K/V head give key_splits = 4.
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=4' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram -cse | FileCheck %s --check-prefix=KSPLIT
 
 // The loop nest of -tfm-tile-sram: which key blocks each query block visits
 // (loop bounds), which are masked, how GQA shares K/V blocks, and how the
@@ -282,6 +284,53 @@ func.func @alibi_bias(%q: tensor<?x2x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: te
 // CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: {tfm.lowering_config = #tfm.attention_tiling<block_q = 1, block_k = 64, group = 8, footprint_bytes = 39040, budget_bytes = 65536>}
+// With key_splits = 4, each (batch, K/V head) splits its visible keys into
+// S = ceil(4 / B) ranges of whole 64-key blocks: range s runs the same key
+// loops cut to [s * per, min((s + 1) * per, d)) and writes its f32
+// accumulator, running max and sum; the combine after the parallel loop
+// takes M = max_s m_s and weighs each range by exp2(m_s - M).
+// KSPLIT-LABEL: func.func @decode_mqa_f16
+// KSPLIT: %[[B:.*]] = tensor.dim %arg0, %c0 : tensor<?x8x1x64xf16>
+// KSPLIT: %[[B1:.*]] = arith.maxsi %[[B]], %c1
+// KSPLIT: %[[S:.*]] = arith.ceildivsi %c4, %[[B1]]
+// KSPLIT: %[[ACC0:.*]] = tensor.empty(%[[B]], %[[S]]) : tensor<?x1x?x8x64xf32>
+// KSPLIT: %[[STAT0:.*]] = tensor.empty(%[[B]], %[[S]]) : tensor<?x1x?x8xf32>
+// KSPLIT: %[[P:.*]]:3 = scf.forall (%[[BI:.*]], %[[N:.*]], %[[SI:.*]]) in (%[[B]], %c1, %[[S]]) shared_outs(%[[ACC:.*]] = %[[ACC0]], %[[MX:.*]] = %[[STAT0]], %[[SUM:.*]] = %[[STAT0]])
+// KSPLIT: %[[NB:.*]] = arith.ceildivsi %{{.*}}, %c64
+// KSPLIT: %[[PB:.*]] = arith.ceildivsi %[[NB]], %[[S]]
+// KSPLIT: %[[PER:.*]] = arith.muli %[[PB]], %c64
+// KSPLIT: %[[LO0:.*]] = arith.muli %[[SI]], %[[PER]]
+// KSPLIT: %[[LO:.*]] = arith.minsi %[[LO0]], %[[D:.*]] : index
+// KSPLIT: %[[HI0:.*]] = arith.addi %[[LO]], %[[PER]]
+// KSPLIT: %[[HI:.*]] = arith.minsi %[[HI0]], %[[D]]
+// KSPLIT: %[[FLO:.*]] = arith.maxsi %[[LO]], %c0
+// KSPLIT: %[[FHI:.*]] = arith.minsi %[[UB:.*]], %[[HI]]
+// KSPLIT: %[[FULL:.*]]:8 = scf.for %{{.*}} = %[[FLO]] to %[[FHI]] step %c64
+// KSPLIT: } {tfm.key_blocks = #tfm.key_blocks<full>}
+// KSPLIT: %[[MLO:.*]] = arith.maxsi %[[UB]], %[[LO]]
+// KSPLIT: %[[MHI:.*]] = arith.minsi %[[D]], %[[HI]]
+// KSPLIT: %[[DIAG:.*]]:8 = scf.for %{{.*}} = %[[MLO]] to %[[MHI]] step %c64 iter_args(%{{.*}} = %[[FULL]]#0
+// KSPLIT: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
+// KSPLIT: scf.forall.in_parallel
+// KSPLIT-NEXT: tensor.parallel_insert_slice %[[DIAG]]#0 into %[[ACC]][%[[BI]], %[[N]], %[[SI]], %c0, %c0] [1, 1, 1, 8, 64]
+// KSPLIT-NEXT: tensor.parallel_insert_slice %[[DIAG]]#1 into %[[MX]][%[[BI]], %[[N]], %[[SI]], %c0] [1, 1, 1, 8]
+// KSPLIT-NEXT: tensor.parallel_insert_slice %[[DIAG]]#2 into %[[SUM]][%[[BI]], %[[N]], %[[SI]], %c0] [1, 1, 1, 8]
+// KSPLIT: } {tfm.lowering_config = #tfm.attention_tiling<block_q = 1, block_k = 64, group = 8, footprint_bytes = 39040, budget_bytes = 65536, key_splits = 4>}
+// The combine: M = max_s m_s; l = sum_s exp2(m_s - M) l_s;
+// o = sum_s exp2(m_s - M) acc_s; out = l > 0 ? o / l : 0, as f16, then
+// [B, Hkv, G, Dv] as [B, Hq, 1, Dv].
+// KSPLIT: %[[M:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[P]]#1 : tensor<?x1x?x8xf32>)
+// KSPLIT: arith.maxnumf
+// KSPLIT: %[[L:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[P]]#1, %[[P]]#2, %[[M]] :
+// KSPLIT: math.exp2
+// KSPLIT: %[[O:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]]#0, %[[P]]#1, %[[M]] :
+// KSPLIT: math.exp2
+// KSPLIT: %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[O]], %[[L]] : tensor<?x1x8x64xf32>, tensor<?x1x8xf32>) outs(%{{.*}} : tensor<?x1x8x64xf16>)
+// KSPLIT: arith.divf
+// KSPLIT: arith.truncf %{{.*}} : f32 to f16
+// KSPLIT: %[[H:.*]] = tensor.collapse_shape %[[OUT]] {{\[\[}}0], [1, 2], [3]] : tensor<?x1x8x64xf16> into tensor<?x8x64xf16>
+// KSPLIT: %[[R:.*]] = tensor.expand_shape %[[H]] {{\[\[}}0], [1], [2, 3]] output_shape [%[[B]], 8, 1, 64] : tensor<?x8x64xf16> into tensor<?x8x1x64xf16>
+// KSPLIT: return %[[R]]
 func.func @decode_mqa_f16(%q: tensor<?x8x1x64xf16>, %k: tensor<?x1x?x64xf16>, %v: tensor<?x1x?x64xf16>) -> tensor<?x8x1x64xf16> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x1x64xf16>, tensor<?x1x?x64xf16>, tensor<?x1x?x64xf16> -> tensor<?x8x1x64xf16>
   return %o : tensor<?x8x1x64xf16>
@@ -354,4 +403,17 @@ func.func @causal_offsets(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v
 func.func @causal_relative_bias(%q: tensor<?x3x?x12xf32>, %k: tensor<?x3x?x12xf32>, %v: tensor<?x3x?x12xf32>, %len: tensor<?xi32>, %bias: tensor<?x3x?x?xf32>) -> tensor<?x3x?x12xf32> {
   %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>) bias(%bias : tensor<?x3x?x?xf32>) {mask = #tfm.mask<causal>, scale = 1.0 : f64} : tensor<?x3x?x12xf32>, tensor<?x3x?x12xf32>, tensor<?x3x?x12xf32> -> tensor<?x3x?x12xf32>
   return %o : tensor<?x3x?x12xf32>
+}
+
+// -----
+
+// A static batch (tfm-bench's kernels, a model compiled for one batch size)
+// keeps its static shapes through the split and the combine.
+// KSPLIT-LABEL: func.func @decode_static_batch
+// KSPLIT: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (%c1, %c1, %c4) shared_outs({{.*}}) -> (tensor<1x1x?x8x64xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>)
+// KSPLIT: key_splits = 4>}
+// KSPLIT: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [1, 8, 1, 64] : tensor<1x8x64xf32> into tensor<1x8x1x64xf32>
+func.func @decode_static_batch(%q: tensor<1x8x1x64xf32>, %k: tensor<1x1x4096x64xf32>, %v: tensor<1x1x4096x64xf32>) -> tensor<1x8x1x64xf32> {
+  %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x8x1x64xf32>, tensor<1x1x4096x64xf32>, tensor<1x1x4096x64xf32> -> tensor<1x8x1x64xf32>
+  return %o : tensor<1x8x1x64xf32>
 }

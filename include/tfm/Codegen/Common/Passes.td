@@ -95,8 +95,14 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
       `"round"`); a weight that other ops read too (a tied embedding
       table) is rounded for them as well, as a 16-bit checkpoint would be;
     - any other input gets a `linalg.generic` that rounds it (one per
-      value, shared by the contractions that read it), which elementwise
-      fusion merges into its producer.
+      value and block, shared by the contractions that read it), which
+      elementwise fusion merges into its producer. It goes right after the
+      value, except for a contraction in a branch of an `scf.if` below the
+      value (the untiled side of a tiled attention's runtime branch on
+      `Tk`): there it goes at the start of that branch, so that a step
+      that takes the other branch rounds nothing (a decode step rounded
+      its whole KV cache, every step, before: 218 against 24 ms per
+      batch-8 GPT-2 step with a 2048-token cache). Loops keep it outside.
 
     On a GPU target (`#tfm.gpu_target`), a rounded weight that is read only
     by `linalg.generic` inputs, `tensor.extract` (an embedding lookup) and
@@ -208,6 +214,15 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     size padded to 16; with none, the op is tiled as without tensor
     cores).
 
+    Split-K decode (CPU): an op with a static `Tq` of 1 (the `@decode`
+    step of a generation library) whose K/V heads are fewer than the
+    target's threads gets `key_splits = ceil(threads / Hkv)` (option
+    `decode-key-splits`; 1 turns it off): `-tfm-tile-sram` then splits each
+    sequence's keys over that many parallel ranges of whole key blocks
+    (`ceil(key_splits / B)` at batch `B`) and merges their partial
+    softmaxes, so that one sequence of an MQA or GQA model keeps every
+    thread busy.
+
     Errors: a module without a target; on a CPU, an op whose smallest legal
     tile (`Br = 1`, `Bc` = one vector) does not fit (the message names the
     budget and what that tile needs); dynamic head counts or head sizes.
@@ -224,6 +239,11 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "GPU: the FlashAttention-2 tensor-core kernel for 16-bit Q, K, "
            "V on sm_80+ (#tfm.gpu_flash_attention)">,
+    Option<"decodeKeySplits", "decode-key-splits", "int64_t",
+           /*default=*/"0",
+           "CPU, static Tq = 1: key ranges per sequence and K/V head at "
+           "batch 1 (split-K); 0 chooses ceil(threads / K/V heads) when the "
+           "target has more threads than K/V heads, 1 turns it off">,
   ];
   let statistics = [
     Statistic<"numConfigured", "configured", "tfm.attention ops given tiles">,

@@ -138,9 +138,11 @@ def emit_case(c):
         lines, cs = emit_input("bias", [B, Hq, Tq, Tk], 4)
         body += lines
         consts |= cs
+    # A decode case keeps its static Tq = 1 (what split-K decode needs).
     dyn = {0, 2}
-    for nm, shape in (("q", qs), ("k", ks), ("v", vs)):
-        body.append("  %%%s_d = tensor.cast %%%s : %s to %s" % (nm, nm, ttype(shape, et), dyn_type(shape, dyn, et)))
+    qdyn = {0} if c.get("decode") else dyn
+    for nm, shape, dd in (("q", qs, qdyn), ("k", ks, dyn), ("v", vs, dyn)):
+        body.append("  %%%s_d = tensor.cast %%%s : %s to %s" % (nm, nm, ttype(shape, et), dyn_type(shape, dd, et)))
     extra = ""
     if c.get("lens") is not None:
         body.append("  %%len = arith.constant dense<%s> : tensor<%dxi32>" % (dense(c["lens"]), B))
@@ -151,15 +153,16 @@ def emit_case(c):
         extra += " alibi(%%slopes : tensor<%dxf32>)" % Hq
     if c.get("bias"):
         bshape = [B, Hq, Tq, Tk]
-        body.append("  %%bias_d = tensor.cast %%bias : %s to %s" % (ttype(bshape), dyn_type(bshape, {0, 2, 3})))
-        extra += " bias(%%bias_d : %s)" % dyn_type(bshape, {0, 2, 3})
+        bdyn = {0, 3} if c.get("decode") else {0, 2, 3}
+        body.append("  %%bias_d = tensor.cast %%bias : %s to %s" % (ttype(bshape), dyn_type(bshape, bdyn)))
+        extra += " bias(%%bias_d : %s)" % dyn_type(bshape, bdyn)
     attrs = "mask = #tfm.mask<%s>, scale = %s : f64" % (c.get("mask", "none"), repr(c["scale"]))
     if c.get("window") is not None:
         attrs += ", window = %d : i64" % c["window"]
     body.append("  %%o_d = tfm.attention %%q_d, %%k_d, %%v_d%s {%s} : %s, %s, %s -> %s" %
-                (extra, attrs, dyn_type(qs, dyn, et), dyn_type(ks, dyn, et), dyn_type(vs, dyn, et),
-                 dyn_type(os_, dyn, et)))
-    body.append("  %%o_s = tensor.cast %%o_d : %s to %s" % (dyn_type(os_, dyn, et), ttype(os_, et)))
+                (extra, attrs, dyn_type(qs, qdyn, et), dyn_type(ks, dyn, et), dyn_type(vs, dyn, et),
+                 dyn_type(os_, qdyn, et)))
+    body.append("  %%o_s = tensor.cast %%o_d : %s to %s" % (dyn_type(os_, qdyn, et), ttype(os_, et)))
     if et == "f32":
         body.append("  %o = tensor.cast %o_s : " + ttype(os_) + " to " + ttype(os_))
     else:
@@ -257,6 +260,22 @@ CASES = [
     dict(name="f16_gqa2_causal", doc="f16 inputs and output, G = 2, causal, padding",
          B=2, Hq=4, Hkv=2, Tq=19, Tk=19, D=8, Dv=8, mask="causal", lens=[19, 11],
          scale=0.3, dtype="f16"),
+    # Decode (a static Tq of 1), which the split-K RUN line splits into
+    # ranges of whole key blocks, some short or empty.
+    dict(name="decode_mqa_causal", doc="decode, MQA (G = 4), causal, 53 keys",
+         B=1, Hq=4, Hkv=1, Tq=1, Tk=53, D=8, Dv=8, mask="causal", scale=0.3, decode=True),
+    dict(name="decode_window_padding", doc="decode, sliding window 13, padding, G = 2, two batches",
+         B=2, Hq=4, Hkv=2, Tq=1, Tk=40, D=8, Dv=8, mask="sliding_window", window=13,
+         lens=[40, 17], scale=0.35, decode=True),
+    dict(name="decode_alibi_empty", doc="decode, ALiBi, no mask, one sequence without keys",
+         B=2, Hq=2, Hkv=1, Tq=1, Tk=30, D=8, Dv=12, lens=[30, 0], slopes=[0.25, 0.0625],
+         scale=0.3, decode=True),
+    dict(name="decode_bias", doc="decode, additive bias, causal, G = 2",
+         B=1, Hq=4, Hkv=2, Tq=1, Tk=45, D=8, Dv=8, mask="causal", bias=True, scale=0.3,
+         decode=True),
+    dict(name="decode_f16_mqa", doc="decode, f16, MQA (G = 8), causal, 70 keys",
+         B=1, Hq=8, Hkv=1, Tq=1, Tk=70, D=8, Dv=8, mask="causal", scale=0.3, dtype="f16",
+         decode=True),
 ]
 
 
@@ -272,6 +291,8 @@ def main():
     out.append("// RUN:   | %mlir_runner | FileCheck %s")
     out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=20},tfm-tile-sram,tfm-lower-to-llvm)' \\")
     out.append("// RUN:   | %mlir_runner | FileCheck %s")
+    out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0 decode-key-splits=3},tfm-tile-sram,tfm-lower-to-llvm)' \\")
+    out.append("// RUN:   | %mlir_runner | FileCheck %s")
     out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-lower-to-nvvm{emulate=1})' \\")
     out.append("// RUN:   | %mlir_runner | FileCheck %s")
     out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{max-block-q=4 max-block-k=32 untiled-max-keys=0},tfm-lower-to-nvvm{emulate=1})' \\")
@@ -279,7 +300,8 @@ def main():
     out.append("//")
     out.append("// Untiled lowering and -tfm-tile-sram with 8x8 tiles and with the tiles a")
     out.append("// 6000-byte budget gives (also without vectorization, and with the cost")
-    out.append("// model's runtime branch: Tk <= 20 untiled), and the GPU pipeline's")
+    out.append("// model's runtime branch: Tk <= 20 untiled; and with split-K decode: the")
+    out.append("// decode cases' keys in ceil(3 / B) ranges of 8-key blocks), and the GPU pipeline's")
     out.append("// attention CTAs (-tfm-gpu-map-attention) run through the emulation, with")
     out.append("// the tiles chosen for 48 KiB of shared memory and with 4 x 32 tiles, each")
     out.append("// against a float64 reference: every case")

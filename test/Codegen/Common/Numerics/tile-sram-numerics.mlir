@@ -8,6 +8,8 @@
 // RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=20},tfm-tile-sram,tfm-lower-to-llvm)' \
 // RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0 decode-key-splits=3},tfm-tile-sram,tfm-lower-to-llvm)' \
+// RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-lower-to-nvvm{emulate=1})' \
 // RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{max-block-q=4 max-block-k=32 untiled-max-keys=0},tfm-lower-to-nvvm{emulate=1})' \
@@ -15,7 +17,8 @@
 //
 // Untiled lowering and -tfm-tile-sram with 8x8 tiles and with the tiles a
 // 6000-byte budget gives (also without vectorization, and with the cost
-// model's runtime branch: Tk <= 20 untiled), and the GPU pipeline's
+// model's runtime branch: Tk <= 20 untiled; and with split-K decode: the
+// decode cases' keys in ceil(3 / B) ranges of 8-key blocks), and the GPU pipeline's
 // attention CTAs (-tfm-gpu-map-attention) run through the emulation, with
 // the tiles chosen for 48 KiB of shared memory and with 4 x 32 tiles, each
 // against a float64 reference: every case
@@ -1267,6 +1270,505 @@ func.func @f16_gqa2_causal() {
   return
 }
 
+// decode_mqa_causal: decode, MQA (G = 4), causal, 53 keys
+func.func @decode_mqa_causal() {
+  %inv128 = arith.constant 0.0078125 : f32
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c53 = arith.constant 53 : index
+  %c254 = arith.constant 254 : index
+  %c509 = arith.constant 509 : index
+  %c7919 = arith.constant 7919 : index
+  %c104729 = arith.constant 104729 : index
+  %c209458 = arith.constant 209458 : index
+  %c314187 = arith.constant 314187 : index
+  %q_e = tensor.empty() : tensor<1x4x1x8xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%q_e : tensor<1x4x1x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c4 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c1 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c104729 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<1x4x1x8xf32>
+  %k_e = tensor.empty() : tensor<1x1x53x8xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%k_e : tensor<1x1x53x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c1 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c53 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c209458 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<1x1x53x8xf32>
+  %v_e = tensor.empty() : tensor<1x1x53x8xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%v_e : tensor<1x1x53x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c1 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c53 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c314187 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<1x1x53x8xf32>
+  %q_d = tensor.cast %q : tensor<1x4x1x8xf32> to tensor<?x4x1x8xf32>
+  %k_d = tensor.cast %k : tensor<1x1x53x8xf32> to tensor<?x1x?x8xf32>
+  %v_d = tensor.cast %v : tensor<1x1x53x8xf32> to tensor<?x1x?x8xf32>
+  %o_d = tfm.attention %q_d, %k_d, %v_d {mask = #tfm.mask<causal>, scale = 0.3 : f64} : tensor<?x4x1x8xf32>, tensor<?x1x?x8xf32>, tensor<?x1x?x8xf32> -> tensor<?x4x1x8xf32>
+  %o_s = tensor.cast %o_d : tensor<?x4x1x8xf32> to tensor<1x4x1x8xf32>
+  %o = tensor.cast %o_s : tensor<1x4x1x8xf32> to tensor<1x4x1x8xf32>
+  %exp = arith.constant dense<[[[[-0.11642, -0.6349111, 0.3197882, -1.099604, 0.7550732, -0.8436353, 1.122298, -0.4669628]], [[-0.4359234, 0.2873685, -1.211625, 0.7139134, -0.9272058, 1.121499, -0.5124896, 1.283464]], [[-0.1395613, -0.5276638, 0.2918923, -1.05272, 0.7234284, -0.8389279, 1.085398, -0.4867457]], [[1.231898, -0.1301777, -0.4303666, 0.3105811, -1.226994, 0.749033, -0.9203609, 1.138935]]]]> : tensor<1x4x1x8xf32>
+  %atol = arith.constant 2.0e-05 : f32
+  %rtol = arith.constant 2.0e-05 : f32
+  call @compare_1x4x1x8(%o, %exp, %atol, %rtol) : (tensor<1x4x1x8xf32>, tensor<1x4x1x8xf32>, f32, f32) -> ()
+  return
+}
+
+// decode_window_padding: decode, sliding window 13, padding, G = 2, two batches
+func.func @decode_window_padding() {
+  %inv128 = arith.constant 0.0078125 : f32
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c40 = arith.constant 40 : index
+  %c254 = arith.constant 254 : index
+  %c509 = arith.constant 509 : index
+  %c7919 = arith.constant 7919 : index
+  %c104729 = arith.constant 104729 : index
+  %c209458 = arith.constant 209458 : index
+  %c314187 = arith.constant 314187 : index
+  %q_e = tensor.empty() : tensor<2x4x1x8xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%q_e : tensor<2x4x1x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c4 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c1 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c104729 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<2x4x1x8xf32>
+  %k_e = tensor.empty() : tensor<2x2x40x8xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%k_e : tensor<2x2x40x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c2 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c40 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c209458 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<2x2x40x8xf32>
+  %v_e = tensor.empty() : tensor<2x2x40x8xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%v_e : tensor<2x2x40x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c2 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c40 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c314187 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<2x2x40x8xf32>
+  %q_d = tensor.cast %q : tensor<2x4x1x8xf32> to tensor<?x4x1x8xf32>
+  %k_d = tensor.cast %k : tensor<2x2x40x8xf32> to tensor<?x2x?x8xf32>
+  %v_d = tensor.cast %v : tensor<2x2x40x8xf32> to tensor<?x2x?x8xf32>
+  %len = arith.constant dense<[40, 17]> : tensor<2xi32>
+  %len_d = tensor.cast %len : tensor<2xi32> to tensor<?xi32>
+  %o_d = tfm.attention %q_d, %k_d, %v_d key_lengths(%len_d : tensor<?xi32>) {mask = #tfm.mask<sliding_window>, scale = 0.35 : f64, window = 13 : i64} : tensor<?x4x1x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32> -> tensor<?x4x1x8xf32>
+  %o_s = tensor.cast %o_d : tensor<?x4x1x8xf32> to tensor<2x4x1x8xf32>
+  %o = tensor.cast %o_s : tensor<2x4x1x8xf32> to tensor<2x4x1x8xf32>
+  %exp = arith.constant dense<[[[[-0.1300398, -0.2117402, 0.3220495, -1.294097, 0.7648079, -0.9167834, 1.189867, -0.4960322]], [[-1.258748, 0.3163847, -1.037192, 0.7419186, -0.9385882, 1.170293, -0.4924635, 1.18787]], [[-0.1466933, 0.05969503, 0.2945674, -1.266218, 0.7416129, -0.9197229, 1.165638, -0.5105699]], [[1.26448, -0.169691, -1.532671, 0.2739965, -1.354615, 0.7251797, -0.937092, 1.117603]]], [[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]]]> : tensor<2x4x1x8xf32>
+  %atol = arith.constant 2.0e-05 : f32
+  %rtol = arith.constant 2.0e-05 : f32
+  call @compare_2x4x1x8(%o, %exp, %atol, %rtol) : (tensor<2x4x1x8xf32>, tensor<2x4x1x8xf32>, f32, f32) -> ()
+  return
+}
+
+// decode_alibi_empty: decode, ALiBi, no mask, one sequence without keys
+func.func @decode_alibi_empty() {
+  %inv128 = arith.constant 0.0078125 : f32
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %c30 = arith.constant 30 : index
+  %c254 = arith.constant 254 : index
+  %c509 = arith.constant 509 : index
+  %c7919 = arith.constant 7919 : index
+  %c104729 = arith.constant 104729 : index
+  %c209458 = arith.constant 209458 : index
+  %c314187 = arith.constant 314187 : index
+  %q_e = tensor.empty() : tensor<2x2x1x8xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%q_e : tensor<2x2x1x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c2 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c1 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c104729 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<2x2x1x8xf32>
+  %k_e = tensor.empty() : tensor<2x1x30x8xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%k_e : tensor<2x1x30x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c1 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c30 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c209458 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<2x1x30x8xf32>
+  %v_e = tensor.empty() : tensor<2x1x30x12xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%v_e : tensor<2x1x30x12xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c1 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c30 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c12 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c314187 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<2x1x30x12xf32>
+  %q_d = tensor.cast %q : tensor<2x2x1x8xf32> to tensor<?x2x1x8xf32>
+  %k_d = tensor.cast %k : tensor<2x1x30x8xf32> to tensor<?x1x?x8xf32>
+  %v_d = tensor.cast %v : tensor<2x1x30x12xf32> to tensor<?x1x?x12xf32>
+  %len = arith.constant dense<[30, 0]> : tensor<2xi32>
+  %len_d = tensor.cast %len : tensor<2xi32> to tensor<?xi32>
+  %slopes = arith.constant dense<[0.25, 0.0625]> : tensor<2xf32>
+  %o_d = tfm.attention %q_d, %k_d, %v_d key_lengths(%len_d : tensor<?xi32>) alibi(%slopes : tensor<2xf32>) {mask = #tfm.mask<none>, scale = 0.3 : f64} : tensor<?x2x1x8xf32>, tensor<?x1x?x8xf32>, tensor<?x1x?x12xf32> -> tensor<?x2x1x12xf32>
+  %o_s = tensor.cast %o_d : tensor<?x2x1x12xf32> to tensor<2x2x1x12xf32>
+  %o = tensor.cast %o_s : tensor<2x2x1x12xf32> to tensor<2x2x1x12xf32>
+  %exp = arith.constant dense<[[[[0.2451554, -0.3895158, 0.3570395, -0.7429222, 0.7063764, -0.3211646, 0.5647684, -0.03376178, -0.6940828, 0.3310929, -0.6634303, 0.4293354]], [[0.4839637, -0.3101956, 0.9136292, -0.3199203, -0.4030489, -0.1201321, -0.032464, 0.3286784, 0.1702059, 0.5699012, -0.654007, -0.1961444]]], [[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]]]> : tensor<2x2x1x12xf32>
+  %atol = arith.constant 2.0e-05 : f32
+  %rtol = arith.constant 2.0e-05 : f32
+  call @compare_2x2x1x12(%o, %exp, %atol, %rtol) : (tensor<2x2x1x12xf32>, tensor<2x2x1x12xf32>, f32, f32) -> ()
+  return
+}
+
+// decode_bias: decode, additive bias, causal, G = 2
+func.func @decode_bias() {
+  %inv128 = arith.constant 0.0078125 : f32
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c45 = arith.constant 45 : index
+  %c254 = arith.constant 254 : index
+  %c509 = arith.constant 509 : index
+  %c7919 = arith.constant 7919 : index
+  %c104729 = arith.constant 104729 : index
+  %c209458 = arith.constant 209458 : index
+  %c314187 = arith.constant 314187 : index
+  %c418916 = arith.constant 418916 : index
+  %q_e = tensor.empty() : tensor<1x4x1x8xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%q_e : tensor<1x4x1x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c4 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c1 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c104729 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<1x4x1x8xf32>
+  %k_e = tensor.empty() : tensor<1x2x45x8xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%k_e : tensor<1x2x45x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c2 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c45 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c209458 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<1x2x45x8xf32>
+  %v_e = tensor.empty() : tensor<1x2x45x8xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%v_e : tensor<1x2x45x8xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c2 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c45 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c314187 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<1x2x45x8xf32>
+  %bias_e = tensor.empty() : tensor<1x4x1x45xf32>
+  %bias = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%bias_e : tensor<1x4x1x45xf32>) {
+  ^bb0(%out: f32):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c4 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c1 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c45 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c418916 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    linalg.yield %hv : f32
+  } -> tensor<1x4x1x45xf32>
+  %q_d = tensor.cast %q : tensor<1x4x1x8xf32> to tensor<?x4x1x8xf32>
+  %k_d = tensor.cast %k : tensor<1x2x45x8xf32> to tensor<?x2x?x8xf32>
+  %v_d = tensor.cast %v : tensor<1x2x45x8xf32> to tensor<?x2x?x8xf32>
+  %bias_d = tensor.cast %bias : tensor<1x4x1x45xf32> to tensor<?x4x1x?xf32>
+  %o_d = tfm.attention %q_d, %k_d, %v_d bias(%bias_d : tensor<?x4x1x?xf32>) {mask = #tfm.mask<causal>, scale = 0.3 : f64} : tensor<?x4x1x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32> -> tensor<?x4x1x8xf32>
+  %o_s = tensor.cast %o_d : tensor<?x4x1x8xf32> to tensor<1x4x1x8xf32>
+  %o = tensor.cast %o_s : tensor<1x4x1x8xf32> to tensor<1x4x1x8xf32>
+  %exp = arith.constant dense<[[[[-0.08086021, -0.7997267, 0.3592264, -1.041121, 0.7877972, -0.8106119, 1.106225, -0.413866]], [[-0.8376356, 0.2910551, -1.265339, 0.7125364, -0.8814111, 1.132653, -0.520319, 1.110272]], [[-0.1190621, -0.6209058, 0.3184078, -0.8575549, 0.7442792, -0.8311562, 1.09811, -0.4407117]], [[1.29756, -0.08275352, -1.219633, 0.3544636, -1.021716, 0.7865527, -0.8547994, 1.149117]]]]> : tensor<1x4x1x8xf32>
+  %atol = arith.constant 2.0e-05 : f32
+  %rtol = arith.constant 2.0e-05 : f32
+  call @compare_1x4x1x8(%o, %exp, %atol, %rtol) : (tensor<1x4x1x8xf32>, tensor<1x4x1x8xf32>, f32, f32) -> ()
+  return
+}
+
+// decode_f16_mqa: decode, f16, MQA (G = 8), causal, 70 keys
+func.func @decode_f16_mqa() {
+  %inv128 = arith.constant 0.0078125 : f32
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c70 = arith.constant 70 : index
+  %c254 = arith.constant 254 : index
+  %c509 = arith.constant 509 : index
+  %c7919 = arith.constant 7919 : index
+  %c104729 = arith.constant 104729 : index
+  %c209458 = arith.constant 209458 : index
+  %c314187 = arith.constant 314187 : index
+  %q_e = tensor.empty() : tensor<1x8x1x8xf16>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%q_e : tensor<1x8x1x8xf16>) {
+  ^bb0(%out: f16):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c8 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c1 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c104729 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    %hn = arith.truncf %hv : f32 to f16
+    linalg.yield %hn : f16
+  } -> tensor<1x8x1x8xf16>
+  %k_e = tensor.empty() : tensor<1x1x70x8xf16>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%k_e : tensor<1x1x70x8xf16>) {
+  ^bb0(%out: f16):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c1 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c70 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c209458 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    %hn = arith.truncf %hv : f32 to f16
+    linalg.yield %hn : f16
+  } -> tensor<1x1x70x8xf16>
+  %v_e = tensor.empty() : tensor<1x1x70x8xf16>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%v_e : tensor<1x1x70x8xf16>) {
+  ^bb0(%out: f16):
+    %lin0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %m1 = arith.muli %lin0, %c1 : index
+    %lin1 = arith.addi %m1, %i1 : index
+    %i2 = linalg.index 2 : index
+    %m2 = arith.muli %lin1, %c70 : index
+    %lin2 = arith.addi %m2, %i2 : index
+    %i3 = linalg.index 3 : index
+    %m3 = arith.muli %lin2, %c8 : index
+    %lin3 = arith.addi %m3, %i3 : index
+    %hm = arith.muli %lin3, %c7919 : index
+    %hs = arith.addi %hm, %c314187 : index
+    %hr = arith.remsi %hs, %c509 : index
+    %hc = arith.subi %hr, %c254 : index
+    %hi = arith.index_cast %hc : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %hv = arith.mulf %hf, %inv128 : f32
+    %hn = arith.truncf %hv : f32 to f16
+    linalg.yield %hn : f16
+  } -> tensor<1x1x70x8xf16>
+  %q_d = tensor.cast %q : tensor<1x8x1x8xf16> to tensor<?x8x1x8xf16>
+  %k_d = tensor.cast %k : tensor<1x1x70x8xf16> to tensor<?x1x?x8xf16>
+  %v_d = tensor.cast %v : tensor<1x1x70x8xf16> to tensor<?x1x?x8xf16>
+  %o_d = tfm.attention %q_d, %k_d, %v_d {mask = #tfm.mask<causal>, scale = 0.3 : f64} : tensor<?x8x1x8xf16>, tensor<?x1x?x8xf16>, tensor<?x1x?x8xf16> -> tensor<?x8x1x8xf16>
+  %o_s = tensor.cast %o_d : tensor<?x8x1x8xf16> to tensor<1x8x1x8xf16>
+  %o_w = tensor.empty() : tensor<1x8x1x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%o_s : tensor<1x8x1x8xf16>) outs(%o_w : tensor<1x8x1x8xf32>) {
+  ^bb0(%x: f16, %y: f32):
+    %w = arith.extf %x : f16 to f32
+    linalg.yield %w : f32
+  } -> tensor<1x8x1x8xf32>
+  %exp = arith.constant dense<[[[[-0.1245972, -0.672429, 0.3121347, -1.058761, 0.7382361, -0.8517399, 1.104635, -0.4690732]], [[-0.5385246, 0.2792175, -1.157174, 0.7002237, -0.9233374, 1.093833, -0.5182441, 1.266428]], [[-0.1486847, -0.5738853, 0.2839134, -1.001737, 0.7054379, -0.8479864, 1.066034, -0.48679]], [[1.24231, -0.1463078, -0.2492905, 0.2944842, -1.221465, 0.7302008, -0.938221, 1.12991]], [[-0.6951036, 1.145269, -0.2671336, 0.12065, 0.1682699, -1.09712, 0.5956716, -0.9973881]], [[1.083727, -0.5458225, 1.276468, -0.1057433, -0.5603725, 0.3365269, -1.275655, 0.7715388]], [[-0.7398547, 1.132754, -0.3152784, 0.3379488, 0.1185421, -1.059696, 0.5465053, -1.03213]], [[1.079103, -0.5462683, 1.271279, -0.1036089, -0.5090356, 0.3370384, -1.288266, 0.7696266]]]]> : tensor<1x8x1x8xf32>
+  %atol = arith.constant 1.0e-03 : f32
+  %rtol = arith.constant 2.0e-03 : f32
+  call @compare_1x8x1x8(%o, %exp, %atol, %rtol) : (tensor<1x8x1x8xf32>, tensor<1x8x1x8xf32>, f32, f32) -> ()
+  return
+}
+
 func.func @compare_2x2x19x8(%o: tensor<2x2x19x8xf32>, %e: tensor<2x2x19x8xf32>, %atol: f32, %rtol: f32) {
   %zero = arith.constant 0.0 : f32
   %fone = arith.constant 1.0 : f32
@@ -1657,6 +2159,126 @@ func.func @compare_2x4x19x8(%o: tensor<2x4x19x8xf32>, %e: tensor<2x4x19x8xf32>, 
   return
 }
 
+func.func @compare_1x4x1x8(%o: tensor<1x4x1x8xf32>, %e: tensor<1x4x1x8xf32>, %atol: f32, %rtol: f32) {
+  %zero = arith.constant 0.0 : f32
+  %fone = arith.constant 1.0 : f32
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x4x1x8xf32>, tensor<1x4x1x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %d = arith.subf %x, %y : f32
+    %ad = math.absf %d : f32
+    %ay = math.absf %y : f32
+    %rt = arith.mulf %ay, %rtol : f32
+    %tol = arith.addf %rt, %atol : f32
+    %is_bad = arith.cmpf ugt, %ad, %tol : f32
+    %one = arith.select %is_bad, %fone, %zero : f32
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
+func.func @compare_2x4x1x8(%o: tensor<2x4x1x8xf32>, %e: tensor<2x4x1x8xf32>, %atol: f32, %rtol: f32) {
+  %zero = arith.constant 0.0 : f32
+  %fone = arith.constant 1.0 : f32
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x4x1x8xf32>, tensor<2x4x1x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %d = arith.subf %x, %y : f32
+    %ad = math.absf %d : f32
+    %ay = math.absf %y : f32
+    %rt = arith.mulf %ay, %rtol : f32
+    %tol = arith.addf %rt, %atol : f32
+    %is_bad = arith.cmpf ugt, %ad, %tol : f32
+    %one = arith.select %is_bad, %fone, %zero : f32
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
+func.func @compare_2x2x1x12(%o: tensor<2x2x1x12xf32>, %e: tensor<2x2x1x12xf32>, %atol: f32, %rtol: f32) {
+  %zero = arith.constant 0.0 : f32
+  %fone = arith.constant 1.0 : f32
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<2x2x1x12xf32>, tensor<2x2x1x12xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %d = arith.subf %x, %y : f32
+    %ad = math.absf %d : f32
+    %ay = math.absf %y : f32
+    %rt = arith.mulf %ay, %rtol : f32
+    %tol = arith.addf %rt, %atol : f32
+    %is_bad = arith.cmpf ugt, %ad, %tol : f32
+    %one = arith.select %is_bad, %fone, %zero : f32
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
+func.func @compare_1x8x1x8(%o: tensor<1x8x1x8xf32>, %e: tensor<1x8x1x8xf32>, %atol: f32, %rtol: f32) {
+  %zero = arith.constant 0.0 : f32
+  %fone = arith.constant 1.0 : f32
+  %init = arith.constant dense<0.0> : tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(s, d0, d1, d2, d3) -> (s)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%o, %e : tensor<1x8x1x8xf32>, tensor<1x8x1x8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %d = arith.subf %x, %y : f32
+    %ad = math.absf %d : f32
+    %ay = math.absf %y : f32
+    %rt = arith.mulf %ay, %rtol : f32
+    %tol = arith.addf %rt, %atol : f32
+    %is_bad = arith.cmpf ugt, %ad, %tol : f32
+    %one = arith.select %is_bad, %fone, %zero : f32
+    %count = arith.addf %acc, %fone : f32
+    %bad = arith.addf %acc, %one : f32
+    %mx = arith.maximumf %acc, %ad : f32
+    %stat = linalg.index 0 : index
+    %c0i = arith.constant 0 : index
+    %c1i = arith.constant 1 : index
+    %is_count = arith.cmpi eq, %stat, %c0i : index
+    %is_bad_count = arith.cmpi eq, %stat, %c1i : index
+    %tail = arith.select %is_bad_count, %bad, %mx : f32
+    %v = arith.select %is_count, %count, %tail : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %u = tensor.cast %s : tensor<3xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
 func.func @main() {
   call @none_mha() : () -> ()
   call @causal_offset_gqa2() : () -> ()
@@ -1671,6 +2293,11 @@ func.func @main() {
   call @gqa8() : () -> ()
   call @causal_negative_offset() : () -> ()
   call @f16_gqa2_causal() : () -> ()
+  call @decode_mqa_causal() : () -> ()
+  call @decode_window_padding() : () -> ()
+  call @decode_alibi_empty() : () -> ()
+  call @decode_bias() : () -> ()
+  call @decode_f16_mqa() : () -> ()
   return
 }
 
@@ -1700,3 +2327,13 @@ func.func @main() {
 // CHECK-NEXT: [320,  0,  {{.*}}]
 // CHECK: data =
 // CHECK-NEXT: [1216,  0,  {{.*}}]
+// CHECK: data =
+// CHECK-NEXT: [32,  0,  {{.*}}]
+// CHECK: data =
+// CHECK-NEXT: [64,  0,  {{.*}}]
+// CHECK: data =
+// CHECK-NEXT: [48,  0,  {{.*}}]
+// CHECK: data =
+// CHECK-NEXT: [32,  0,  {{.*}}]
+// CHECK: data =
+// CHECK-NEXT: [64,  0,  {{.*}}]

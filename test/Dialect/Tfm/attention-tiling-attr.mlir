@@ -1,0 +1,36 @@
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// The tiles of an attention (-tfm-configure-attention writes them,
+// -tfm-tile-sram carries them out) round-trip; key_splits (split-K decode)
+// defaults to 1 and is printed only when it is not.
+// CHECK-LABEL: func.func @tiles
+// CHECK-SAME: s = #tfm.attention_tiling<block_q = 16, block_k = 32, group = 2, footprint_bytes = 1000, budget_bytes = 2000>
+// CHECK-LABEL: func.func @decode
+// CHECK-SAME: s = #tfm.attention_tiling<block_q = 1, block_k = 128, group = 8, footprint_bytes = 1000, budget_bytes = 2000, untiled_max_keys = 256, key_splits = 16>
+func.func @tiles() attributes {s = #tfm.attention_tiling<block_q = 16, block_k = 32, group = 2, footprint_bytes = 1000, budget_bytes = 2000, key_splits = 1>} {
+  return
+}
+func.func @decode() attributes {s = #tfm.attention_tiling<block_q = 1, block_k = 128, group = 8, footprint_bytes = 1000, budget_bytes = 2000, untiled_max_keys = 256, key_splits = 16>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'key_splits' must be positive}}
+func.func @zero_splits() attributes {s = #tfm.attention_tiling<block_q = 1, block_k = 32, group = 1, footprint_bytes = 1000, budget_bytes = 2000, key_splits = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'key_splits' > 1 (split-K decode) needs 'block_q' = 1, not 4}}
+func.func @split_query_blocks() attributes {s = #tfm.attention_tiling<block_q = 4, block_k = 32, group = 1, footprint_bytes = 1000, budget_bytes = 2000, key_splits = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'block_q', 'block_k' and 'group' must be positive}}
+func.func @zero_block() attributes {s = #tfm.attention_tiling<block_q = 0, block_k = 32, group = 1, footprint_bytes = 1000, budget_bytes = 2000>} {
+  return
+}
