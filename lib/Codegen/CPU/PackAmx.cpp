@@ -177,7 +177,7 @@ struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
     auto precision = module->getAttrOfType<TypeAttr>(kPrecisionAttr);
     CpuTargetAttr target = getCpuTarget(module);
     // AMX tiles, or else AVX512-BF16's vector dot products (the same
-    // packed layout; attention's key blocks stay f32 kernels there).
+    // packed layout, attention's key blocks too).
     if (!precision || !precision.getValue().isBF16() || !target ||
         !(target.hasAmxBf16() || target.hasAvx512Bf16()))
       return;
@@ -211,7 +211,7 @@ private:
   Value packed(OpBuilder &b, func::FuncOp func, linalg::LinalgOp op,
                Candidate c);
   Value toBF16(OpBuilder &b, Value a);
-  /// AMX tiles (or AVX512-BF16 dot products, which take no attention).
+  /// AMX tiles (or AVX512-BF16 dot products).
   bool tiles = true;
   Value bf16Block(OpBuilder &b, linalg::LinalgOp op, Value w);
 
@@ -517,8 +517,7 @@ bool PackAmxPass::runOnFunction(func::FuncOp func,
   func.walk([&](linalg::LinalgOp op) {
     if (std::optional<Candidate> c = match(op, rounded))
       work.push_back({op, *c});
-    else if (std::optional<Candidate> c =
-                 tiles ? matchAttention(op) : std::nullopt)
+    else if (std::optional<Candidate> c = matchAttention(op))
       work.push_back({op, *c});
   });
   MLIRContext *ctx = func.getContext();

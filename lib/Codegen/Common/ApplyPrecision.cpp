@@ -216,7 +216,10 @@ struct ApplyPrecisionPass
     };
     for (linalg::GenericOp rounding :
          SmallVector<linalg::GenericOp>(roundings)) {
-      if (isa<FunctionOpInterface>(rounding->getParentOp()))
+      // Only a tile's rounding in a loop nest moves: one at the top level,
+      // or at the start of an scf.if branch (the untiled side of a tiled
+      // attention's runtime branch), already runs once per call.
+      if (!rounding->getParentOfType<LoopLikeOpInterface>())
         continue;
       // The tile's chain: reshapes, then an optional padding.
       Value in = rounding.getDpsInputs()[0];

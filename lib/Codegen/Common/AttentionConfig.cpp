@@ -119,8 +119,9 @@ struct FastMemory {
 /// online softmax the per-key-block costs (row reductions, rescaling, loop
 /// overhead) favour long key blocks: 7-12 % faster than L2 / 16 (128 x 32
 /// and 64 x 32 tiles), see docs/performance.md. Key blocks are whole
-/// vectors. With `amxBf16` (bf16 on a CPU with AMX: -tfm-pack-amx puts the
-/// key blocks' contractions on tiles) half of L2 and key blocks of 32: a
+/// vectors. With `amxBf16` (bf16 on a CPU with AMX or AVX512-BF16:
+/// -tfm-pack-amx puts the key blocks' contractions on tiles or vector dot
+/// products) half of L2 and key blocks of 32: a
 /// key block is the k of P V's tile kernel and the n of Q K^T's (both
 /// multiples of 32), and the tiles make the contractions cheap enough that
 /// the softmax's per-block costs dominate: on a 1 MiB L2, 128 x 128 tiles
@@ -178,7 +179,7 @@ chooseFlash(MLIRContext *ctx, const AttentionShape &s, int64_t budget) {
   return legal.empty() ? GpuFlashAttentionAttr() : legal.back();
 }
 
-/// untiled-max-keys' cap with bf16 on a CPU with AMX.
+/// untiled-max-keys' cap with bf16 on a CPU with AMX or AVX512-BF16.
 constexpr int64_t kAmxUntiledMaxKeys = 31;
 
 struct ConfigureAttentionPass
@@ -218,7 +219,10 @@ struct ConfigureAttentionPass
                              : TypeAttr()) {
       rounded = !precision.getValue().isF32();
       auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
-      amxBf16 = precision.getValue().isBF16() && cpu && cpu.hasAmxBf16();
+      // AMX tiles, or AVX512-BF16 dot products: -tfm-pack-amx takes the
+      // key blocks' contractions either way.
+      amxBf16 = precision.getValue().isBF16() && cpu &&
+                (cpu.hasAmxBf16() || cpu.hasAvx512Bf16());
     }
     std::optional<FastMemory> fast = attentionBudget(target, amxBf16);
     if (!fast) {
@@ -235,9 +239,12 @@ struct ConfigureAttentionPass
     // untiled one (f32 products on rounded inputs): 59 against 41 GFLOP/s
     // at 32 keys, 97 against 59 at 64, 235 against 33 at 256 (12 heads,
     // D = 64, one core, tfm-bench); shorter sequences have query tiles too
-    // short for the tile kernels.
-    if (amxBf16)
-      maxUntiled = std::min<int64_t>(maxUntiled, kAmxUntiledMaxKeys);
+    // short for the tile kernels. AVX512-BF16's dot products likewise (Zen
+    // 4, 12 heads, D = 64, one core: 128 keys 0.55 against 1.93 ms). A
+    // decode step's query tile (a static Tq of 1: fewer than 32 rows) runs
+    // the f32 kernels either way and keeps the option's bound (Zen 4, 256
+    // keys: 146 us untiled, 338 tiled).
+    int64_t maxUntiledAll = maxUntiled;
     bool failedAny = false;
     for (AttentionOp op : ops) {
       FailureOr<AttentionShape> shape = analyzeAttention(op);
@@ -245,6 +252,9 @@ struct ConfigureAttentionPass
         failedAny = true;
         continue;
       }
+      maxUntiled = maxUntiledAll;
+      if (amxBf16 && shape->staticTq != 1)
+        maxUntiled = std::min<int64_t>(maxUntiled, kAmxUntiledMaxKeys);
       shape->roundedInputs = rounded;
       auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
       if (rounded && tensorCores && gpu && gpu.hasHalfMmaSync()) {

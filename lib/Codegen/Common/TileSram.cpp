@@ -822,6 +822,13 @@ struct TileSramPass : tfm::impl::TileSramPassBase<TileSramPass> {
         failedAny = true;
         continue;
       }
+      if (config.getKeySplits() > 1 && shape->staticTq != 1) {
+        op.emitOpError("has a lowering_config with key_splits = ")
+            << config.getKeySplits()
+            << " (split-K decode), which needs a static query length of 1";
+        failedAny = true;
+        continue;
+      }
       AttentionTiler tiler(op, *shape, config);
       rw.setInsertionPoint(op);
       int64_t maxUntiled = config.getUntiledMaxKeys();

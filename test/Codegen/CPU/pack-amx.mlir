@@ -288,3 +288,38 @@ module attributes {tfm.precision = bf16, tfm.target = #amx} {
     return %r#0, %r#1 : tensor<16x32xf32>, tensor<64x32xf32>
   }
 }
+
+// -----
+
+// Without AMX, on AVX512-BF16 (a Zen 4), a key loop's two contractions take
+// the same packed form, for -tfm-cpu-lower-amx's vector dot products; the
+// module needs AVX512-BF16.
+// CHECK: module attributes {tfm.cpu_features = ["avx512bf16"]
+// CHECK-LABEL: func @key_loop_dot_products
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x2x16xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x4x16xf32>)
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 1 amx-attention
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 2 amx-attention
+// STATS-NEXT: (S) 0 amx-contractions
+#avx512 = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f,+avx512bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 32768, l2_bytes = 1048576, threads = 2>
+#qk = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+module attributes {tfm.precision = bf16, tfm.target = #avx512} {
+  func.func @key_loop_dot_products(%q: tensor<64x64xf32>, %k: tensor<512x64xf32>, %v: tensor<512x64xf32>, %s0: tensor<64x32xf32>, %acc0: tensor<64x64xf32>, %n: index) -> tensor<64x64xf32> {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %r:2 = scf.for %i = %c0 to %n step %c32 iter_args(%s = %s0, %acc = %acc0) -> (tensor<64x32xf32>, tensor<64x64xf32>) {
+      %kb = tensor.extract_slice %k[%i, 0] [32, 64] [1, 1] : tensor<512x64xf32> to tensor<32x64xf32>
+      %vb = tensor.extract_slice %v[%i, 0] [32, 64] [1, 1] : tensor<512x64xf32> to tensor<32x64xf32>
+      %s1 = linalg.matmul indexing_maps = #qk ins(%q, %kb : tensor<64x64xf32>, tensor<32x64xf32>) outs(%s : tensor<64x32xf32>) -> tensor<64x32xf32>
+      %acc1 = linalg.matmul ins(%s1, %vb : tensor<64x32xf32>, tensor<32x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+      scf.yield %s1, %acc1 : tensor<64x32xf32>, tensor<64x64xf32>
+    } {tfm.key_blocks = #tfm.key_blocks<full>}
+    return %r#1 : tensor<64x64xf32>
+  }
+}

@@ -1,7 +1,9 @@
-// bf16 on a CPU with AMX (-tfm-pack-amx puts the key blocks' contractions
-// on tiles): half of L2 and key blocks of 32 keys (the n of Q K^T's and the
-// k of P V's tile kernels). Without AMX, or in f32, an eighth of L2 and key
-// blocks of whole vectors, as in configure-attention.mlir.
+// bf16 on a CPU with AMX or AVX512-BF16 (-tfm-pack-amx puts the key
+// blocks' contractions on tiles or vector dot products): half of L2 and key
+// blocks of 32 keys (the n of Q K^T's and the k of P V's kernels). In f32,
+// or on a CPU with neither, an eighth of L2 and key blocks of whole
+// vectors, as in configure-attention.mlir. A decode step's attention (a
+// static Tq of 1) keeps the default untiled bound of 256 keys.
 // RUN: tfm-opt %s -split-input-file -tfm-configure-attention | FileCheck %s
 
 // A 1 MiB L2: 512 KiB for the tiles; D = 128, 8 heads per K/V head.
@@ -39,10 +41,16 @@ module attributes {tfm.precision = bf16, tfm.target = #amx} {
 
 // -----
 
-// f32 on the same CPU, and bf16 on one without AMX: an eighth of L2.
+// f32 on the same CPU: an eighth of L2; bf16 on a Zen 4 (AVX512-BF16, no
+// AMX): as with AMX; bf16 on AVX-512 without BF16: an eighth of L2.
 // CHECK-LABEL: func @f32
 // CHECK: budget_bytes = 131072
 // CHECK-LABEL: func @no_amx
+// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31>
+// CHECK-LABEL: func @decode
+// CHECK: tfm.attention {{.*}}#tfm.attention_untiled
+// CHECK: untiled_max_keys = 256>
+// CHECK-LABEL: func @no_bf16
 // CHECK: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, untiled_max_keys = 256>
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 1048576, threads = 2>
 module attributes {tfm.target = #amx} {
@@ -57,6 +65,21 @@ module attributes {tfm.target = #amx} {
 #zen4 = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f,+avx512bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 32768, l2_bytes = 1048576, threads = 2>
 module attributes {tfm.precision = bf16, tfm.target = #zen4} {
   func.func @no_amx(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+    return %o : tensor<1x12x?x64xf32>
+  }
+  func.func @decode(%q: tensor<?x12x1x64xf32>, %k: tensor<?x12x200x64xf32>, %v: tensor<?x12x200x64xf32>, %q2: tensor<?x12x1x64xf32>, %k2: tensor<?x12x?x64xf32>, %v2: tensor<?x12x?x64xf32>) -> (tensor<?x12x1x64xf32>, tensor<?x12x1x64xf32>) {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x12x1x64xf32>, tensor<?x12x200x64xf32>, tensor<?x12x200x64xf32> -> tensor<?x12x1x64xf32>
+    %o2 = tfm.attention %q2, %k2, %v2 {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x12x1x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32> -> tensor<?x12x1x64xf32>
+    return %o, %o2 : tensor<?x12x1x64xf32>, tensor<?x12x1x64xf32>
+  }
+}
+
+// -----
+
+#v4 = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x86-64-v4", features = "+avx512f", vector_bits = 512, vector_registers = 32, l1_bytes = 32768, l2_bytes = 1048576, threads = 2>
+module attributes {tfm.precision = bf16, tfm.target = #v4} {
+  func.func @no_bf16(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
     %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
     return %o : tensor<1x12x?x64xf32>
   }

@@ -195,10 +195,13 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     padding is wasted work). An op with a static `Tk <= N` gets
     `#tfm.attention_untiled` (it stays whole); with a dynamic `Tk` the
     configuration records `untiled_max_keys = N`, and `-tfm-tile-sram`
-    branches on `Tk`. With bf16 on a CPU with AMX, `N` is at most 31: the
-    tiled attention's products run on tiles there (`-tfm-pack-amx`, query
-    tiles of 32 rows or more), the untiled one's do not, and the tiled one
-    was 1.4-7x faster from 32 keys up.
+    branches on `Tk`. With bf16 on a CPU with AMX or AVX512-BF16, `N` is at
+    most 31 (and the budget half of L2, key blocks of 32): the tiled
+    attention's products run on tiles or vector dot products there
+    (`-tfm-pack-amx`, query tiles of 32 rows or more), the untiled one's do
+    not, and the tiled one was 1.4-7x faster from 32 keys up on AMX, 3.5x
+    at 128 keys on Zen 4. An op with a static `Tq` of 1 (decode: query
+    tiles of fewer than 32 rows, f32 kernels either way) keeps `N`.
 
     Tensor cores (GPU): on an sm_80+ target whose module precision is bf16
     or f16, an op whose head sizes `D` and `Dv` are multiples of 8 gets
