@@ -110,7 +110,9 @@ public:
   /// the k loop over pairs [k0, k1); each pair of A broadcast to every lane
   /// (a 32-bit element: its two bf16), multiplied with a 64-byte row of Wp
   /// (16 columns by the pair) by vdpbf16ps.
-  void dotKernel(const KernelOperands &o, Value k0, Value k1) {
+  /// `rows` (32, or 8 for one group of a last row block's scratch) from
+  /// o's first row, in kernels of 8.
+  void dotKernel(const KernelOperands &o, Value k0, Value k1, int64_t rows) {
     MLIRContext *ctx = b.getContext();
     Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
     Type i32 = IntegerType::get(ctx, 32);
@@ -122,7 +124,7 @@ public:
     Value cTiles[2] = {o.cTile, add(o.cTile, 1)};
     Value bTiles[2] = {o.bTile, add(o.bTile, 1)};
     constexpr int64_t rowsPerKernel = 8;
-    for (int64_t r0 = 0; r0 < dotRows; r0 += rowsPerKernel) {
+    for (int64_t r0 = 0; r0 < rows; r0 += rowsPerKernel) {
       SmallVector<Value> aRows, cRows;
       for (int64_t i = 0; i < rowsPerKernel; ++i) {
         aRows.push_back(add(o.aRow, r0 + i));
@@ -175,9 +177,10 @@ public:
   /// Kernels over column tiles [t0, t1) (an even count) of Wp, writing C's
   /// column tiles from `cTile0`: for each block of `kpBlock` pairs of k
   /// (the 32 rows of A it reads stay in L1 while every column pair reads
-  /// them), every column pair's kernel on that block.
+  /// them), every column pair's kernel on that block. The dot-product
+  /// kernels cover `dotRows` rows (tiles always 32).
   void columns(KernelOperands o, Value t0, Value t1, Value cTile0, int64_t kp,
-               int64_t kpBlock) {
+               int64_t kpBlock, int64_t dotRows = 32) {
     scf::ForOp::create(
         b, loc, idx(0), idx(kp), idx(kpBlock), ValueRange{},
         [&](OpBuilder &kb, Location kl, Value k0, ValueRange) {
@@ -192,7 +195,7 @@ public:
                 o.bTile = t;
                 o.cTile = add(cTile0, arith::SubIOp::create(b, loc, t, t0));
                 if (dotProducts)
-                  dotKernel(o, k0, k1);
+                  dotKernel(o, k0, k1, dotRows);
                 else
                   kernel(o, k0, k1);
               });
@@ -205,9 +208,6 @@ public:
   bool zeroInit = false;
   /// Vector dot products (AVX512-BF16) instead of tiles.
   bool dotProducts = false;
-  /// Rows the dot-product kernels cover from their first row: 32, or 8
-  /// for the scratch of a last row block (8-row kernels).
-  int64_t dotRows = 32;
 };
 
 /// The allocation (or argument) that view-like ops derive `v` from.
@@ -412,9 +412,8 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
                              KernelOperands og = o;
                              og.aRow = og.cRow =
                                  arith::MulIOp::create(b, loc, g, e.idx(8));
-                             e.dotRows = 8;
-                             e.columns(og, t0, t1, zeroIdx, kp, kpBlock);
-                             e.dotRows = 32;
+                             e.columns(og, t0, t1, zeroIdx, kp, kpBlock,
+                                       /*dotRows=*/8);
                            });
       } else {
         e.columns(o, t0, t1, zeroIdx, kp, kpBlock);

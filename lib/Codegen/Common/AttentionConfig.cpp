@@ -244,7 +244,6 @@ struct ConfigureAttentionPass
     // decode step's query tile (a static Tq of 1: fewer than 32 rows) runs
     // the f32 kernels either way and keeps the option's bound (Zen 4, 256
     // keys: 146 us untiled, 338 tiled).
-    int64_t maxUntiledAll = maxUntiled;
     bool failedAny = false;
     for (AttentionOp op : ops) {
       FailureOr<AttentionShape> shape = analyzeAttention(op);
@@ -252,9 +251,10 @@ struct ConfigureAttentionPass
         failedAny = true;
         continue;
       }
-      maxUntiled = maxUntiledAll;
-      if (amxBf16 && shape->staticTq != 1)
-        maxUntiled = std::min<int64_t>(maxUntiled, kAmxUntiledMaxKeys);
+      int64_t opMaxUntiled =
+          amxBf16 && shape->staticTq != 1
+              ? std::min<int64_t>(maxUntiled, kAmxUntiledMaxKeys)
+              : maxUntiled;
       shape->roundedInputs = rounded;
       auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
       if (rounded && tensorCores && gpu && gpu.hasHalfMmaSync()) {
@@ -265,8 +265,8 @@ struct ConfigureAttentionPass
           continue;
         }
       }
-      if (maxUntiled > 0 && !ShapedType::isDynamic(shape->staticTk) &&
-          shape->staticTk <= maxUntiled) {
+      if (opMaxUntiled > 0 && !ShapedType::isDynamic(shape->staticTk) &&
+          shape->staticTk <= opMaxUntiled) {
         // Short enough to stay untiled, statically.
         op->setAttr(kLoweringConfigAttr,
                     AttentionUntiledAttr::get(&getContext()));
@@ -301,7 +301,7 @@ struct ConfigureAttentionPass
                   AttentionTilingAttr::get(
                       &getContext(), tiles->blockQ, tiles->blockK, shape->group,
                       tiles->footprint, budget,
-                      ShapedType::isDynamic(shape->staticTk) ? maxUntiled : 0,
+                      ShapedType::isDynamic(shape->staticTk) ? opMaxUntiled : 0,
                       decodeSplits(op, *tiles, target)));
       ++configured;
     }
