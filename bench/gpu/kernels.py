@@ -6,6 +6,7 @@
     python3 bench/gpu/kernels.py BUNDLE --list
     python3 bench/gpu/kernels.py BUNDLE --prepare [--arch sm_90] [--precisions bf16,f16]
                                  [--gemm-variant 'NAME:OPTION=VALUE ...']...
+                                 [--attention-variant 'NAME:OPTION=VALUE ...']...
                                  [--gpu-emulate] [--jobs N]
 
 Here (the machine with tfmc and the CUDA toolkit), --prepare (or
@@ -122,26 +123,40 @@ def gemm_flops(m, k, n):
     return 2.0 * m * k * n
 
 
-def plan(precisions, variants=None):
+# The pass whose options a variant sets (tfmc --pass-option), by op.
+VARIANT_PASS = {"gemm": "tfm-gpu-configure", "attention": "tfm-configure-attention"}
+
+
+def plan(precisions, variants=None, attention_variants=None):
     """(libraries, shapes): each library a dict of its op's static
     parameters, each shape one timed case naming its library. `variants`
     ({NAME: "OPTION=VALUE ..."}) adds, for every bf16 GEMM, a library NAME
     built with those -tfm-gpu-configure options (mma-large, mma-small,
     mma-min-blocks: tfmc --pass-option) and its shapes, id@NAME: the
-    built-in schedules and the candidates timed in the same run."""
+    built-in schedules and the candidates timed in the same run.
+    `attention_variants` does the same for every bf16 attention with
+    -tfm-configure-attention's options (gpu-flash=warps,row_tiles,
+    max_block_k)."""
     libraries, shapes = {}, []
     for b, h, t, d, causal, precs in ATTENTION:
         for p in precs:
             if p not in precisions:
                 continue
-            lib = "attention-h%d-d%d-%s-%s" % (h, d, "causal" if causal else "full", p)
-            libraries.setdefault(lib, {"op": "attention", "heads": h, "head_dim": d,
-                                       "causal": causal, "precision": p})
-            shapes.append({"id": "attn-b%d-h%d-t%d-d%d-%s-%s" % (
-                b, h, t, d, "causal" if causal else "full", p),
-                "kind": "attention", "library": lib, "precision": p,
-                "batch": b, "heads": h, "seq": t, "head_dim": d, "causal": causal,
-                "flops": attention_flops(b, h, t, d, causal)})
+            candidates = sorted((attention_variants or {}).items()) if p == "bf16" else []
+            for variant, options in [(None, None)] + candidates:
+                suffix = "@" + variant if variant else ""
+                lib = "attention-h%d-d%d-%s-%s%s" % (h, d, "causal" if causal else "full", p,
+                                                     suffix)
+                entry = {"op": "attention", "heads": h, "head_dim": d, "causal": causal,
+                         "precision": p}
+                if variant:
+                    entry.update(variant=variant, configure=options)
+                libraries.setdefault(lib, entry)
+                shapes.append({"id": "attn-b%d-h%d-t%d-d%d-%s-%s%s" % (
+                    b, h, t, d, "causal" if causal else "full", p, suffix),
+                    "kind": "attention", "library": lib, "precision": p,
+                    "batch": b, "heads": h, "seq": t, "head_dim": d, "causal": causal,
+                    "flops": attention_flops(b, h, t, d, causal)})
     for m, k, n, what, precs in GEMM:
         for p in precs:
             if p not in precisions:
@@ -161,17 +176,18 @@ def plan(precisions, variants=None):
     return libraries, shapes
 
 
-def parse_variants(specs):
-    """--gemm-variant 'NAME:OPTION=VALUE [OPTION=VALUE...]' (repeatable): a
-    dict NAME -> "OPTION=VALUE ..." of -tfm-gpu-configure's options."""
+def parse_variants(specs, flag="--gemm-variant", example="w64:mma-large=128,128,32,2,2,4"):
+    """--gemm-variant (--attention-variant) 'NAME:OPTION=VALUE
+    [OPTION=VALUE...]' (repeatable): a dict NAME -> "OPTION=VALUE ..." of
+    -tfm-gpu-configure's (-tfm-configure-attention's) options."""
     out = {}
     for spec in specs or []:
         name, _, options = spec.partition(":")
         settings = options.split()
         if not name or not all(c.isalnum() or c in "-_" for c in name) or not settings \
                 or not all("=" in o for o in settings):
-            raise ValueError("--gemm-variant %r: expected NAME:OPTION=VALUE [OPTION=VALUE...], "
-                             "e.g. w64:mma-large=128,128,32,2,2,4" % spec)
+            raise ValueError("%s %r: expected NAME:OPTION=VALUE [OPTION=VALUE...], "
+                             "e.g. %s" % (flag, spec, example))
         out[name] = " ".join(settings)
     return out
 
@@ -251,7 +267,7 @@ def compile_one(name, lib, folder, tfmc, arch, cpu_target, gpu_emulate, report_s
         cmd.append("--gpu-emulate")
     start = time.time()
     for setting in (lib.get("configure") or "").split():
-        cmd.append("--pass-option=tfm-gpu-configure:" + setting)
+        cmd.append("--pass-option=%s:%s" % (VARIANT_PASS[lib["op"]], setting))
     p = subprocess.run(cmd, capture_output=True, text=True)
     entry = dict(lib, mlir=name + ".mlir", seconds=round(time.time() - start, 1),
                  kernel_prefix=kernel_prefix(lib))
@@ -322,12 +338,13 @@ def summarize_report(report, op):
 
 
 def prepare(outdir, tfmc, arch="sm_90", cpu_target="x86-64-v3", gpu_emulate=False,
-            precisions=("bf16", "f16"), jobs=None, log=print, variants=None):
+            precisions=("bf16", "f16"), jobs=None, log=print, variants=None,
+            attention_variants=None):
     """Writes OUTDIR/kernels/ (replacing it): libraries.tar.xz and
     kernels.json. Returns a summary for the bundle's index.json."""
     start = time.time()
     precisions = [p for p in precisions if p in ("bf16", "f16")]
-    libraries, shapes = plan(precisions, variants)
+    libraries, shapes = plan(precisions, variants, attention_variants)
     folder = os.path.join(outdir, "kernels")
     if os.path.exists(folder):
         shutil.rmtree(folder)
@@ -1095,7 +1112,7 @@ def table(index, shapes, results, machine, args, elapsed):
     for s in shapes:
         variant = index["libraries"].get(s["library"], {}).get("variant")
         if variant:  # candidates: a geometric mean of their own
-            kind = "gemm@" + variant
+            kind = s["kind"] + "@" + variant
             ratios.setdefault(kind, [])
             met.setdefault(kind, [0, 0])
         else:
@@ -1179,7 +1196,8 @@ def short_impl(lib):
     if "error" in lib:
         return "no library"
     if lib.get("variant"):
-        return ("mma @" + lib["variant"])[:22]
+        return ("%s @%s" % ("mma" if lib.get("op") == "gemm" else "cta",
+                            lib["variant"]))[:22]
     if isinstance(tiles, dict):
         text = "%s q%s k%s" % ("cta" if kinds == "attention" else kinds, tiles.get("block_q"),
                                tiles.get("block_k"))
@@ -1230,6 +1248,10 @@ def main():
                     help="--prepare: 'NAME:OPTION=VALUE ...', every bf16 GEMM also built with "
                          "these -tfm-gpu-configure options (mma-large=block_m,block_n,block_k,"
                          "warps_m,warps_n,stages, mma-small=..., mma-min-blocks=N)")
+    ap.add_argument("--attention-variant", action="append", default=[],
+                    help="--prepare: 'NAME:OPTION=VALUE ...', every bf16 attention also built "
+                         "with these -tfm-configure-attention options "
+                         "(gpu-flash=warps,row_tiles,max_block_k)")
     ap.add_argument("--gpu-emulate", action="store_true",
                     help="--prepare: libraries whose kernels run on the host (a dry run "
                          "without a GPU: kernels.py --smoke --cpu-only)")
@@ -1275,7 +1297,10 @@ def main():
         os.makedirs(args.bundle, exist_ok=True)
         summary = prepare(args.bundle, tfmc, arch or "sm_90", args.cpu_target, args.gpu_emulate,
                           [p.strip() for p in args.precisions.split(",")], args.jobs,
-                          variants=parse_variants(args.gemm_variant))
+                          variants=parse_variants(args.gemm_variant),
+                          attention_variants=parse_variants(
+                              args.attention_variant, "--attention-variant",
+                              "r2:gpu-flash=4,2,64"))
         index_path = os.path.join(args.bundle, "index.json")
         if os.path.exists(index_path):  # a run.py bundle: record it there too
             with open(index_path) as f:

@@ -205,17 +205,27 @@ void attachTiles(KernelCost &k, mt::AttentionTilingAttr tiling) {
 }
 
 /// The schedule of an attention on tensor cores, from its
-/// #tfm.gpu_flash_attention: its shared memory against the block's.
+/// #tfm.gpu_flash_attention: its shared memory against the block's (static,
+/// or past it the dynamic shared memory a block opts into).
 void attachFlash(KernelCost &k, mt::GpuFlashAttentionAttr flash,
-                 mt::AttentionOp op, int64_t budget) {
+                 mt::AttentionOp op, mt::GpuTargetAttr gpu) {
   k.tiles = {{"block_k", flash.getBlockK()},
              {"block_q", flash.getBlockQ()},
              {"heads", flash.getHeads()},
              {"warps", flash.getWarps()}};
+  if (flash.getRowTiles() > 1)
+    k.tiles.push_back({"row_tiles", flash.getRowTiles()});
+  if (flash.getQShared())
+    k.tiles.push_back({"q_shared", 1});
   k.footprintBytes =
       flash.getSharedMemoryBytes(op.getQuery().getType().getDimSize(3),
                                  op.getValue().getType().getDimSize(3));
-  k.budgetBytes = budget;
+  // Past the static limit, -tfm-gpu-dynamic-shared-memory moves the
+  // buffers to the dynamic shared memory a block opts into.
+  k.budgetBytes = !gpu ? 0
+                  : k.footprintBytes <= gpu.getSharedMemoryBytes()
+                      ? gpu.getSharedMemoryBytes()
+                      : gpu.getMaxBlockSharedMemoryBytes();
 }
 
 std::string formatBytes(double bytes) {
@@ -273,8 +283,7 @@ void KernelCollector::observe(ModuleOp module) {
                 mt::kLoweringConfigAttr)) {
           auto gpu = dyn_cast_or_null<mt::GpuTargetAttr>(
               module->getAttr(mt::kTargetAttr));
-          attachFlash(*k, flash, cast<mt::AttentionOp>(op),
-                      gpu ? gpu.getSharedMemoryBytes() : 0);
+          attachFlash(*k, flash, cast<mt::AttentionOp>(op), gpu);
         }
         now.push_back(std::move(*k));
       }

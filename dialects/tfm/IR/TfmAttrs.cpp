@@ -118,14 +118,15 @@ GpuMmaChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 GpuFlashAttentionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               int64_t blockQ, int64_t heads, int64_t blockK,
-                              int64_t warps) {
-  if (blockQ < 1 || heads < 1 || blockK < 1 || warps < 1)
-    return emitError() << "'block_q', 'heads', 'block_k' and 'warps' must be "
-                          "positive";
-  if (blockQ * heads != 16 * warps)
+                              int64_t warps, int64_t rowTiles, bool) {
+  if (blockQ < 1 || heads < 1 || blockK < 1 || warps < 1 || rowTiles < 1)
+    return emitError() << "'block_q', 'heads', 'block_k', 'warps' and "
+                          "'row_tiles' must be positive";
+  if (blockQ * heads != 16 * warps * rowTiles)
     return emitError() << "'block_q' x 'heads' (" << blockQ * heads
-                       << ") must be 16 x 'warps' (" << 16 * warps
-                       << "): each warp owns 16 rows";
+                       << ") must be 16 x 'warps' x 'row_tiles' ("
+                       << 16 * warps * rowTiles
+                       << "): each warp owns 'row_tiles' tiles of 16 rows";
   if (blockK % 16)
     return emitError() << "'block_k' must be a multiple of 16 (the k of P V's "
                           "fragments)";

@@ -450,10 +450,17 @@ def Tfm_GpuFlashAttentionAttr : AttrDef<Tfm_Dialect, "GpuFlashAttention"> {
     target, which `-tfm-gpu-flash-attention` carries out: one block of
     `warps` warps per (`block_q` queries, `heads` query heads of one K/V
     group, batch element). The block's rows are its (query, head) pairs,
-    query-major, `block_q` x `heads` = 16 x `warps` of them; warp `w` owns
-    rows 16w to 16w + 15, holds their Q fragments, scores, running maximum
-    and sum and output accumulators in registers, and computes S = Q K^T
-    and O += P V with `mma.sync` m16n8k16 (f32 accumulation). K and V are
+    query-major, `block_q` x `heads` = 16 x `warps` x `row_tiles` of them;
+    warp `w` owns `row_tiles` tiles of 16 rows (rows 16 R w to 16 R (w + 1)
+    - 1, R = `row_tiles`), holds their Q fragments, scores, running
+    maximum and sum and output accumulators in registers, and computes S =
+    Q K^T and O += P V with `mma.sync` m16n8k16 (f32 accumulation); each K
+    and V fragment a warp loads from shared memory serves its R row tiles.
+    With `q_shared`, Q stays in a shared-memory buffer of its own and each
+    warp loads its Q fragments from there at every 16 of `D` of every key
+    block (FlashAttention-2's choice, which leaves the registers to the
+    output accumulators of long heads); without, they are loaded into
+    registers once and Q is staged in the K buffer. K and V are
     staged in shared memory `block_k` keys at a time, two stages filled by
     `cp.async` (the next key block is in flight while the warps work on
     the current one). Head sizes are padded to multiples of 16 in shared
@@ -464,27 +471,34 @@ def Tfm_GpuFlashAttentionAttr : AttrDef<Tfm_Dialect, "GpuFlashAttention"> {
     "int64_t":$block_q,
     "int64_t":$heads,
     "int64_t":$block_k,
-    "int64_t":$warps
+    "int64_t":$warps,
+    DefaultValuedParameter<"int64_t", "1">:$row_tiles,
+    DefaultValuedParameter<"bool", "false">:$q_shared
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Rows (query, head pairs) of one block: 16 per warp.
-    int64_t getRows() const { return 16 * getWarps(); }
+    /// Rows (query, head pairs) of one warp: 16 per row tile.
+    int64_t getWarpRows() const { return 16 * getRowTiles(); }
+    /// Rows (query, head pairs) of one block.
+    int64_t getRows() const { return getWarpRows() * getWarps(); }
     int64_t getThreads() const { return 32 * getWarps(); }
     /// A head size padded to the fragments' 16.
     static int64_t getPaddedDim(int64_t d) { return (d + 15) / 16 * 16; }
     /// Elements of a staged row of head size `d` (padded, and 8 more).
     static int64_t getStagedRow(int64_t d) { return getPaddedDim(d) + 8; }
     /// Rows of the K buffer: two key blocks, or the Q tile staged there
-    /// before the key loop if that is more.
+    /// before the key loop if that is more (without `q_shared`).
     int64_t getKeyBufferRows() const {
-      return std::max<int64_t>(2 * getBlockK(), getRows());
+      return getQShared() ? 2 * getBlockK()
+                          : std::max<int64_t>(2 * getBlockK(), getRows());
     }
-    /// Bytes of the block's shared memory (16-bit K and V buffers) for
-    /// head sizes `d` (Q, K) and `dv` (V).
+    /// Bytes of the block's shared memory (16-bit K and V buffers, and
+    /// with `q_shared` the Q buffer) for head sizes `d` (Q, K) and `dv`
+    /// (V).
     int64_t getSharedMemoryBytes(int64_t d, int64_t dv) const {
-      return 2 * (getKeyBufferRows() * getStagedRow(d) +
+      return 2 * ((getKeyBufferRows() + (getQShared() ? getRows() : 0)) *
+                      getStagedRow(d) +
                   2 * getBlockK() * getStagedRow(dv));
     }
   }];

@@ -142,35 +142,62 @@ std::optional<FastMemory> attentionBudget(Attribute target, bool amxBf16) {
   return std::nullopt;
 }
 
+/// The block shape of the FlashAttention-2 kernel: warps, 16-row tiles per
+/// warp, the largest key block, where Q's fragments live, and a cap on the
+/// f32 score and output accumulators per thread (0: none).
+///
+/// The built-in shape, measured on an H200 against 4 warps of one tile with
+/// Q in registers (docs/performance.md, 2026-11-27 session 21): two tiles
+/// per warp halve the K and V fragment loads per mma.sync and the key
+/// blocks' trips through L2 per query row, and Q in shared memory leaves the
+/// registers to the accumulators (FlashAttention-2's choice): 0.74 -> 0.85
+/// of SDPA's flash backend. The cap keeps ptxas under 255 registers without
+/// spills: 160 accumulators (D = 128 with 32-key blocks) fit, 192 (D = 128
+/// with 64-key blocks) spill.
+struct FlashShape {
+  int64_t warps = 4, rowTiles = 2, maxBlockK = 64;
+  bool qShared = true;
+  int64_t maxAccumulators = 160;
+};
+
 /// The FlashAttention-2 schedule of an op of shape `s` (Passes.td), or
 /// null where it does not apply: head sizes not multiples of 8 (16-byte
-/// copies), or no key block whose buffers fit `budget` and whose K and V
-/// blocks are a whole number of 16-byte copies per thread.
-static GpuFlashAttentionAttr
-chooseFlash(MLIRContext *ctx, const AttentionShape &s, int64_t budget) {
+/// copies), or no key block whose buffers fit `budget`, whose K and V
+/// blocks are a whole number of 16-byte copies per thread and whose
+/// accumulators are within the shape's cap.
+static GpuFlashAttentionAttr chooseFlash(MLIRContext *ctx,
+                                         const AttentionShape &s,
+                                         int64_t budget, FlashShape shape) {
   if (s.headDim % 8 || s.valueDim % 8)
     return {};
-  constexpr int64_t warps = 4, rows = 16 * warps;
+  int64_t rows = 16 * shape.warps * shape.rowTiles;
   int64_t heads = 1;
   for (int64_t h = 1; h <= s.group && h <= rows; ++h)
     if (s.group % h == 0 && rows % h == 0)
       heads = h;
-  int64_t capK = 64;
+  int64_t capK = shape.maxBlockK;
   if (!ShapedType::isDynamic(s.staticTk) && s.staticTk > 0)
     capK = std::min<int64_t>(capK, llvm::alignTo(s.staticTk, 16));
   // The legal key blocks, largest first: the largest within capK, else
   // the smallest above it.
   SmallVector<GpuFlashAttentionAttr> legal;
-  for (int64_t blockK = 64; blockK >= 16; blockK /= 2) {
+  for (int64_t blockK = llvm::PowerOf2Ceil(shape.maxBlockK); blockK >= 16;
+       blockK /= 2) {
     auto config =
-        GpuFlashAttentionAttr::get(ctx, rows / heads, heads, blockK, warps);
+        GpuFlashAttentionAttr::get(ctx, rows / heads, heads, blockK,
+                                   shape.warps, shape.rowTiles, shape.qShared);
     auto wholeCopies = [&](int64_t d) {
       return blockK * GpuFlashAttentionAttr::getPaddedDim(d) / 8 %
                  config.getThreads() ==
              0;
     };
+    // Per thread: R x (block_k + Dv') x 16 f32 accumulators over 32 lanes.
+    int64_t accumulators =
+        shape.rowTiles *
+        (blockK + GpuFlashAttentionAttr::getPaddedDim(s.valueDim)) / 2;
     if (wholeCopies(s.headDim) && wholeCopies(s.valueDim) &&
-        config.getSharedMemoryBytes(s.headDim, s.valueDim) <= budget)
+        config.getSharedMemoryBytes(s.headDim, s.valueDim) <= budget &&
+        (!shape.maxAccumulators || accumulators <= shape.maxAccumulators))
       legal.push_back(config);
   }
   for (GpuFlashAttentionAttr config : legal)
@@ -199,6 +226,23 @@ struct ConfigureAttentionPass
                         << ") must be >= 1, untiled-max-keys (" << maxUntiled
                         << ") and decode-key-splits (" << splits << ") >= 0";
       return signalPassFailure();
+    }
+    FlashShape flashShape;
+    if (!gpuFlash.empty()) {
+      if ((gpuFlash.size() != 3 && gpuFlash.size() != 4) ||
+          llvm::any_of(ArrayRef<int64_t>(gpuFlash).take_front(3),
+                       [](int64_t v) { return v < 1; }) ||
+          gpuFlash[2] % 16 ||
+          (gpuFlash.size() == 4 && gpuFlash[3] != 0 && gpuFlash[3] != 1)) {
+        root->emitError()
+            << "-tfm-configure-attention: option 'gpu-flash': expected "
+               "warps,row_tiles,max_block_k[,q_shared] (positive, "
+               "max_block_k a multiple of 16, q_shared 0 or 1)";
+        return signalPassFailure();
+      }
+      // A user's shape has no accumulator cap.
+      flashShape = {gpuFlash[0], gpuFlash[1], gpuFlash[2],
+                    gpuFlash.size() == 4 && gpuFlash[3] == 1, 0};
     }
     SmallVector<AttentionOp> ops;
     root->walk([&](AttentionOp op) {
@@ -258,8 +302,19 @@ struct ConfigureAttentionPass
       shape->roundedInputs = rounded;
       auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
       if (rounded && tensorCores && gpu && gpu.hasHalfMmaSync()) {
-        if (GpuFlashAttentionAttr flash =
-                chooseFlash(&getContext(), *shape, budget)) {
+        // Past 48 KiB, -tfm-gpu-dynamic-shared-memory moves the buffers to
+        // the dynamic shared memory a block can opt into.
+        GpuFlashAttentionAttr flash =
+            chooseFlash(&getContext(), *shape,
+                        gpu.getMaxBlockSharedMemoryBytes(), flashShape);
+        if (!flash && gpuFlash.empty()) {
+          // Heads too long for two row tiles' accumulators: one.
+          FlashShape oneTile = flashShape;
+          oneTile.rowTiles = 1;
+          flash = chooseFlash(&getContext(), *shape,
+                              gpu.getMaxBlockSharedMemoryBytes(), oneTile);
+        }
+        if (flash) {
           op->setAttr(kLoweringConfigAttr, flash);
           ++flashConfigured;
           continue;

@@ -5,13 +5,13 @@
 // before bufferization (-tfm-gpu-bufferize-attention: a
 // tfm.attention_kernel) and becomes, after it, one gpu.launch
 // (-tfm-gpu-flash-attention) written the way FlashAttention-2 writes it: every
-// warp owns 16 rows of the block's (query, head) rows and keeps their Q
-// fragments, scores, running maximum and sum and output accumulators in
-// registers; S = Q K^T and O += P V are mma.sync m16n8k16 products; the scores
-// become P V's A fragments in registers; K and V blocks are staged in shared
-// memory by cp.async, the next block in flight while the current one is
-// used. The key blocks a mask hides are not visited; only the blocks at a
-// mask's edges are masked. See Passes.td.
+// warp owns `row_tiles` tiles of 16 of the block's (query, head) rows and
+// keeps their Q fragments, scores, running maximum and sum and output
+// accumulators in registers; S = Q K^T and O += P V are mma.sync m16n8k16
+// products; the scores become P V's A fragments in registers; K and V blocks
+// are staged in shared memory by cp.async, the next block in flight while the
+// current one is used. The key blocks a mask hides are not visited; only the
+// blocks at a mask's edges are masked. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -137,9 +137,10 @@ private:
   Value ldmatrix(OpBuilder &b, Value tile, Value row0, int64_t col0,
                  bool rowsFirst, bool trans);
   /// The score or output fragments' row `r` (0: g, 1: g + 8) of this
-  /// lane, as a row of the block.
-  Value laneRow(IndexMath &m, int64_t r) {
-    return m.add(m.add(m.mul(warp, 16), laneGroup), 8 * r);
+  /// lane in row tile `t` of its warp, as a row of the block.
+  Value laneRow(IndexMath &m, int64_t t, int64_t r) {
+    return m.add(m.add(m.mul(warp, config.getWarpRows()), laneGroup),
+                 16 * t + 8 * r);
   }
 
   AttentionKernelOp op;
@@ -234,7 +235,8 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
              << "needs contiguous rows aligned to 8 elements, found " << type;
   int64_t group = hq / hkv, heads = config.getHeads(),
           blockQ = config.getBlockQ(), bc = config.getBlockK(),
-          rows = config.getRows(), threads = config.getThreads();
+          rows = config.getRows(), threads = config.getThreads(),
+          tiles = config.getRowTiles();
   int64_t dp = GpuFlashAttentionAttr::getPaddedDim(d),
           dvp = GpuFlashAttentionAttr::getPaddedDim(dv);
   if (group % heads)
@@ -266,15 +268,24 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
   auto vTileType =
       MemRefType::get({2 * bc, GpuFlashAttentionAttr::getStagedRow(dv)}, half,
                       MemRefLayoutAttrInterface(), workgroup);
+  bool qShared = config.getQShared();
+  SmallVector<Type> tileTypes{kTileType, vTileType};
+  if (qShared)
+    tileTypes.push_back(
+        MemRefType::get({rows, GpuFlashAttentionAttr::getStagedRow(d)}, half,
+                        MemRefLayoutAttrInterface(), workgroup));
   // Not a structured binding: the lambdas below capture the builder.
   std::pair<gpu::LaunchOp, OpBuilder> created = createKernelLaunch(
       rw, loc, {hm.ceilDiv(tq, hm.c(blockQ)), hm.c(hkv * (group / heads)), bsz},
-      {hm.c(threads), hm.c(1), hm.c(1)}, TypeRange{kTileType, vTileType});
+      {hm.c(threads), hm.c(1), hm.c(1)}, tileTypes);
   gpu::LaunchOp launch = created.first;
   OpBuilder &b = created.second;
   launch->setAttr(kLoweringConfigAttr, config);
   Value kTile = launch.getWorkgroupAttributions()[0];
   Value vTile = launch.getWorkgroupAttributions()[1];
+  // Q's tile: a buffer of its own with q_shared, else the K buffer's rows
+  // until the first key block.
+  Value qTile = qShared ? Value(launch.getWorkgroupAttributions()[2]) : kTile;
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   IndexMath m{b, loc};
 
@@ -318,13 +329,13 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
       buildKeyBlockRange(b, loc, kind, window, q0, off, bq, len, bc);
   Value a = keys.begin, h = keys.fullBegin, ub = keys.fullEnd, dEnd = keys.end;
 
-  // Q: staged in the K buffer, then into registers (one fragment per 16
-  // of D).
+  // Q: staged in its tile; without q_shared (the K buffer), then into
+  // registers (one fragment per 16 of D).
   Type token = nvgpu::DeviceAsyncTokenType::get(ctx);
   {
     SmallVector<Value> tokens;
     stage(
-        b, q, kTile, rows, d, zero, headOf, queryOf,
+        b, q, qTile, rows, d, zero, headOf, queryOf,
         [&](IndexMath &im, Value x) { return im.lt(queryOf(im, x), tq); },
         tokens);
     Value qGroup =
@@ -332,12 +343,22 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
     nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup, b.getI32IntegerAttr(0));
   }
   gpu::BarrierOp::create(b, loc);
+  // Fragment ks / 16 of row tile t: its Q rows in the tile.
+  auto qFragment = [&](OpBuilder &fb, int64_t t, int64_t ks) {
+    IndexMath fm{fb, loc};
+    return ldmatrix(fb, qTile,
+                    fm.add(fm.mul(warp, config.getWarpRows()), 16 * t), ks,
+                    /*rowsFirst=*/true, /*trans=*/false);
+  };
+  // Without q_shared, fragment ks / 16 of row tile t is qFrags[t * dp / 16
+  // + ks / 16], and the K blocks overwrite the Q tile.
   SmallVector<Value> qFrags;
-  for (int64_t ks = 0; ks < dp; ks += 16)
-    qFrags.push_back(ldmatrix(b, kTile, m.mul(warp, 16), ks,
-                              /*rowsFirst=*/true, /*trans=*/false));
-  // The K blocks overwrite the Q tile.
-  gpu::BarrierOp::create(b, loc);
+  if (!qShared) {
+    for (int64_t t = 0; t < tiles; ++t)
+      for (int64_t ks = 0; ks < dp; ks += 16)
+        qFrags.push_back(qFragment(b, t, ks));
+    gpu::BarrierOp::create(b, loc);
+  }
 
   // Key block k0 into stage `st`: rows past dEnd are zeros (never NaN
   // times a zero probability).
@@ -358,15 +379,16 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
   };
   Value first = issue(b, a, zero);
 
-  // This lane's rows (g and g + 8 of its warp's 16): query, head,
-  // position among the keys, and ALiBi slope in log2 units.
+  // This lane's rows (g and g + 8 of each of its warp's row tiles; row r
+  // of tile t is laneRows[2 t + r]): query, head, position among the keys,
+  // and ALiBi slope in log2 units.
   struct LaneRow {
     Value query, head, position, slope;
   };
   SmallVector<LaneRow> laneRows;
-  for (int64_t r = 0; r < 2; ++r) {
+  for (int64_t i = 0; i < 2 * tiles; ++i) {
     LaneRow lr;
-    Value x = laneRow(m, r);
+    Value x = laneRow(m, i / 2, i % 2);
     lr.query = queryOf(m, x);
     lr.head = headOf(m, x);
     lr.position = m.add(lr.query, off);
@@ -378,13 +400,22 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
     laneRows.push_back(lr);
   }
 
-  int64_t sFrags = bc / 8, oFrags = dvp / 8;
+  // Per row tile t: score fragments s[t * sFrags + n], output fragments
+  // o[t * oFrags + dn], and per lane row i = 2 t + r its running maximum
+  // and sum.
+  int64_t sFrags = bc / 8, oFrags = dvp / 8, qSteps = dp / 16;
+  int64_t laneRowCount = 2 * tiles;
   auto accType = VectorType::get({2, 2}, f32);
   Value accZero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
-  SmallVector<Value> init(oFrags, accZero);
-  Value lowest = cstF32(b, loc, -FLT_MAX);
-  init.append({lowest, lowest, cstF32(b, loc, 0.0f), cstF32(b, loc, 0.0f)});
+  SmallVector<Value> init(tiles * oFrags, accZero);
+  init.append(laneRowCount, cstF32(b, loc, -FLT_MAX));
+  init.append(laneRowCount, cstF32(b, loc, 0.0f));
   float scale = static_cast<float>(op.getScale().convertToDouble() * kLog2E);
+  // Without a bias or ALiBi, the scores stay unscaled in the key loop: the
+  // row maximum of the raw scores times a positive scale is the maximum of
+  // the scaled ones, and each probability is exp2(fma(s, scale, -max)), one
+  // instruction where scaling first takes two (FlashAttention-2's way).
+  bool foldScale = !bias && !slopes && scale > 0.0f;
   // The softmax's exp2 may be approximate (-tfm-approximate-math gives it
   // the GPU's ex2.approx): its results are rounded to 16 bits for P V.
   auto approx = arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::afn);
@@ -393,9 +424,12 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
       b, loc, a, dEnd, bcV, init,
       [&](OpBuilder &lb, Location, Value k0, ValueRange iters) {
         IndexMath lm{lb, loc};
-        SmallVector<Value> o(iters.begin(), iters.begin() + oFrags);
-        Value mx[2] = {iters[oFrags], iters[oFrags + 1]};
-        Value sum[2] = {iters[oFrags + 2], iters[oFrags + 3]};
+        int64_t oEnd = tiles * oFrags;
+        SmallVector<Value> o(iters.begin(), iters.begin() + oEnd);
+        SmallVector<Value> mx(iters.begin() + oEnd,
+                              iters.begin() + oEnd + laneRowCount);
+        SmallVector<Value> sum(iters.begin() + oEnd + laneRowCount,
+                               iters.end());
         Value current = lm.rem(lm.div(lm.sub(k0, a), bc), 2);
         Value groupNext = issue(lb, lm.add(k0, bc), lm.sub(lm.c(1), current));
         nvgpu::DeviceAsyncWaitOp::create(lb, loc, groupNext,
@@ -403,74 +437,89 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
         gpu::BarrierOp::create(lb, loc);
         Value base = lm.mul(current, bc);
 
-        // S = Q K^T: 8-key fragments, two per ldmatrix x4 (matrix q at
-        // keys + 8 (q / 2), d + 8 (q % 2)).
-        SmallVector<Value> s(sFrags, accZero);
-        for (int64_t n = 0; n < sFrags; n += 2)
-          for (int64_t ks = 0; ks < dp; ks += 16) {
+        // S = Q K^T by 16 of D: Q's fragments of the row tiles (from
+        // registers, or with q_shared from its tile), then 8-key
+        // fragments of K, two per ldmatrix x4 (matrix q at keys + 8 (q /
+        // 2), d + 8 (q % 2)), each for every row tile.
+        SmallVector<Value> s(tiles * sFrags, accZero);
+        for (int64_t ks = 0; ks < dp; ks += 16) {
+          SmallVector<Value> aFrags;
+          for (int64_t t = 0; t < tiles; ++t)
+            aFrags.push_back(qShared ? qFragment(lb, t, ks)
+                                     : qFrags[t * qSteps + ks / 16]);
+          for (int64_t n = 0; n < sFrags; n += 2) {
             Value frags = ldmatrix(lb, kTile, lm.add(base, n * 8), ks,
                                    /*rowsFirst=*/false, /*trans=*/false);
             for (int64_t p = 0; p < 2; ++p) {
               Value bFrag = vector::ExtractStridedSliceOp::create(
                   lb, loc, frags, ArrayRef<int64_t>{2 * p, 0},
                   ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
-              s[n + p] = nvgpu::MmaSyncOp::create(lb, loc, qFrags[ks / 16],
-                                                  bFrag, s[n + p],
-                                                  ArrayRef<int64_t>{16, 8, 16});
+              for (int64_t t = 0; t < tiles; ++t) {
+                Value &acc = s[t * sFrags + n + p];
+                acc = nvgpu::MmaSyncOp::create(lb, loc, aFrags[t], bFrag, acc,
+                                               ArrayRef<int64_t>{16, 8, 16});
+              }
             }
           }
+        }
 
-        // Scores in log2 units, with bias and ALiBi; in masked blocks,
-        // -inf where the mask hides the key.
+        // Scores in log2 units (unless the scale is folded into the
+        // softmax), with bias and ALiBi; in masked blocks, -inf where the
+        // mask hides the key. `fn` gets each score, its lane row (2 t + r)
+        // and its key.
         auto elementwise =
             [&](OpBuilder &eb, SmallVector<Value> &frags,
                 function_ref<Value(OpBuilder &, Value, int64_t, Value)> fn) {
               IndexMath em{eb, loc};
-              for (int64_t n = 0; n < sFrags; ++n) {
-                SmallVector<Value> elements;
-                for (int64_t r = 0; r < 2; ++r)
-                  for (int64_t cc = 0; cc < 2; ++cc) {
-                    Value x = vector::ExtractOp::create(
-                        eb, loc, frags[n], ArrayRef<int64_t>{r, cc});
-                    Value j = em.add(em.add(k0, em.mul(thread, 2)), n * 8 + cc);
-                    elements.push_back(fn(eb, x, r, j));
-                  }
-                frags[n] =
-                    vector::FromElementsOp::create(eb, loc, accType, elements);
-              }
+              for (int64_t t = 0; t < tiles; ++t)
+                for (int64_t n = 0; n < sFrags; ++n) {
+                  Value &frag = frags[t * sFrags + n];
+                  SmallVector<Value> elements;
+                  for (int64_t r = 0; r < 2; ++r)
+                    for (int64_t cc = 0; cc < 2; ++cc) {
+                      Value x = vector::ExtractOp::create(
+                          eb, loc, frag, ArrayRef<int64_t>{r, cc});
+                      Value j =
+                          em.add(em.add(k0, em.mul(thread, 2)), n * 8 + cc);
+                      elements.push_back(fn(eb, x, 2 * t + r, j));
+                    }
+                  frag = vector::FromElementsOp::create(eb, loc, accType,
+                                                        elements);
+                }
             };
-        elementwise(lb, s, [&](OpBuilder &eb, Value x, int64_t r, Value j) {
-          IndexMath em{eb, loc};
-          x = arith::MulFOp::create(eb, loc, x, cstF32(eb, loc, scale));
-          const LaneRow &lr = laneRows[r];
-          if (bias) {
-            Value i = em.min(lr.query, em.sub(tq, em.c(1)));
-            Value jc = em.min(j, em.sub(tk, em.c(1)));
-            Value bv = memref::LoadOp::create(
-                eb, loc, bias, ValueRange{batch, lr.head, i, jc});
-            x = arith::AddFOp::create(eb, loc, x, buildLog2Bias(eb, loc, bv));
-          }
-          if (lr.slope) {
-            Value dist = indexToF32(eb, loc, em.sub(lr.position, j));
-            Value pen = arith::MulFOp::create(
-                eb, loc, lr.slope, math::AbsFOp::create(eb, loc, dist));
-            x = arith::SubFOp::create(eb, loc, x, pen);
-          }
-          return x;
-        });
+        if (!foldScale)
+          elementwise(lb, s, [&](OpBuilder &eb, Value x, int64_t i, Value j) {
+            IndexMath em{eb, loc};
+            x = arith::MulFOp::create(eb, loc, x, cstF32(eb, loc, scale));
+            const LaneRow &lr = laneRows[i];
+            if (bias) {
+              Value qc = em.min(lr.query, em.sub(tq, em.c(1)));
+              Value jc = em.min(j, em.sub(tk, em.c(1)));
+              Value bv = memref::LoadOp::create(
+                  eb, loc, bias, ValueRange{batch, lr.head, qc, jc});
+              x = arith::AddFOp::create(eb, loc, x, buildLog2Bias(eb, loc, bv));
+            }
+            if (lr.slope) {
+              Value dist = indexToF32(eb, loc, em.sub(lr.position, j));
+              Value pen = arith::MulFOp::create(
+                  eb, loc, lr.slope, math::AbsFOp::create(eb, loc, dist));
+              x = arith::SubFOp::create(eb, loc, x, pen);
+            }
+            return x;
+          });
         Value masked = arith::OrIOp::create(
             lb, loc, lm.lt(k0, h),
             arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sgt,
                                   lm.add(k0, bc), ub));
         auto ifMasked = scf::IfOp::create(
-            lb, loc, SmallVector<Type>(sFrags, accType), masked,
+            lb, loc, SmallVector<Type>(tiles * sFrags, accType), masked,
             /*withElseRegion=*/true);
         {
           OpBuilder tb = OpBuilder::atBlockBegin(ifMasked.thenBlock());
           SmallVector<Value> hidden = s;
           elementwise(
-              tb, hidden, [&](OpBuilder &eb, Value x, int64_t r, Value j) {
-                const LaneRow &lr = laneRows[r];
+              tb, hidden, [&](OpBuilder &eb, Value x, int64_t i, Value j) {
+                const LaneRow &lr = laneRows[i];
                 Value vis = buildKeyVisible(
                     eb, loc, kind, window,
                     MaskPoint{lr.query, j, off, dEnd, lr.position, Value()});
@@ -487,37 +536,55 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
         // Online softmax per row: the block's row maximum over the quad's
         // 4 lanes (xor shuffles 1, 2), the new running maximum, the
         // rescale factor, P = exp2(S - max), the lane's share of the sum.
-        Value alpha[2];
-        for (int64_t r = 0; r < 2; ++r) {
+        SmallVector<Value> alpha(laneRowCount);
+        for (int64_t i = 0; i < laneRowCount; ++i) {
+          int64_t t = i / 2, r = i % 2;
           Value blockMax = cstF32(lb, loc, -INFINITY);
           for (int64_t n = 0; n < sFrags; ++n)
             for (int64_t cc = 0; cc < 2; ++cc)
               blockMax = arith::MaxNumFOp::create(
                   lb, loc, blockMax,
-                  vector::ExtractOp::create(lb, loc, s[n],
+                  vector::ExtractOp::create(lb, loc, s[t * sFrags + n],
                                             ArrayRef<int64_t>{r, cc}));
           blockMax = quadReduce(lb, loc, blockMax, /*isMax=*/true);
-          Value next = arith::MaximumFOp::create(lb, loc, mx[r], blockMax);
-          alpha[r] = math::Exp2Op::create(
-              lb, loc, arith::SubFOp::create(lb, loc, mx[r], next), approx);
-          mx[r] = next;
+          if (foldScale)
+            blockMax = arith::MulFOp::create(lb, loc, blockMax,
+                                             cstF32(lb, loc, scale));
+          Value next = arith::MaximumFOp::create(lb, loc, mx[i], blockMax);
+          alpha[i] = math::Exp2Op::create(
+              lb, loc, arith::SubFOp::create(lb, loc, mx[i], next), approx);
+          mx[i] = next;
         }
-        Value rowSum[2] = {cstF32(lb, loc, 0.0f), cstF32(lb, loc, 0.0f)};
-        elementwise(lb, s, [&](OpBuilder &eb, Value x, int64_t r, Value) {
-          Value p = math::Exp2Op::create(
-              eb, loc, arith::SubFOp::create(eb, loc, x, mx[r]), approx);
-          rowSum[r] = arith::AddFOp::create(eb, loc, rowSum[r], p);
+        SmallVector<Value> rowSum(laneRowCount, cstF32(lb, loc, 0.0f));
+        SmallVector<Value> negMax;
+        if (foldScale)
+          for (Value m : mx)
+            negMax.push_back(arith::NegFOp::create(lb, loc, m));
+        elementwise(lb, s, [&](OpBuilder &eb, Value x, int64_t i, Value) {
+          // x * scale - max in one fma when the scale is folded.
+          Value shifted =
+              foldScale ? math::FmaOp::create(eb, loc, x,
+                                              cstF32(eb, loc, scale), negMax[i])
+                              .getResult()
+                        : arith::SubFOp::create(eb, loc, x, mx[i]).getResult();
+          Value p = math::Exp2Op::create(eb, loc, shifted, approx);
+          rowSum[i] = arith::AddFOp::create(eb, loc, rowSum[i], p);
           return p;
         });
-        for (int64_t r = 0; r < 2; ++r)
-          sum[r] = arith::AddFOp::create(
-              lb, loc, arith::MulFOp::create(lb, loc, sum[r], alpha[r]),
-              rowSum[r]);
-        Value rescale = vector::FromElementsOp::create(
-            lb, loc, accType,
-            ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
-        for (Value &frag : o)
-          frag = arith::MulFOp::create(lb, loc, frag, rescale);
+        for (int64_t i = 0; i < laneRowCount; ++i)
+          sum[i] = arith::AddFOp::create(
+              lb, loc, arith::MulFOp::create(lb, loc, sum[i], alpha[i]),
+              rowSum[i]);
+        for (int64_t t = 0; t < tiles; ++t) {
+          Value rescale = vector::FromElementsOp::create(
+              lb, loc, accType,
+              ValueRange{alpha[2 * t], alpha[2 * t], alpha[2 * t + 1],
+                         alpha[2 * t + 1]});
+          for (int64_t dn = 0; dn < oFrags; ++dn) {
+            Value &frag = o[t * oFrags + dn];
+            frag = arith::MulFOp::create(lb, loc, frag, rescale);
+          }
+        }
 
         // O += P V: P's A fragments from the score fragments 2kk and
         // 2kk + 1 (their C layout is A's, rounded to 16 bits); V's B
@@ -525,16 +592,19 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
         // (matrix q at keys + 8 (q % 2), columns + 8 (q / 2)).
         auto aType = VectorType::get({4, 2}, half);
         for (int64_t kk = 0; kk < bc / 16; ++kk) {
-          SmallVector<Value> elements;
-          for (int64_t n : {2 * kk, 2 * kk + 1})
-            for (int64_t r = 0; r < 2; ++r)
-              for (int64_t cc = 0; cc < 2; ++cc)
-                elements.push_back(arith::TruncFOp::create(
-                    lb, loc, half,
-                    vector::ExtractOp::create(lb, loc, s[n],
-                                              ArrayRef<int64_t>{r, cc})));
-          Value pFrag =
-              vector::FromElementsOp::create(lb, loc, aType, elements);
+          SmallVector<Value> pFrags;
+          for (int64_t t = 0; t < tiles; ++t) {
+            SmallVector<Value> elements;
+            for (int64_t n : {2 * kk, 2 * kk + 1})
+              for (int64_t r = 0; r < 2; ++r)
+                for (int64_t cc = 0; cc < 2; ++cc)
+                  elements.push_back(arith::TruncFOp::create(
+                      lb, loc, half,
+                      vector::ExtractOp::create(lb, loc, s[t * sFrags + n],
+                                                ArrayRef<int64_t>{r, cc})));
+            pFrags.push_back(
+                vector::FromElementsOp::create(lb, loc, aType, elements));
+          }
           for (int64_t dn = 0; dn < oFrags; dn += 2) {
             Value frags = ldmatrix(lb, vTile, lm.add(base, kk * 16), dn * 8,
                                    /*rowsFirst=*/true, /*trans=*/true);
@@ -542,16 +612,19 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
               Value bFrag = vector::ExtractStridedSliceOp::create(
                   lb, loc, frags, ArrayRef<int64_t>{2 * p, 0},
                   ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
-              o[dn + p] =
-                  nvgpu::MmaSyncOp::create(lb, loc, pFrag, bFrag, o[dn + p],
-                                           ArrayRef<int64_t>{16, 8, 16});
+              for (int64_t t = 0; t < tiles; ++t) {
+                Value &acc = o[t * oFrags + dn + p];
+                acc = nvgpu::MmaSyncOp::create(lb, loc, pFrags[t], bFrag, acc,
+                                               ArrayRef<int64_t>{16, 8, 16});
+              }
             }
           }
         }
         // The next iteration's copies overwrite this stage.
         gpu::BarrierOp::create(lb, loc);
         SmallVector<Value> results = o;
-        results.append({mx[0], mx[1], sum[0], sum[1]});
+        llvm::append_range(results, mx);
+        llvm::append_range(results, sum);
         scf::YieldOp::create(lb, loc, results);
       });
   // The copies of the block after the last are still in flight.
@@ -560,10 +633,12 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
   // out = O / l (0 for a row with no visible key).
   Type outElement = outType.getElementType();
   Value zeroF = cstF32(b, loc, 0.0f);
-  for (int64_t r = 0; r < 2; ++r) {
-    Value total = quadReduce(b, loc, keyLoop.getResult(oFrags + 2 + r),
-                             /*isMax=*/false);
-    const LaneRow &lr = laneRows[r];
+  for (int64_t i = 0; i < laneRowCount; ++i) {
+    int64_t t = i / 2, r = i % 2;
+    Value total =
+        quadReduce(b, loc, keyLoop.getResult(tiles * oFrags + laneRowCount + i),
+                   /*isMax=*/false);
+    const LaneRow &lr = laneRows[i];
     Value rowIn = m.lt(lr.query, tq);
     Value positive =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, total, zeroF);
@@ -572,7 +647,8 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
         Value col = m.add(m.mul(thread, 2), dn * 8 + cc);
         Value inBounds =
             arith::AndIOp::create(b, loc, rowIn, m.lt(col, m.c(dv)));
-        Value x = vector::ExtractOp::create(b, loc, keyLoop.getResult(dn),
+        Value x = vector::ExtractOp::create(b, loc,
+                                            keyLoop.getResult(t * oFrags + dn),
                                             ArrayRef<int64_t>{r, cc});
         Value y = arith::SelectOp::create(
             b, loc, positive, arith::DivFOp::create(b, loc, x, total), zeroF);

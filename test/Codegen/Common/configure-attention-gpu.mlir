@@ -16,11 +16,11 @@ func.func @gpt2_f32(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: te
 // -----
 
 // LLaMA's heads (128) in groups of 4 at bf16 on tensor cores: the
-// FlashAttention-2 kernel, its 64 rows the 4 heads of a group at 16
-// queries, key blocks of 32 (K and V buffers of 64 rows of 136 elements:
-// 34 KiB; blocks of 64 would need 68 KiB).
+// FlashAttention-2 kernel, its 128 rows the 4 heads of a group at 32
+// queries, key blocks of 32 (blocks of 64 would need 192 accumulators per
+// thread).
 // MMA-LABEL: func.func @llama_bf16
-// MMA: tfm.lowering_config = #tfm.gpu_flash_attention<block_q = 16, heads = 4, block_k = 32, warps = 4>
+// MMA: tfm.lowering_config = #tfm.gpu_flash_attention<block_q = 32, heads = 4, block_k = 32, warps = 4, row_tiles = 2, q_shared = true>
 // Without tensor cores, with the rounded copies of Q, P, K and V even one
 // query row against one warp of keys needs 70720 bytes, more than a block
 // has. On a GPU that is no error: the op keeps the untiled lowering (GEMM

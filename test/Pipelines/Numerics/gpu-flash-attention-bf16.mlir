@@ -3,6 +3,18 @@
 // RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-lower-to-nvvm{emulate=1 precision=bf16})' --mlir-pass-statistics 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=STATS
+// The built-in block is 4 warps of two 16-row tiles with Q in shared
+// memory; -tfm-configure-attention's gpu-flash sets others: one tile per
+// warp with Q's fragments in registers (staged in the K buffer), and 8
+// warps of two tiles with Q in registers.
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{gpu-flash=4,1,64},tfm-lower-to-nvvm{emulate=1 precision=bf16})' \
+// RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{gpu-flash=8,2,32},tfm-lower-to-nvvm{emulate=1 precision=bf16})' \
+// RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{gpu-flash=4,2,64})' \
+// RUN:   | FileCheck %s --check-prefix=TILES2
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention)' \
+// RUN:   | FileCheck %s --check-prefix=DEFAULT
 //
 // The FlashAttention-2 kernel on tensor cores (#tfm.gpu_flash_attention,
 // bf16 Q, K and V) run through the emulation against the same tfm.attention
@@ -18,6 +30,8 @@
 // STATS: (S) 8 flash
 // STATS: GPUFlashAttentionPass
 // STATS-NEXT: (S) 8 kernels
+// TILES2: #tfm.gpu_flash_attention<block_q = 128, heads = 1, block_k = 64, warps = 4, row_tiles = 2>
+// DEFAULT: #tfm.gpu_flash_attention<block_q = 128, heads = 1, block_k = 64, warps = 4, row_tiles = 2, q_shared = true>
 
 module attributes {tfm.precision = bf16} {
 func.func private @printMemrefF32(tensor<*xf32>) attributes {llvm.emit_c_interface}

@@ -207,15 +207,24 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     or f16, an op whose head sizes `D` and `Dv` are multiples of 8 gets
     `#tfm.gpu_flash_attention` instead (with option `tensor-cores`, default
     on), which `-tfm-gpu-flash-attention` builds into a FlashAttention-2
-    kernel: 4 warps of 16 rows each; the rows are (query, head) pairs of
-    `heads` query heads of one K/V group, `heads` the largest divisor of
-    `G` that divides 64 (the group shares each K/V block), `block_q =
-    64 / heads`; `block_k` the largest of 64, 32, 16 (and at most the static
-    `Tk` rounded up to 16, unless none is) whose K and V buffers fit the
-    block's shared memory and whose K and V blocks are a whole number of
-    16-byte copies for the 128 threads (`block_k * D' / 8`, `D'` the head
-    size padded to 16; with none, the op is tiled as without tensor
-    cores).
+    kernel: 4 warps of two 16-row tiles each (`row_tiles = 2`), Q's
+    fragments read from a shared-memory buffer of its own (`q_shared`); the
+    128 rows are (query, head) pairs of `heads` query heads of one K/V
+    group, `heads` the largest divisor of `G` that divides 128 (the group
+    shares each K/V block), `block_q = 128 / heads`; `block_k` the largest
+    of 64, 32, 16 (and at most the static `Tk` rounded up to 16, unless
+    none is) whose buffers fit the shared memory a block can opt into (past
+    48 KiB, `-tfm-gpu-dynamic-shared-memory` moves them to dynamic shared
+    memory), whose K and V blocks are a whole number of 16-byte copies for
+    the 128 threads (`block_k * D' / 8`, `D'` the head size padded to 16)
+    and whose f32 accumulators, `row_tiles * (block_k + Dv') / 2` per
+    thread, are at most 160 (so ptxas needs no spills: D = 128 takes
+    32-key blocks); with none, one row tile per warp, and with none
+    either, the op is tiled as without tensor cores. Measured on an H200:
+    0.74 -> 0.85 of PyTorch SDPA's flash backend against 4 warps of one
+    tile with Q in registers (docs/performance.md). Option `gpu-flash`
+    (`warps,row_tiles,max_block_k[,q_shared]`) sets the block instead,
+    with no accumulator cap.
 
     Split-K decode (CPU): an op with a static `Tq` of 1 (the `@decode`
     step of a generation library) whose K/V heads are fewer than the
@@ -242,6 +251,10 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "GPU: the FlashAttention-2 tensor-core kernel for 16-bit Q, K, "
            "V on sm_80+ (#tfm.gpu_flash_attention)">,
+    ListOption<"gpuFlash", "gpu-flash", "int64_t",
+               "GPU: the tensor-core kernel's block instead of the built-in "
+               "one: warps,row_tiles,max_block_k[,q_shared] (its buffers may "
+               "use the dynamic shared memory a block can opt into)">,
     Option<"decodeKeySplits", "decode-key-splits", "int64_t",
            /*default=*/"0",
            "CPU, static Tq = 1: key ranges per sequence and K/V head at "

@@ -52,8 +52,10 @@ def GPUFlashAttentionPass : Pass<"tfm-gpu-flash-attention", "func::FuncOp"> {
 
     **The kernel.** Block (x, y, z) takes queries `q0 = x * block_q` on of
     batch element z, and `heads` query heads of K/V head `y / (G / heads)`.
-    Its rows are (query, head) pairs, query-major; warp w owns rows 16w to
-    16w + 15. In order:
+    Its rows are (query, head) pairs, query-major; warp w owns R =
+    `row_tiles` tiles of 16 rows, rows 16Rw to 16R(w + 1) - 1, and every K
+    or V fragment it loads serves its R tiles (R = 2 halves the `ldmatrix`
+    per `mma.sync`). In order:
     - Q: the block's rows (zeros past `Tq` and past `D` up to a multiple of
       16) are staged into the K buffer with 16-byte `cp.async` copies, and
       each warp loads its Q fragments (`ldmatrix` x4, one per 16 of `D`)
