@@ -24,6 +24,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_GPUTILECONTRACTIONPASS
@@ -41,6 +42,25 @@ namespace {
 struct GemmKernelBase {
   GemmKernelBase(linalg::LinalgOp op, const GemmDims &g)
       : op(op), g(g), loc(op.getLoc()) {}
+
+  /// Where the accumulators' initial values come from: the output, or the
+  /// input of the broadcast that filled it (`fuseInitBroadcast`), read
+  /// through `initMap` from the contraction's loops.
+  void setInitSource(Value buffer, AffineMap map) {
+    initBuffer = buffer;
+    initMap = map;
+  }
+  /// The initial value of the output element at loop indices `ivs`.
+  Value loadInit(OpBuilder &b, ArrayRef<Value> ivs) {
+    if (!initBuffer) {
+      OpOperand &out = *op.getDpsInitOperand(0);
+      return memref::LoadOp::create(b, loc, out.get(), indices(out, ivs));
+    }
+    SmallVector<Value> at;
+    for (AffineExpr e : initMap.getResults())
+      at.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+    return memref::LoadOp::create(b, loc, initBuffer, at);
+  }
 
   Value index(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -93,6 +113,8 @@ struct GemmKernelBase {
   SmallVector<Value> sizes;
   SmallVector<Value> blockIvs;
   Value tid;
+  Value initBuffer;
+  AffineMap initMap;
 };
 
 void GemmKernelBase::copySlice(OpBuilder &b, OpOperand &operand, Value tile,
@@ -146,6 +168,7 @@ public:
         threadsX(blockN / threadN), threadsY(blockM / threadM),
         threads(threadsX * threadsY) {}
 
+  using GemmKernelBase::setInitSource;
   LogicalResult build(IRRewriter &rw);
 
 private:
@@ -209,14 +232,13 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
   Value one = index(b, 1);
   Value mLast = arith::SubIOp::create(b, loc, m, one);
   Value nLast = arith::SubIOp::create(b, loc, n, one);
-  OpOperand &out = *op.getDpsInitOperand(0);
   SmallVector<Value> init;
   for (Value row : rows)
     for (Value col : cols) {
       SmallVector<Value> ivs = blockIvs;
       ivs[g.m] = arith::MinUIOp::create(b, loc, row, mLast);
       ivs[g.n] = arith::MinUIOp::create(b, loc, col, nLast);
-      init.push_back(load(b, out, ivs));
+      init.push_back(loadInit(b, ivs));
     }
 
   OpOperand &a = *op.getDpsInputOperand(g.a);
@@ -261,6 +283,7 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
         scf::YieldOp::create(lb, loc, inner.getResults());
       });
 
+  OpOperand &out = *op.getDpsInitOperand(0);
   for (auto [i, row] : llvm::enumerate(rows))
     for (auto [j, col] : llvm::enumerate(cols)) {
       Value inBounds = arith::AndIOp::create(
@@ -290,6 +313,7 @@ public:
   MmaKernelBuilder(linalg::LinalgOp op, const GemmDims &g, GpuMmaAttr config)
       : GemmKernelBase(op, g), config(config) {}
 
+  using GemmKernelBase::setInitSource;
   LogicalResult build(IRRewriter &rw);
 
 private:
@@ -472,7 +496,6 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   Value one = index(b, 1);
   Value mLast = arith::SubIOp::create(b, loc, m, one);
   Value nLast = arith::SubIOp::create(b, loc, n, one);
-  OpOperand &out = *op.getDpsInitOperand(0);
   SmallVector<Value> init;
   for (int64_t i = 0; i < fm; ++i)
     for (int64_t j = 0; j < fn; ++j) {
@@ -485,8 +508,7 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
               b, loc, arith::AddIOp::create(b, loc, m0, rowLocal), mLast);
           ivs[g.n] = arith::MinUIOp::create(
               b, loc, arith::AddIOp::create(b, loc, n0, colLocal), nLast);
-          elements.push_back(
-              memref::LoadOp::create(b, loc, out.get(), indices(out, ivs)));
+          elements.push_back(loadInit(b, ivs));
         }
       init.push_back(vector::FromElementsOp::create(b, loc, accType, elements));
     }
@@ -629,6 +651,7 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   if (stages > 1)
     nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
 
+  OpOperand &out = *op.getDpsInitOperand(0);
   for (int64_t i = 0; i < fm; ++i)
     for (int64_t j = 0; j < fn; ++j)
       for (int64_t r = 0; r < 2; ++r)
@@ -677,29 +700,86 @@ struct GPUTileContractionPass
             << config << " but is not a contraction the GEMM kernel takes";
         return signalPassFailure();
       }
+      InitSource init = fuseInitBroadcast(op);
       if (auto choice = dyn_cast<GpuMmaChoiceAttr>(config)) {
-        if (failed(buildChoice(rw, op, *g, choice)))
+        if (failed(buildChoice(rw, op, *g, choice, init)))
           return signalPassFailure();
         mmaKernels += 2;
-        continue;
-      }
-      if (auto mma = dyn_cast<GpuMmaAttr>(config)) {
-        if (failed(MmaKernelBuilder(op, *g, mma).build(rw)))
+      } else if (auto mma = dyn_cast<GpuMmaAttr>(config)) {
+        MmaKernelBuilder builder(op, *g, mma);
+        builder.setInitSource(init.buffer, init.map);
+        if (failed(builder.build(rw)))
           return signalPassFailure();
         ++mmaKernels;
-        continue;
+      } else {
+        GemmKernelBuilder builder(op, *g, cast<GpuContractionAttr>(config));
+        builder.setInitSource(init.buffer, init.map);
+        if (failed(builder.build(rw)))
+          return signalPassFailure();
+        ++kernels;
       }
-      if (failed(GemmKernelBuilder(op, *g, cast<GpuContractionAttr>(config))
-                     .build(rw)))
-        return signalPassFailure();
-      ++kernels;
+      if (init.broadcast) {
+        rw.eraseOp(init.broadcast);
+        ++fusedBroadcasts;
+      }
     }
+  }
+
+  /// The broadcast that fills a contraction's output right before it (a
+  /// bias: `linalg.generic` of parallel loops, one input read through a
+  /// projected permutation, the output through the identity, a payload
+  /// that yields the input): the kernel starts its accumulators from the
+  /// broadcast's input, and the broadcast goes. Nothing that touches
+  /// memory runs between the two (views, index arithmetic and
+  /// allocations may), so nothing else sees the output's intermediate
+  /// values. A row kernel's stage (-tfm-gpu-configure) or an op with a
+  /// schedule of its own is left alone.
+  struct InitSource {
+    Value buffer;
+    AffineMap map;
+    Operation *broadcast = nullptr;
+  };
+  InitSource fuseInitBroadcast(linalg::LinalgOp op) {
+    // The op before, past views, index arithmetic and new buffers (which
+    // touch no memory the two share).
+    Operation *prev = op->getPrevNode();
+    while (prev && (isMemoryEffectFree(prev) || isa<memref::AllocOp>(prev)))
+      prev = prev->getPrevNode();
+    auto producer = dyn_cast_or_null<linalg::GenericOp>(prev);
+    Value out = op.getDpsInitOperand(0)->get();
+    if (!fuseBias || !producer || producer.getNumDpsInputs() != 1 ||
+        producer.getNumDpsInits() != 1 ||
+        producer.getDpsInitOperand(0)->get() != out ||
+        producer->hasAttr(kLoweringConfigAttr) ||
+        producer->hasAttr(kRowKernelStageAttr) ||
+        producer.getNumParallelLoops() != producer.getNumLoops() ||
+        !producer.hasPureBufferSemantics())
+      return {};
+    OpOperand *input = producer.getDpsInputOperand(0);
+    AffineMap inputMap = producer.getMatchingIndexingMap(input);
+    if (!producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+             .isIdentity() ||
+        !inputMap.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return {};
+    auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
+    if (yield.getNumOperands() != 1 ||
+        yield.getOperand(0) != producer.getBody()->getArgument(0) ||
+        !isa<MemRefType>(input->get().getType()) ||
+        cast<MemRefType>(input->get().getType()).getElementType() !=
+            cast<MemRefType>(out.getType()).getElementType())
+      return {};
+    // The input's indices from the contraction's loops: through the
+    // contraction's output map, then the broadcast's input map.
+    AffineMap map =
+        inputMap.compose(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+    return {input->get(), map, producer};
   }
 
   /// Both kernels of a #tfm.gpu_mma_choice, in the two branches of an
   /// scf.if on the large tiles' grid size (the attribute's rule).
   LogicalResult buildChoice(IRRewriter &rw, linalg::LinalgOp op,
-                            const GemmDims &g, GpuMmaChoiceAttr choice) {
+                            const GemmDims &g, GpuMmaChoiceAttr choice,
+                            const InitSource &init) {
     Location loc = op.getLoc();
     rw.setInsertionPoint(op);
     SmallVector<Value> sizes;
@@ -723,7 +803,9 @@ struct GPUTileContractionPass
           std::pair(branch.elseBlock(), choice.getSmall())}) {
       rw.setInsertionPoint(block->getTerminator());
       auto clone = cast<linalg::LinalgOp>(rw.clone(*op));
-      if (failed(MmaKernelBuilder(clone, g, config).build(rw)))
+      MmaKernelBuilder builder(clone, g, config);
+      builder.setInitSource(init.buffer, init.map);
+      if (failed(builder.build(rw)))
         return failure();
     }
     rw.eraseOp(op);
@@ -734,6 +816,10 @@ struct GPUTileContractionPass
                         "Contractions lowered to GEMM kernels"};
   PassStatistic mmaKernels{this, numMmaKernels, "mma-kernels",
                            "Contractions lowered to tensor-core GEMM kernels"};
+  PassStatistic fusedBroadcasts{
+      this, numFusedBroadcasts, "fused-broadcasts",
+      "Broadcasts into a contraction's output read as its initial values "
+      "instead"};
 };
 
 } // namespace

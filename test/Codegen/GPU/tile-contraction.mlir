@@ -1,4 +1,5 @@
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-tile-contraction))" | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(func.func(tfm-gpu-tile-contraction{fuse-bias=false}))" | FileCheck %s --check-prefix=NOFUSE
 
 // A batched matmul with a transposed right-hand side (attention's QK^T):
 // blocks x over n tiles, y over m tiles, z over the batch; 16 x 8 threads;
@@ -305,5 +306,67 @@ func.func @mma_choice_attr() attributes {x = #tfm.gpu_mma_choice<large = <block_
 
 // expected-error @+1 {{'min_blocks' must be positive}}
 func.func @mma_choice_blocks() attributes {x = #tfm.gpu_mma_choice<large = <block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4>, small = <block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2>, min_blocks = 0>} {
+  return
+}
+
+// -----
+
+// A bias broadcast into the output right before the contraction (a linear
+// layer's): the accumulators start from the bias, read by column (4 per
+// 16 x 8 fragment, 2 x 4 fragments per warp of a 64 x 64 tile of 2 x 2
+// warps), never from the output, and the broadcast goes (a view and an
+// allocation between the two change nothing). The broadcast with a store
+// between it and the contraction, or with a payload of its own, stays. With fuse-bias=false every broadcast stays.
+// CHECK-LABEL: func.func @bias
+// CHECK-SAME:    (%[[A:[a-z0-9]+]]: memref<?x96xbf16>, %[[B:[a-z0-9]+]]: memref<200x96xbf16>, %[[BIAS:[a-z0-9]+]]: memref<200xf32>, %[[C:[a-z0-9]+]]: memref<?x200xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         gpu.launch
+// CHECK-COUNT-32: memref.load %[[BIAS]][%{{.*}}] : memref<200xf32>
+// CHECK-NOT:     memref.load %[[C]]
+// CHECK:         scf.for
+// CHECK:         gpu.terminator
+// Something between: the broadcast stays and the kernel reads the output.
+// CHECK:         linalg.generic
+// CHECK:         memref.store
+// CHECK:         gpu.launch
+// CHECK:         memref.load %[[C]]
+// A payload that is more than the input: stays.
+// CHECK:         linalg.generic
+// CHECK:           arith.mulf
+// CHECK:         gpu.launch
+// CHECK:         memref.load %[[C]]
+// NOFUSE-LABEL:  func.func @bias
+// NOFUSE-COUNT-3: linalg.generic
+// NOFUSE-NOT:    memref.load %arg2
+#bcast = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @bias(%a: memref<?x96xbf16>, %b: memref<200x96xbf16>, %bias: memref<200xf32>, %c: memref<?x200xf32>) {
+  linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]} ins(%bias : memref<200xf32>) outs(%c : memref<?x200xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %view = memref.expand_shape %b [[0, 1], [2]] output_shape [2, 100, 96] : memref<200x96xbf16> into memref<2x100x96xbf16>
+  %scratch = memref.alloc() : memref<4xf32>
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
+      ins(%a, %b : memref<?x96xbf16>, memref<200x96xbf16>) outs(%c : memref<?x200xf32>)
+  linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]} ins(%bias : memref<200xf32>) outs(%c : memref<?x200xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  memref.store %zero, %c[%c0, %c0] : memref<?x200xf32>
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
+      ins(%a, %b : memref<?x96xbf16>, memref<200x96xbf16>) outs(%c : memref<?x200xf32>)
+  linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]} ins(%bias : memref<200xf32>) outs(%c : memref<?x200xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %two = arith.mulf %in, %in : f32
+    linalg.yield %two : f32
+  }
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
+      ins(%a, %b : memref<?x96xbf16>, memref<200x96xbf16>) outs(%c : memref<?x200xf32>)
   return
 }

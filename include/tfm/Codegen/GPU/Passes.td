@@ -307,15 +307,34 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
     turns the products into `nvvm.mma.sync`; the emulation
     (`-tfm-gpu-emulate`) runs them across the 32 lanes of each warp.
 
+    **The bias.** A contraction whose output is filled right before it by
+    a broadcast (a `linalg.generic` of parallel loops that yields its one
+    input, read through a projected permutation, into the whole output:
+    a linear layer's bias) starts its accumulators from the broadcast's
+    input instead, and the broadcast goes: one kernel and one pass over
+    the output fewer per linear layer (option `fuse-bias`, default on).
+    Nothing that touches memory runs between the two (views, index
+    arithmetic and allocations may), so no other op sees the output's
+    intermediate values. A broadcast that is a row kernel's stage or has a
+    schedule of its own stays.
+
     **Untouched.** Ops without `#tfm.gpu_contraction` or `#tfm.gpu_mma`.
 
     **Errors.** A configured op that is not such a contraction; a
     `#tfm.gpu_mma` op whose inputs are not both bf16 or both f16.
   }];
+  let options = [
+    Option<"fuseBias", "fuse-bias", "bool", /*default=*/"true",
+           "Start a contraction's accumulators from the broadcast that fills "
+           "its output right before it (a bias), and drop the broadcast">,
+  ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Contractions lowered to GEMM kernels">,
     Statistic<"numMmaKernels", "mma-kernels",
               "Contractions lowered to tensor-core GEMM kernels">,
+    Statistic<"numFusedBroadcasts", "fused-broadcasts",
+              "Broadcasts into a contraction's output read as its initial "
+              "values instead">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
