@@ -198,6 +198,7 @@ def compile_library(tools, source, folder, target, args, precision="f32"):
         cmd += ["--target=nvptx", "--gpu-arch=" + args.arch]
         if args.gpu_emulate or target == "emu":
             cmd.append("--gpu-emulate")
+        cmd += args.tfmc_option
     start = time.time()
     log = os.path.join(folder, target + "-compile.log")
     try:
@@ -377,6 +378,10 @@ def main():
                          "host): tests this bundle and run.py on a machine without a GPU")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tfmc-option", action="append", default=[],
+                    help="one more tfmc option for the GPU libraries (repeatable), e.g. "
+                         "--tfmc-option=--pass-option=tfm-gpu-tile-contraction:fuse-bias=false "
+                         "for a bundle to time against")
     ap.add_argument("--precisions", default="f32,bf16,f16",
                     help="comma-separated --precision values: f32 prepares every model; "
                          "bf16/f16 add GPU-only variants NAME@bf16 of the small models "
@@ -437,6 +442,7 @@ def main():
              "created": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
              "host": platform.node(), "tfm_commit": commit or None,
              "gpu_arch": args.arch, "gpu_emulate": args.gpu_emulate,
+             "tfmc_options": args.tfmc_option,
              "cpu_target": args.cpu_target, "cuda_toolkit": toolkit_version(),
              "seed": args.seed, "models": entries + skipped}
     if kernel_summary is not None:
