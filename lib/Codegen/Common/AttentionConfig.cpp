@@ -15,6 +15,8 @@
 #include "tfm/IR/TfmOps.h"
 #include "tfm/Transforms/PassStatistics.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 
 namespace mlir::tfm {
@@ -181,8 +183,9 @@ static GpuFlashAttentionAttr chooseFlash(MLIRContext *ctx,
   // The legal key blocks, largest first: the largest within capK, else
   // the smallest above it.
   SmallVector<GpuFlashAttentionAttr> legal;
-  for (int64_t blockK = llvm::PowerOf2Ceil(shape.maxBlockK); blockK >= 16;
-       blockK /= 2) {
+  for (int64_t blockK = static_cast<int64_t>(
+           llvm::bit_floor(static_cast<uint64_t>(shape.maxBlockK)));
+       blockK >= 16; blockK /= 2) {
     auto config =
         GpuFlashAttentionAttr::get(ctx, rows / heads, heads, blockK,
                                    shape.warps, shape.rowTiles, shape.qShared);
@@ -302,17 +305,31 @@ struct ConfigureAttentionPass
       shape->roundedInputs = rounded;
       auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
       if (rounded && tensorCores && gpu && gpu.hasHalfMmaSync()) {
+        if (!gpuFlash.empty() &&
+            32 * flashShape.warps > gpu.getMaxThreadsPerBlock()) {
+          op->emitError() << "-tfm-configure-attention: option 'gpu-flash': "
+                          << flashShape.warps << " warps are more threads than "
+                          << "the target's " << gpu.getMaxThreadsPerBlock()
+                          << " per block";
+          return signalPassFailure();
+        }
         // Past 48 KiB, -tfm-gpu-dynamic-shared-memory moves the buffers to
         // the dynamic shared memory a block can opt into.
         GpuFlashAttentionAttr flash =
             chooseFlash(&getContext(), *shape,
                         gpu.getMaxBlockSharedMemoryBytes(), flashShape);
         if (!flash && gpuFlash.empty()) {
-          // Heads too long for two row tiles' accumulators: one.
+          // Heads too long for two row tiles' accumulators: one; and where
+          // a Q buffer of its own does not fit either, Q in the K buffer.
           FlashShape oneTile = flashShape;
           oneTile.rowTiles = 1;
           flash = chooseFlash(&getContext(), *shape,
                               gpu.getMaxBlockSharedMemoryBytes(), oneTile);
+          if (!flash) {
+            oneTile.qShared = false;
+            flash = chooseFlash(&getContext(), *shape,
+                                gpu.getMaxBlockSharedMemoryBytes(), oneTile);
+          }
         }
         if (flash) {
           op->setAttr(kLoweringConfigAttr, flash);

@@ -761,6 +761,15 @@ struct GPUTileContractionPass
              .isIdentity() ||
         !inputMap.isProjectedPermutation(/*allowZeroInResults=*/false))
       return {};
+    // The bias must not be (a view of) the output, nor may the
+    // contraction read the output as an operand: the kernel reads them
+    // while other blocks write the output.
+    Value outRoot = viewRoot(out);
+    if (viewRoot(input->get()) == outRoot ||
+        llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+          return viewRoot(operand->get()) == outRoot;
+        }))
+      return {};
     auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
     if (yield.getNumOperands() != 1 ||
         yield.getOperand(0) != producer.getBody()->getArgument(0) ||

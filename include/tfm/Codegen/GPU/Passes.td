@@ -48,7 +48,7 @@ def GPUFlashAttentionPass : Pass<"tfm-gpu-flash-attention", "func::FuncOp"> {
     `tfm.attention_kernel %q, %k, %v into %out {tfm.lowering_config =
     #tfm.gpu_flash_attention<...>} => gpu.launch blocks(query blocks, K/V
     heads x head groups, B) threads(32 x warps) workgroup(K buffer, V
-    buffer) { ... }`
+    buffer[, Q buffer]) { ... }`
 
     **The kernel.** Block (x, y, z) takes queries `q0 = x * block_q` on of
     batch element z, and `heads` query heads of K/V head `y / (G / heads)`.
@@ -57,9 +57,11 @@ def GPUFlashAttentionPass : Pass<"tfm-gpu-flash-attention", "func::FuncOp"> {
     or V fragment it loads serves its R tiles (R = 2 halves the `ldmatrix`
     per `mma.sync`). In order:
     - Q: the block's rows (zeros past `Tq` and past `D` up to a multiple of
-      16) are staged into the K buffer with 16-byte `cp.async` copies, and
-      each warp loads its Q fragments (`ldmatrix` x4, one per 16 of `D`)
-      into registers, where they stay.
+      16) are staged with 16-byte `cp.async` copies: with `q_shared` into
+      a buffer of their own, from which each warp loads its Q fragments
+      (`ldmatrix` x4, one per 16 of `D` and row tile) at every key block;
+      without, into the K buffer, from which each warp loads them into
+      registers once, where they stay.
     - The key range, computed by every thread alike from the block ids,
       `offsets` and `key_lengths`, exactly as `-tfm-tile-sram` computes
       it: keys before the first any row sees (sliding window) and from the
@@ -69,9 +71,12 @@ def GPUFlashAttentionPass : Pass<"tfm-gpu-flash-attention", "func::FuncOp"> {
       block i + 1 is put in flight (cp.async, zeros past the key range)
       before `wait_group 1` and a barrier make block i visible. S = Q K^T
       by `mma.sync` m16n8k16 (B fragments by `ldmatrix` x4, two 8-key
-      fragments each); S times scale * log2(e), plus the bias (in log2
-      units, as `-tfm-tile-sram` adds it) and minus the ALiBi penalty; in
-      a masked block, -inf where the key is hidden. Online softmax in
+      fragments each, per 16 of `D`); S times scale * log2(e), plus the
+      bias (in log2 units, as `-tfm-tile-sram` adds it) and minus the
+      ALiBi penalty; in a masked block, -inf where the key is hidden.
+      Without a bias or ALiBi (and a positive scale) S stays unscaled: the
+      row maximum below is taken over the raw scores and scaled once, and
+      `P = exp2(fma(S, scale, -m'))`. Online softmax in
       registers: the row maximum over the lane's elements and its quad (xor
       shuffles 1 and 2), `m' = max(m, rowmax)` (m starts at -FLT_MAX, so a
       row masked so far gets 0 weights, never NaN), `alpha = exp2(m -
