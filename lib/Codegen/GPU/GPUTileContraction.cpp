@@ -56,10 +56,7 @@ struct GemmKernelBase {
       OpOperand &out = *op.getDpsInitOperand(0);
       return memref::LoadOp::create(b, loc, out.get(), indices(out, ivs));
     }
-    SmallVector<Value> at;
-    for (AffineExpr e : initMap.getResults())
-      at.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
-    return memref::LoadOp::create(b, loc, initBuffer, at);
+    return memref::LoadOp::create(b, loc, initBuffer, indices(initMap, ivs));
   }
 
   Value index(OpBuilder &b, int64_t v) {
@@ -67,8 +64,12 @@ struct GemmKernelBase {
   }
   /// The indices of `operand` at loop indices `ivs`.
   SmallVector<Value> indices(OpOperand &operand, ArrayRef<Value> ivs) {
+    return indices(op.getMatchingIndexingMap(&operand), ivs);
+  }
+  /// The results of projected permutation `map` at loop indices `ivs`.
+  static SmallVector<Value> indices(AffineMap map, ArrayRef<Value> ivs) {
     SmallVector<Value> result;
-    for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
+    for (AffineExpr e : map.getResults())
       result.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
     return result;
   }
@@ -172,11 +173,6 @@ public:
   LogicalResult build(IRRewriter &rw);
 
 private:
-  /// The element of `operand` at loop indices `ivs`.
-  Value load(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs) {
-    return memref::LoadOp::create(b, loc, operand.get(), indices(operand, ivs));
-  }
-
   int64_t blockM, blockN, blockK, threadM, threadN;
   int64_t threadsX, threadsY, threads;
 };
