@@ -391,12 +391,6 @@ OwningOpRef<ModuleOp> runFrontend(MLIRContext &context,
                   llvm::toString(std::move(e)));
       return nullptr;
     }
-    if (options.target != "cpu") {
-      reportError("--generation: the generation step is compiled for "
-                  "--target=cpu only so far (got --target=" +
-                  options.target + ")");
-      return nullptr;
-    }
   }
   OwningOpRef<ModuleOp> module =
       buildModule(context, model->config, buildOptions);

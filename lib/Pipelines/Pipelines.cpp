@@ -272,6 +272,8 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
   // Attention on tensor cores: a FlashAttention-2 kernel per op.
   pm.addNestedPass<func::FuncOp>(createGPUFlashAttentionPass());
   pm.addNestedPass<func::FuncOp>(createGPUMapAttentionPass());
+  // A generation step's KV cache appends: one kernel each.
+  pm.addNestedPass<func::FuncOp>(createGPUCacheAppendPass());
   pm.addPass(createExpandMemRefCopyPass());
   // Contractions: shared-memory GEMM kernels; row reductions: a block per
   // row; everything else: one thread per output (or per few rows of a

@@ -553,8 +553,11 @@ struct tfm_session {
   int64_t vocab = 0;
   /// Floats of one slot's cache: [L][2][Hkv][maxContext][Dh].
   int64_t floatsPerSlot = 0;
-  /// [maxSlots] of those, slot-major.
+  /// [maxSlots] of those, slot-major: in host memory for a CPU model, in
+  /// device memory for a CUDA model (deviceCache), where the generated
+  /// step reads and writes it.
   ZeroedArray<float> cache;
+  cuda::DeviceMemoryPtr deviceCache;
   /// The tokens each slot holds, [maxSlots].
   ZeroedArray<int64_t> lengths;
   /// Scratch of one step over a range of slots, allocated with the session
@@ -573,6 +576,7 @@ struct tfm_session {
   int64_t maxSource = 0;
   int64_t floatsPerCrossSlot = 0;
   ZeroedArray<float> cross;
+  cuda::DeviceMemoryPtr deviceCross;
   ZeroedArray<int32_t> sourceLengths;
   /// Scratch of an encode call: the sources [B, S] (S <= maxSource).
   ZeroedArray<int32_t> encodeIds;
@@ -583,6 +587,25 @@ struct tfm_session {
 };
 
 namespace {
+
+/// The model's device side, for a CUDA model's session (else null).
+cuda::Instance *deviceOf(const tfm_session *s) { return s->model->cuda.get(); }
+
+/// Slot `slot` of the session's cache (a device address for a CUDA model).
+float *cacheOf(const tfm_session *s, int64_t slot) {
+  float *base = s->deviceCache
+                    ? static_cast<float *>(cuda::address(*s->deviceCache))
+                    : s->cache.get();
+  return base + slot * s->floatsPerSlot;
+}
+
+/// Slot `slot` of the cross-attention cache (encoder-decoder models).
+float *crossOf(const tfm_session *s, int64_t slot) {
+  float *base = s->deviceCross
+                    ? static_cast<float *>(cuda::address(*s->deviceCross))
+                    : s->cross.get();
+  return base + slot * s->floatsPerCrossSlot;
+}
 
 tfm_status checkSlot(const tfm_session *s, int64_t slot, const char *name) {
   if (slot < 0 || slot >= s->maxSlots)
@@ -772,31 +795,54 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
     inOrder = slots[i] == lo + i;
   float *stepLogits = inOrder ? logits : s->stepLogits.get();
 
-  IdsDesc idsDesc =
-      describeContiguous<int32_t, 2>(s->stepIds.get(), {batch, steps});
-  LengthsDesc offsetsDesc =
-      describeContiguous<int32_t, 1>(s->stepOffsets.get(), {batch});
-  LengthsDesc lengthsDesc =
-      describeContiguous<int32_t, 1>(s->stepLengths.get(), {batch});
-  CacheDesc cacheDesc = describeContiguous<float, 6>(
-      &s->cache[lo * s->floatsPerSlot],
-      {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxContext, s->kv.headDim});
-  StepLogitsDesc logitsDesc =
-      describeContiguous<float, 2>(stepLogits, {batch, s->vocab});
-  CacheDesc crossDesc;
-  LengthsDesc sourceDesc;
-  if (s->kv.cross) {
-    crossDesc = describeContiguous<float, 6>(
-        &s->cross[lo * s->floatsPerCrossSlot],
-        {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
-    sourceDesc =
-        describeContiguous<int32_t, 1>(&s->sourceLengths[lo], {batch});
-  }
-  {
-    ThreadCountScope threads(s->model);
-    callStep(hostTable(s->model), &idsDesc, &offsetsDesc, &lengthsDesc,
-             &cacheDesc, s->kv.cross ? &crossDesc : nullptr,
+  // The step over host buffers (a CPU model) or over their device copies
+  // (a CUDA model; the caches are device memory already).
+  auto step = [&](void *const *table, int32_t *stepIds, int32_t *offsets,
+                  int32_t *stepLengths, int32_t *sources, float *out) {
+    IdsDesc idsDesc = describeContiguous<int32_t, 2>(stepIds, {batch, steps});
+    LengthsDesc offsetsDesc = describeContiguous<int32_t, 1>(offsets, {batch});
+    LengthsDesc lengthsDesc =
+        describeContiguous<int32_t, 1>(stepLengths, {batch});
+    CacheDesc cacheDesc = describeContiguous<float, 6>(
+        cacheOf(s, lo),
+        {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxContext, s->kv.headDim});
+    StepLogitsDesc logitsDesc =
+        describeContiguous<float, 2>(out, {batch, s->vocab});
+    CacheDesc crossDesc;
+    LengthsDesc sourceDesc;
+    if (s->kv.cross) {
+      crossDesc = describeContiguous<float, 6>(
+          crossOf(s, lo),
+          {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
+      sourceDesc = describeContiguous<int32_t, 1>(sources, {batch});
+    }
+    callStep(table, &idsDesc, &offsetsDesc, &lengthsDesc, &cacheDesc,
+             s->kv.cross ? &crossDesc : nullptr,
              s->kv.cross ? &sourceDesc : nullptr, &logitsDesc);
+  };
+  if (cuda::Instance *device = deviceOf(s)) {
+    // batch x steps and batch x vocab fit int64 (bounded at creation).
+    size_t rowBytes = sizeof(int32_t) * batch;
+    std::vector<cuda::HostBuffer> inputs = {
+        {s->stepIds.get(), rowBytes * steps},
+        {s->stepOffsets.get(), rowBytes},
+        {s->stepLengths.get(), rowBytes}};
+    if (s->kv.cross)
+      inputs.push_back({&s->sourceLengths[lo], rowBytes});
+    if (llvm::Error e = cuda::run(
+            *device, inputs, stepLogits, sizeof(float) * batch * s->vocab,
+            [&](llvm::ArrayRef<void *> in, void *out) {
+              step(cuda::weightTable(*device), static_cast<int32_t *>(in[0]),
+                   static_cast<int32_t *>(in[1]), static_cast<int32_t *>(in[2]),
+                   s->kv.cross ? static_cast<int32_t *>(in[3]) : nullptr,
+                   static_cast<float *>(out));
+            }))
+      return failWith(std::move(e));
+  } else {
+    ThreadCountScope threads(s->model);
+    step(hostTable(s->model), s->stepIds.get(), s->stepOffsets.get(),
+         s->stepLengths.get(), s->kv.cross ? &s->sourceLengths[lo] : nullptr,
+         stepLogits);
   }
 
   for (int64_t i = 0; i < n; ++i) {
@@ -1258,11 +1304,6 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
                     "' has no generation step: it was compiled without "
                     "generation entries (tfmc --generation)");
   }
-  if (m.device != Device::CPU)
-    return fail(TFM_ERROR_UNSUPPORTED,
-                "model '" + m.modelName + "' is a " + deviceName(m.device) +
-                    " model: generation sessions run CPU models only, for "
-                    "now (use tfm_model_forward over the whole sequence)");
   if (!_mlir_ciface_step)
     return fail(TFM_ERROR_MODEL, "model manifest has 'kv_cache' but the "
                                  "library has no _mlir_ciface_step");
@@ -1297,12 +1338,25 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
   std::unique_ptr<tfm_session> s(new (std::nothrow) tfm_session);
   if (!s)
     return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the session");
-  if (!s->cache.allocate(static_cast<uint64_t>(cacheFloats)))
-    return fail(TFM_ERROR_OUT_OF_MEMORY,
-                "cannot allocate the KV cache: " + llvm::Twine(cacheFloats) +
-                    " floats (max_slots " + llvm::Twine(max_slots) +
-                    " x max_context " + llvm::Twine(max_context) + " x " +
-                    llvm::Twine(perPosition) + " floats per token)");
+  s->model = model;
+  std::string cacheText =
+      ("the KV cache: " + llvm::Twine(cacheFloats) + " floats (max_slots " +
+       llvm::Twine(max_slots) + " x max_context " + llvm::Twine(max_context) +
+       " x " + llvm::Twine(perPosition) + " floats per token)")
+          .str();
+  if (model->cuda) {
+    uint64_t bytes;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(cacheFloats),
+                               sizeof(float), &bytes))
+      return fail(TFM_ERROR_INVALID_ARGUMENT, cacheText + " is too large");
+    llvm::Expected<cuda::DeviceMemoryPtr> memory =
+        cuda::allocateZeroed(*model->cuda, bytes, cacheText);
+    if (!memory)
+      return failWith(memory.takeError());
+    s->deviceCache = std::move(*memory);
+  } else if (!s->cache.allocate(static_cast<uint64_t>(cacheFloats))) {
+    return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate " + cacheText);
+  }
   if (!s->lengths.allocate(max_slots) || !s->rowOf.allocate(max_slots) ||
       !s->stepOffsets.allocate(max_slots) ||
       !s->stepLengths.allocate(max_slots) ||
@@ -1321,19 +1375,33 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
       return fail(TFM_ERROR_INVALID_ARGUMENT,
                   "max_slots " + llvm::Twine(max_slots) +
                       ": the cross-attention cache's size overflows");
-    if (!s->cross.allocate(static_cast<uint64_t>(crossFloats)) ||
-        !s->sourceLengths.allocate(max_slots) ||
+    std::string crossText =
+        ("the cross-attention cache: " + llvm::Twine(crossFloats) +
+         " floats (max_slots " + llvm::Twine(max_slots) + " x max_seq_len " +
+         llvm::Twine(source) + " x " + llvm::Twine(perPosition) +
+         " floats per source token)")
+            .str();
+    if (!s->sourceLengths.allocate(max_slots) ||
         !s->encodeIds.allocate(srcElements))
       return fail(TFM_ERROR_OUT_OF_MEMORY,
-                  "cannot allocate the cross-attention cache: " +
-                      llvm::Twine(crossFloats) + " floats (max_slots " +
-                      llvm::Twine(max_slots) + " x max_seq_len " +
-                      llvm::Twine(source) + " x " + llvm::Twine(perPosition) +
-                      " floats per source token)");
+                  "cannot allocate the session's scratch (" +
+                      llvm::Twine(max_slots) + " slots)");
+    if (model->cuda) {
+      uint64_t bytes;
+      if (__builtin_mul_overflow(static_cast<uint64_t>(crossFloats),
+                                 sizeof(float), &bytes))
+        return fail(TFM_ERROR_INVALID_ARGUMENT, crossText + " is too large");
+      llvm::Expected<cuda::DeviceMemoryPtr> memory =
+          cuda::allocateZeroed(*model->cuda, bytes, crossText);
+      if (!memory)
+        return failWith(memory.takeError());
+      s->deviceCross = std::move(*memory);
+    } else if (!s->cross.allocate(static_cast<uint64_t>(crossFloats))) {
+      return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate " + crossText);
+    }
     s->maxSource = source;
     s->floatsPerCrossSlot = crossPerSlot;
   }
-  s->model = model;
   s->maxSlots = max_slots;
   s->maxContext = max_context;
   s->kv = *m.kvCache;
@@ -1373,10 +1441,18 @@ tfm_status tfm_session_reset(tfm_session *session, int64_t slot) {
   // under a mask); the rest is still zero and need not be touched.
   const ManifestKvCache &kv = session->kv;
   int64_t held = session->lengths[slot];
-  float *base = &session->cache[slot * session->floatsPerSlot];
-  for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row)
-    std::memset(base + row * session->maxContext * kv.headDim, 0,
-                sizeof(float) * held * kv.headDim);
+  float *base = cacheOf(session, slot);
+  if (cuda::Instance *device = deviceOf(session)) {
+    // One memset of the whole slot (also past what the slot held: a step
+    // that failed on the device may have written there).
+    if (llvm::Error e =
+            cuda::zero(*device, base, sizeof(float) * session->floatsPerSlot))
+      return failWith(std::move(e));
+  } else {
+    for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row)
+      std::memset(base + row * session->maxContext * kv.headDim, 0,
+                  sizeof(float) * held * kv.headDim);
+  }
   session->lengths[slot] = 0;
   // An encoder-decoder slot also forgets its source (its cross cache rows
   // are rewritten by the next encode, up to the new source's length; the
@@ -1403,14 +1479,29 @@ tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
   const ManifestKvCache &kv = session->kv;
   int64_t copied = session->lengths[src], held = session->lengths[dst];
   int64_t rowFloats = session->maxContext * kv.headDim;
-  const float *from = &session->cache[src * session->floatsPerSlot];
-  float *to = &session->cache[dst * session->floatsPerSlot];
-  for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row) {
-    std::memcpy(to + row * rowFloats, from + row * rowFloats,
-                sizeof(float) * copied * kv.headDim);
-    if (held > copied)
-      std::memset(to + row * rowFloats + copied * kv.headDim, 0,
-                  sizeof(float) * (held - copied) * kv.headDim);
+  const float *from = cacheOf(session, src);
+  float *to = cacheOf(session, dst);
+  if (cuda::Instance *device = deviceOf(session)) {
+    // The whole slot, zeros past src's tokens included: the same result.
+    if (llvm::Error e = cuda::copy(*device, to, from,
+                                   sizeof(float) * session->floatsPerSlot))
+      return failWith(std::move(e));
+    if (kv.cross)
+      if (llvm::Error e =
+              cuda::copy(*device, crossOf(session, dst), crossOf(session, src),
+                         sizeof(float) * session->floatsPerCrossSlot))
+        return failWith(std::move(e));
+  } else {
+    for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row) {
+      std::memcpy(to + row * rowFloats, from + row * rowFloats,
+                  sizeof(float) * copied * kv.headDim);
+      if (held > copied)
+        std::memset(to + row * rowFloats + copied * kv.headDim, 0,
+                    sizeof(float) * (held - copied) * kv.headDim);
+    }
+    if (kv.cross)
+      std::memcpy(crossOf(session, dst), crossOf(session, src),
+                  sizeof(float) * session->floatsPerCrossSlot);
   }
   session->lengths[dst] = copied;
   if (kv.recomputeAfter > 0)
@@ -1419,10 +1510,7 @@ tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
                 sizeof(int32_t) * copied);
   if (kv.cross) {
     // The source goes with the decoder state (beam search over a
-    // translation).
-    std::memcpy(&session->cross[dst * session->floatsPerCrossSlot],
-                &session->cross[src * session->floatsPerCrossSlot],
-                sizeof(float) * session->floatsPerCrossSlot);
+    // translation; its cross cache was copied above).
     session->sourceLengths[dst] = session->sourceLengths[src];
   }
   return TFM_OK;
@@ -1490,16 +1578,30 @@ tfm_status tfm_session_encode(tfm_session *s, const int64_t *slots,
                   sizeof(int32_t) * src_lengths[i]);
     }
   }
-  IdsDesc srcDesc =
-      describeContiguous<int32_t, 2>(s->encodeIds.get(), {batch, longest});
-  LengthsDesc lengthsDesc =
-      describeContiguous<int32_t, 1>(s->stepLengths.get(), {batch});
-  CacheDesc crossDesc = describeContiguous<float, 6>(
-      &s->cross[lo * s->floatsPerCrossSlot],
-      {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
-  {
+  auto encode = [&](void *const *table, int32_t *sources,
+                    int32_t *sourceLengths) {
+    IdsDesc srcDesc = describeContiguous<int32_t, 2>(sources, {batch, longest});
+    LengthsDesc lengthsDesc =
+        describeContiguous<int32_t, 1>(sourceLengths, {batch});
+    CacheDesc crossDesc = describeContiguous<float, 6>(
+        crossOf(s, lo),
+        {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
+    callEncode(table, &srcDesc, &lengthsDesc, &crossDesc);
+  };
+  if (cuda::Instance *device = deviceOf(s)) {
+    size_t rowBytes = sizeof(int32_t) * batch;
+    if (llvm::Error e = cuda::run(
+            *device,
+            {{s->encodeIds.get(), rowBytes * longest},
+             {s->stepLengths.get(), rowBytes}},
+            nullptr, 0, [&](llvm::ArrayRef<void *> in, void *) {
+              encode(cuda::weightTable(*device), static_cast<int32_t *>(in[0]),
+                     static_cast<int32_t *>(in[1]));
+            }))
+      return failWith(std::move(e));
+  } else {
     ThreadCountScope threads(s->model);
-    callEncode(hostTable(s->model), &srcDesc, &lengthsDesc, &crossDesc);
+    encode(hostTable(s->model), s->encodeIds.get(), s->stepLengths.get());
   }
   for (int64_t i = 0; i < n; ++i)
     s->sourceLengths[slots[i]] = src_lengths[i];

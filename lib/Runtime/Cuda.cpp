@@ -756,6 +756,107 @@ llvm::Error tfm::runtime::cuda::run(
 }
 
 //===----------------------------------------------------------------------===//
+// Device memory beyond the weights (generation sessions)
+//===----------------------------------------------------------------------===//
+
+class tfm::runtime::cuda::DeviceMemory {
+public:
+  Instance *instance = nullptr;
+  CUdeviceptr pointer = 0;
+};
+
+void DeviceMemoryDeleter::operator()(DeviceMemory *memory) const {
+  if (!memory)
+    return;
+  if (memory->pointer) {
+    Instance &instance = *memory->instance;
+    std::lock_guard<std::mutex> lock(instance.callMutex);
+    // Errors are ignored, as in the instance's destructor.
+    ContextScope scope(*instance.api, instance.context);
+    instance.api->cuStreamSynchronize(instance.stream);
+    instance.api->cuMemFree(memory->pointer);
+  }
+  delete memory;
+}
+
+namespace {
+
+/// Runs `body`, driver calls on the instance's stream that record their
+/// failures in the instance, as one call of the instance, then waits for
+/// the stream.
+llvm::Error onStream(Instance &instance, llvm::function_ref<void()> body) {
+  std::lock_guard<std::mutex> lock(instance.callMutex);
+  {
+    CallScope scope(instance);
+    if (!instance.failed)
+      body();
+    if (CUresult r = instance.api->cuStreamSynchronize(instance.stream))
+      instance.check(r, "cuStreamSynchronize");
+  }
+  return takeFailure(instance);
+}
+
+} // namespace
+
+llvm::Expected<DeviceMemoryPtr>
+tfm::runtime::cuda::allocateZeroed(Instance &instance, uint64_t bytes,
+                                   const Twine &what) {
+  const DriverApi &api = *instance.api;
+  DeviceMemoryPtr memory(new (std::nothrow) DeviceMemory());
+  if (!memory)
+    return deviceError(FailureKind::OutOfMemory,
+                       instance.where + ": cannot allocate " + what);
+  memory->instance = &instance;
+  {
+    std::lock_guard<std::mutex> lock(instance.callMutex);
+    ContextScope scope(api, instance.context);
+    if (CUresult r = scope.status())
+      return deviceError(kindOf(r), instance.where + ": " +
+                                        callFailed("cuCtxPushCurrent", r));
+    if (CUresult r = api.cuMemAlloc(&memory->pointer, bytes)) {
+      memory->pointer = 0;
+      size_t freeBytes = 0, totalBytes = 0;
+      std::string memoryText;
+      if (api.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS)
+        memoryText = "; the device has " + std::to_string(freeBytes) + " of " +
+                     std::to_string(totalBytes) + " bytes free";
+      return deviceError(kindOf(r),
+                         instance.where + ": cannot allocate " + Twine(bytes) +
+                             " bytes of device memory for " + what + ": " +
+                             callFailed("cuMemAlloc", r) + memoryText);
+    }
+  }
+  if (llvm::Error e = zero(instance, address(*memory), bytes))
+    return std::move(e);
+  return std::move(memory);
+}
+
+void *tfm::runtime::cuda::address(const DeviceMemory &memory) {
+  return reinterpret_cast<void *>(memory.pointer);
+}
+
+llvm::Error tfm::runtime::cuda::zero(Instance &instance, void *device,
+                                     uint64_t bytes) {
+  return onStream(instance, [&] {
+    instance.check(
+        instance.api->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(device), 0,
+                                       bytes / 4, instance.stream),
+        "cuMemsetD32Async", Twine(bytes) + " bytes");
+  });
+}
+
+llvm::Error tfm::runtime::cuda::copy(Instance &instance, void *dst,
+                                     const void *src, uint64_t bytes) {
+  return onStream(instance, [&] {
+    instance.check(
+        instance.api->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                    reinterpret_cast<CUdeviceptr>(src), bytes,
+                                    instance.stream),
+        "cuMemcpyAsync", Twine(bytes) + " bytes, device to device");
+  });
+}
+
+//===----------------------------------------------------------------------===//
 // The mgpu* functions
 //===----------------------------------------------------------------------===//
 

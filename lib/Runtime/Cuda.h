@@ -85,6 +85,32 @@ llvm::Error run(Instance &instance, llvm::ArrayRef<HostBuffer> inputs,
                                         void *deviceOut)>
                     body);
 
+/// Device memory an instance holds beyond its weights: a generation
+/// session's KV cache. Freed (in the instance's context) with the pointer;
+/// the instance must outlive it.
+class DeviceMemory;
+struct DeviceMemoryDeleter {
+  void operator()(DeviceMemory *memory) const;
+};
+using DeviceMemoryPtr = std::unique_ptr<DeviceMemory, DeviceMemoryDeleter>;
+
+/// `bytes` (a multiple of 4) of zeroed device memory; `what` names them in
+/// errors ("the KV cache").
+llvm::Expected<DeviceMemoryPtr>
+allocateZeroed(Instance &instance, uint64_t bytes, const llvm::Twine &what);
+
+/// The device address of `memory`, as the generated code takes it.
+void *address(const DeviceMemory &memory);
+
+/// Zeroes `bytes` (a multiple of 4) of device memory at `device`, ordered
+/// after the instance's earlier calls; returns when done.
+llvm::Error zero(Instance &instance, void *device, uint64_t bytes);
+
+/// Copies `bytes` of device memory from `src` to `dst` (not overlapping);
+/// returns when done.
+llvm::Error copy(Instance &instance, void *dst, const void *src,
+                 uint64_t bytes);
+
 } // namespace cuda
 } // namespace runtime
 } // namespace tfm

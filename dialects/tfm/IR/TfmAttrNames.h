@@ -74,6 +74,12 @@ constexpr llvm::StringLiteral kKeyBlocksAttr = "tfm.key_blocks";
 /// before it (#tfm.gpu_reduction's `stages`): its stage, from 1.
 constexpr llvm::StringLiteral kRowKernelStageAttr = "tfm.row_kernel_stage";
 
+/// On an scf.for whose iterations touch disjoint memory and may run in any
+/// order or at once (the loop over sequences of a tfm.cache_append's
+/// lowering): -tfm-gpu-cache-append runs it as one parallel loop nest.
+constexpr llvm::StringLiteral kIndependentIterationsAttr =
+    "tfm.independent_iterations";
+
 /// On a private function that runs one GPU kernel on the host
 /// (-tfm-gpu-emulate): -tfm-gpu-dedup-kernels merges such functions as it
 /// merges kernels.

@@ -178,6 +178,13 @@ struct GPUDistributePass
     rewriter.setInsertionPointToStart(grid.getBody());
     scf::ParallelOp threads = makeLoop(gpu::Processor::ThreadX);
     op->moveBefore(threads.getBody()->getTerminator());
+    // Parallel loops inside run sequentially in the one thread.
+    op->walk([&](scf::ParallelOp nested) {
+      SmallVector<gpu::ParallelLoopDimMappingAttr> seq(
+          nested.getNumLoops(), gpu::ParallelLoopDimMappingAttr::get(
+                                    ctx, gpu::Processor::Sequential, id, id));
+      (void)gpu::setMappingAttr(nested, seq);
+    });
     return success();
   }
 

@@ -6,6 +6,8 @@
 
 #include "LoweringUtils.h"
 
+#include "tfm/IR/TfmAttrNames.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -305,7 +307,9 @@ struct AttentionLowering : TfmLowering<AttentionOp> {
 /// update go into its cache slice at offsets[b], clamped into the cache.
 /// Each iteration inserts into the loop-carried cache, which bufferization
 /// turns into a copy into the cache's buffer in place (the generation step
-/// passes the caller's cache).
+/// passes the caller's cache). The loop is marked
+/// tfm.independent_iterations: on a GPU, -tfm-gpu-cache-append runs its
+/// copies as one kernel.
 struct CacheAppendLowering : TfmLowering<CacheAppendOp> {
   using TfmLowering::TfmLowering;
   FailureOr<Value> lower(CacheAppendOp op, PatternRewriter &b) const override {
@@ -355,6 +359,8 @@ struct CacheAppendLowering : TfmLowering<CacheAppendOp> {
               SmallVector<OpFoldResult>(rank, one));
           scf::YieldOp::create(nb, l, next);
         });
+    // Sequence b writes rows of slice b only: a GPU runs them at once.
+    loop->setAttr(kIndependentIterationsAttr, b.getUnitAttr());
     return loop.getResult(0);
   }
 };

@@ -478,6 +478,46 @@ def GPULinalgToLoopsPass : Pass<"tfm-gpu-linalg-to-loops"> {
   ];
 }
 
+def GPUCacheAppendPass : Pass<"tfm-gpu-cache-append", "func::FuncOp"> {
+  let summary = "Run a KV cache append's loop over sequences as one parallel loop nest";
+  let description = [{
+    `scf.for %b {tfm.independent_iterations} { offset, rows of %b; memref.copy
+    (subview %update[%b, 0, 0, 0][1, H, rows, D]), (subview %cache[...]) }
+    => scf.parallel (%b, %z, %h, %t, %d) to (B, 1, H, T, D) { offset, rows of
+    %b; if %t < rows: cache[...] = update[...] }`
+
+    The generation step appends each sequence's new keys and values to its
+    slice of the KV cache at its own offset (`tfm.cache_append`, lowered by
+    `-tfm-to-linalg` into a loop over the sequences that inserts each one's
+    rows). Bufferized, that loop would be a one-thread kernel on a GPU
+    (`-tfm-gpu-distribute` wraps host loops that touch memory); this pass
+    runs it as one loop nest over every element of the update, which
+    `-tfm-gpu-distribute` spreads over blocks and threads.
+
+    **Input invariant.** Bufferized IR, before `-tfm-expand-memref-copy`.
+    Loops marked `tfm.independent_iterations` (by the lowering of
+    `tfm.cache_append`: sequence `b` writes rows of slice `b` only) carry no
+    values and end with a `memref.copy` from a same-rank subview of a buffer
+    defined above the loop; every other op of the body only reads.
+
+    **Output.** One `scf.parallel` over the loop's range and every dimension
+    of the copy's source view: a static size, or the viewed buffer's size
+    where the view starts at 0 (the update's rows). The body's other ops are
+    cloned into it (each thread reads its sequence's offset and count), and
+    the element is copied where every dynamic index lies inside the view.
+
+    **Errors.** A marked loop of any other form (it names what is missing).
+  }];
+  let statistics = [
+    Statistic<"numAppends", "appends", "Loops over sequences run as one parallel nest">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def GPUDistributePass : Pass<"tfm-gpu-distribute", "func::FuncOp"> {
   let summary = "Map every top-level parallel loop nest of a host function to GPU blocks and threads";
   let description = [{
