@@ -71,6 +71,11 @@ GPT2_SMALL = {
 }
 CHECK_SHAPES = [(2, 128), (1, 1024)]
 TIMING_SHAPES = [(1, 512), (8, 128)]
+# Its libraries also have the generation entries (tfmc --generation): run.py
+# checks a session's logits against forward passes on the device and times
+# prefill and decode at each batch and context against Hugging Face's KV
+# cache loop (bench/generate.py's sweep).
+GENERATION = {"batches": [1, 8], "contexts": [128, 512, 1024], "steps": 16}
 # --precision=bf16|f16 variants (GPU library only; the CPU's are checked in
 # CI): against the reference that rounds the same GEMM and attention
 # inputs, with test/Integration/GPU/precision.test's tolerances (a few
@@ -189,11 +194,12 @@ def plan(args):
 
 # --------------------------------------------------------------- one model
 
-def compile_library(tools, source, folder, target, args, precision="f32"):
-    """Compiles one library; returns its index entry."""
+def compile_library(tools, source, folder, target, args, precision="f32", extra=()):
+    """Compiles one library (`extra`: more tfmc flags); returns its index
+    entry."""
     so = os.path.join(folder, target + ".so")
     cmd = [tools["tfmc"], source, "--quiet", "--target-cpu=" + args.cpu_target,
-           "--precision=" + precision, "-o", so]
+           "--precision=" + precision, "-o", so] + list(extra)
     if target in ("gpu", "emu"):
         cmd += ["--target=nvptx", "--gpu-arch=" + args.arch]
         if args.gpu_emulate or target == "emu":
@@ -241,7 +247,8 @@ def prepare_model(job, outdir, tools, args):
                 json.dump(GPT2_SMALL, f, indent=2)
             entry.update(config="config.json", seed=args.seed,
                          check_shapes=[list(s) for s in CHECK_SHAPES],
-                         timing_shapes=[list(s) for s in TIMING_SHAPES])
+                         timing_shapes=[list(s) for s in TIMING_SHAPES],
+                         generation=GENERATION)
         else:
             source = os.path.join(folder, job["description"])
             shutil.copy(job["source"], source)
@@ -249,7 +256,8 @@ def prepare_model(job, outdir, tools, args):
                          description=os.path.basename(source))
         precision = job.get("precision", "f32")
         entry["precision"] = precision
-        libs = {t: compile_library(tools, source, folder, t, args, precision)
+        extra = ["--generation"] if job["kind"] == "timing" else []
+        libs = {t: compile_library(tools, source, folder, t, args, precision, extra)
                 for t in job.get("targets", ["gpu", "cpu"])}
         manifests = [lib.pop("manifest") for lib in libs.values() if "manifest" in lib]
         omp = [lib.pop("libomp") for lib in libs.values() if "libomp" in lib]

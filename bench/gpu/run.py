@@ -268,6 +268,10 @@ class Worker:
         os.chmod(dest, 0o755)
         return dest
 
+    def library_path(self, target):
+        """Where load() unpacked the target's library."""
+        return os.path.join(self.work, "%s-%s.so" % (self.entry["name"], target))
+
     def load(self, target):
         """The target's Library; raises Unavailable when there is none."""
         lib = self.entry["libraries"][target]
@@ -499,11 +503,96 @@ class Worker:
                 timed.append(tfm_model)
             else:
                 tfm_model.close()
+            # While the library is loaded (load() unpacks it again to the
+            # same path: not while it is mapped).
+            if self.entry.get("generation"):
+                self.run_generation(target, library, weights, model, config.vocab_size,
+                                    torch, precision)
 
         self.for_each_target(check)
         for tfm_model in timed:
             self.time_gpt2(tfm_model, model, config.vocab_size, torch)
             tfm_model.close()
+
+    def run_generation(self, target, library, weights, model, vocab, torch, precision):
+        """A session of the library's generation entries: its logits against
+        forward passes over each slot's whole history (a check), then, on
+        the GPU, prefill and decode timed against Hugging Face's KV cache
+        loop on the same device (bench/generate.py's sweep, wall clock: tfm
+        copies the ids in and the logits out; so does the peer's .cpu())."""
+        sys.path.insert(0, os.path.dirname(HERE))
+        import generate  # bench/generate.py: the session wrapper and the sweep
+        path = self.library_path(target)
+        gen = self.entry["generation"]
+        what = "%s session vs forward" % target
+        if "kv_cache" not in library.manifest():
+            self.add({"check": what, "status": SKIP,
+                      "note": "the library has no generation entries"})
+            return
+        # The check: 2 slots, 7 prompt tokens, then 4 greedy decode steps;
+        # every row of logits against tfm_model_forward's last position over
+        # the slot's tokens so far (the same kernels at T tokens).
+        self.step("session check (%s)" % target)
+        tol = 1e-4 if precision == "f32" else 2e-2
+        rng = np.random.default_rng(self.entry["seed"] + 2)
+        history = rng.integers(0, vocab, size=(2, 7), dtype=np.int32)
+        session = generate.TfmSession(path, weights, 2, 64, 0)
+        forward_model = library.create(weights)
+        worst = 0.0
+        try:
+            logits = session.prefill(history)
+            for step in range(5):
+                expected = forward_model.forward(np.ascontiguousarray(history))[:, -1, :]
+                scale = np.maximum(np.abs(expected).max(axis=1, keepdims=True), 1.0)
+                worst = max(worst, float((np.abs(logits - expected) / scale).max()))
+                if step == 4:
+                    break
+                nxt = logits.argmax(axis=1).astype(np.int32)
+                history = np.concatenate([history, nxt[:, None]], axis=1)
+                logits = session.decode(nxt)
+        finally:
+            session.close()
+            forward_model.close()
+        self.add(check_entry(what, worst <= tol, None, worst,
+                             "prefill 2x7 and 4 decode steps, max |diff| / max(1, max|row|) "
+                             "<= %g" % tol))
+        if target != "gpu":
+            return
+
+        contexts, steps = gen["contexts"], gen["steps"]
+        dev = next(model.parameters()).device
+        for batch in gen["batches"]:
+            self.step("generation timing, batch %d" % batch)
+            s = generate.TfmSession(path, weights, batch, contexts[-1], 0)
+            try:
+                s.prefill(np.zeros((batch, 4), dtype=np.int32))  # warm-up
+                s.lib.tfm_session_reset.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+                for b in range(batch):
+                    s.check(s.lib.tfm_session_reset(s.session, b))
+                tfm_rows, tfm_tokens = generate.sweep(s.prefill, s.decode, batch,
+                                                      contexts, steps, vocab, 7)
+            finally:
+                s.close()
+            state = {"past": None}
+
+            def hf_forward(ids):
+                with torch.no_grad():
+                    out = model(torch.from_numpy(ids.astype(np.int64)).to(dev),
+                                past_key_values=state["past"], use_cache=True)
+                state["past"] = out.past_key_values
+                return out.logits[:, -1, :].float().cpu().numpy()
+
+            hf_forward(np.zeros((batch, 4), dtype=np.int32))  # warm-up
+            state["past"] = None
+            hf_rows, hf_tokens = generate.sweep(
+                hf_forward, lambda ids: hf_forward(ids.reshape(-1, 1)), batch,
+                contexts, steps, vocab, 7)
+            state["past"] = None
+            torch.cuda.empty_cache()
+            self.result.setdefault("generation", []).append({
+                "batch": batch, "steps": steps, "tfm": tfm_rows, "hf": hf_rows,
+                "tokens_agree": tfm_tokens == hf_tokens})
+            self.save()
 
     @staticmethod
     def torch_logits(model, ids, dev, torch, float64=False, dtype=None):
@@ -766,6 +855,23 @@ def table(results, info, bundle, args):
                   "ids to the GPU and the float32 logits back to host memory.",
                   "PyTorch: eager forward between torch.cuda.synchronize() calls, logits left on "
                   "the GPU; PyTorch+copies: ids to the GPU and logits back (.cpu()) included."]
+    gens = [(r["name"], g) for r in results for g in r.get("generation", [])]
+    if gens:
+        lines += ["", "generation: a session filled chunk by chunk to each context, then the "
+                      "median of the decode steps there (wall clock: ids in, logits out), "
+                      "against Hugging Face's KV cache loop on the same GPU",
+                  "%-16s %5s %7s %12s %12s %8s %12s %12s %8s %s" % (
+                      "model", "batch", "context", "prefill tfm", "HF", "tfm/HF",
+                      "decode ms", "HF ms", "HF/tfm", "tokens")]
+        for name, g in gens:
+            for t, h in zip(g["tfm"], g["hf"]):
+                lines.append("%-16s %5d %7d %12.0f %12.0f %8.2f %12.2f %12.2f %8.2f %s" % (
+                    name, g["batch"], t["context"], t["prefill_tok_s"], h["prefill_tok_s"],
+                    t["prefill_tok_s"] / h["prefill_tok_s"], 1e3 * t["decode_step_s"],
+                    1e3 * h["decode_step_s"], h["decode_step_s"] / t["decode_step_s"],
+                    "agree" if g["tokens_agree"] else "differ"))
+        lines.append("prefill: tokens/s; tokens: the greedy tokens of the first context's "
+                     "decode steps, tfm's against Hugging Face's.")
     return "\n".join(lines)
 
 

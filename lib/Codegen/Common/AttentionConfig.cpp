@@ -304,7 +304,11 @@ struct ConfigureAttentionPass
               : maxUntiled;
       shape->roundedInputs = rounded;
       auto gpu = dyn_cast_or_null<GpuTargetAttr>(target);
-      if (rounded && tensorCores && gpu && gpu.hasHalfMmaSync()) {
+      // A decode step split by the option runs as tiled CTAs, a key range
+      // each (the tensor-core kernel has no split).
+      bool splitDecode = gpu && decodeKeySplits > 1 && shape->staticTq == 1;
+      if (rounded && tensorCores && gpu && gpu.hasHalfMmaSync() &&
+          !splitDecode) {
         if (!gpuFlash.empty() &&
             32 * flashShape.warps > gpu.getMaxThreadsPerBlock()) {
           op->emitError() << "-tfm-configure-attention: option 'gpu-flash': "
@@ -385,11 +389,13 @@ struct ConfigureAttentionPass
   /// head for an op with a static Tq of 1 on a CPU, 1 otherwise.
   int64_t decodeSplits(AttentionOp op, const AttentionTiles &tiles,
                        Attribute target) const {
-    auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
-    if (!cpu || tiles.blockQ != 1 || op.getQuery().getType().getDimSize(2) != 1)
+    if (tiles.blockQ != 1 || op.getQuery().getType().getDimSize(2) != 1)
       return 1;
     if (decodeKeySplits > 0)
       return decodeKeySplits;
+    auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
+    if (!cpu)
+      return 1;
     int64_t hkv = op.getKey().getType().getDimSize(1);
     int64_t threads = cpu.getThreads();
     return threads > hkv ? llvm::divideCeil(threads, hkv) : 1;

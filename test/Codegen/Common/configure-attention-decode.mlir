@@ -8,8 +8,10 @@
 // RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=1048576 threads=1' -tfm-configure-attention=untiled-max-keys=0 | FileCheck %s --check-prefix=OFF
 // RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=1048576 threads=16' -tfm-configure-attention='untiled-max-keys=0 decode-key-splits=1' | FileCheck %s --check-prefix=OFF
 // RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=1048576 threads=16' -tfm-configure-attention='untiled-max-keys=0 decode-key-splits=5' | FileCheck %s --check-prefix=FIVE
-// A GPU target never splits here (its decode runs CTAs per query head).
+// A GPU target splits only when the option asks (tiled CTAs, one per key
+// range; not yet measured on a device, so not the default).
 // RUN: tfm-opt %s -tfm-set-target='gpu-chip=sm_80' -tfm-configure-attention='untiled-max-keys=0' | FileCheck %s --check-prefix=OFF
+// RUN: tfm-opt %s -tfm-set-target='gpu-chip=sm_80' -tfm-configure-attention='untiled-max-keys=0 decode-key-splits=5' | FileCheck %s --check-prefix=FIVE
 // With the cost model's runtime branch (dynamic Tk), the tiled side splits.
 // RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=1048576 threads=16' -tfm-configure-attention | FileCheck %s --check-prefix=BRANCH
 // RUN: not tfm-opt %s -tfm-set-target='threads=16' -tfm-configure-attention='decode-key-splits=-1' 2>&1 | FileCheck %s --check-prefix=ERR

@@ -233,7 +233,11 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     sequence's keys over that many parallel ranges of whole key blocks
     (`ceil(key_splits / B)` at batch `B`) and merges their partial
     softmaxes, so that one sequence of an MQA or GQA model keeps every
-    thread busy.
+    thread busy. On a GPU only `decode-key-splits` > 1 splits: such an op
+    is tiled (attention CTAs over its key ranges, mapped by
+    `-tfm-gpu-map-attention`) instead of taking the tensor-core kernel,
+    whose grid has one CTA per (sequence, K/V head) at `Tq = 1`. Checked in
+    emulation, not yet timed on a device, hence not the default.
 
     Errors: a module without a target; on a CPU, an op whose smallest legal
     tile (`Br = 1`, `Bc` = one vector) does not fit (the message names the
@@ -257,9 +261,11 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
                "use the dynamic shared memory a block can opt into)">,
     Option<"decodeKeySplits", "decode-key-splits", "int64_t",
            /*default=*/"0",
-           "CPU, static Tq = 1: key ranges per sequence and K/V head at "
-           "batch 1 (split-K); 0 chooses ceil(threads / K/V heads) when the "
-           "target has more threads than K/V heads, 1 turns it off">,
+           "Static Tq = 1: key ranges per sequence and K/V head at batch 1 "
+           "(split-K); 0 chooses ceil(threads / K/V heads) on a CPU with "
+           "more threads than K/V heads (no split on a GPU), 1 turns it "
+           "off; on a GPU a value > 1 runs such ops as tiled CTAs, one per "
+           "key range, instead of the tensor-core kernel">,
   ];
   let statistics = [
     Statistic<"numConfigured", "configured", "tfm.attention ops given tiles">,
