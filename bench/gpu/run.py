@@ -550,12 +550,29 @@ class Worker:
                 nxt = logits.argmax(axis=1).astype(np.int32)
                 history = np.concatenate([history, nxt[:, None]], axis=1)
                 logits = session.decode(nxt)
+            # The slot functions on the cache (on a GPU: device-to-device
+            # copies and memsets): slot 1 becomes a copy of slot 0 and
+            # continues exactly like it; then, reset, it starts over.
+            lib, vp, i64 = session.lib, ctypes.c_void_p, ctypes.c_int64
+            lib.tfm_session_copy_slot.argtypes = [vp, i64, i64]
+            lib.tfm_session_reset.argtypes = [vp, i64]
+            session.check(lib.tfm_session_copy_slot(session.session, 0, 1))
+            same = np.repeat(logits[:1].argmax(axis=1).astype(np.int32), 2)
+            copied = session.decode(same)
+            copies_agree = bool(np.array_equal(copied[0], copied[1]))
+            session.check(lib.tfm_session_reset(session.session, 1))
+            session.check(lib.tfm_session_reset(session.session, 0))
+            again = session.prefill(history[:, :7])
+            first = forward_model.forward(np.ascontiguousarray(history[:, :7]))[:, -1, :]
+            scale = np.maximum(np.abs(first).max(axis=1, keepdims=True), 1.0)
+            worst = max(worst, float((np.abs(again - first) / scale).max()))
         finally:
             session.close()
             forward_model.close()
-        self.add(check_entry(what, worst <= tol, None, worst,
-                             "prefill 2x7 and 4 decode steps, max |diff| / max(1, max|row|) "
-                             "<= %g" % tol))
+        self.add(check_entry(what, worst <= tol and copies_agree, None, worst,
+                             "prefill 2x7, 4 decode steps, a copied slot (same bits: %s) and "
+                             "reset slots prefilled again; max |diff| / max(1, max|row|) <= %g"
+                             % (copies_agree, tol)))
         if target != "gpu":
             return
 
