@@ -23,6 +23,19 @@ config.substitutions.append(
     ("%tfm_ref", "%s %s" % (sys.executable, os.path.join(
         config.tfm_src_root, "scripts", "tfm_ref.py"))))
 
+# host-avx512bf16: this machine's CPU runs AVX512-BF16 code (the lines that
+# run a library compiled for such a CPU use %if host-avx512bf16 %{ ... %}).
+# The machines' CPUs differ between sessions (Zen 1 without AVX-512, Zen 4,
+# Sapphire Rapids), and CI runs on whichever one it gets.
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = next((line.split(":", 1)[1].split() for line in f
+                      if line.startswith("flags")), [])
+except OSError:
+    flags = []
+if "avx512_bf16" in flags:
+    config.available_features.add("host-avx512bf16")
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
@@ -36,6 +49,7 @@ llvm_config.with_environment("PATH", config.tfm_tools_dir, append_path=True)
 # (lit passes them through) come last so that they win: log_path=... then
 # collects every report, including those of steps run under `not`.
 if str(config.tfm_sanitizers).upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("tfm-sanitizers")
     for name, ours in (("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1"),
                        ("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")):
         theirs = os.environ.get(name, "")

@@ -607,6 +607,28 @@ float *crossOf(const tfm_session *s, int64_t slot) {
   return base + slot * s->floatsPerCrossSlot;
 }
 
+/// A zeroed cache of `floats` floats: host memory for a CPU model, device
+/// memory for a CUDA model. `what` describes it in errors.
+tfm_status allocateCache(const tfm_model &model, int64_t floats,
+                         const std::string &what, ZeroedArray<float> &host,
+                         cuda::DeviceMemoryPtr &device) {
+  if (!model.cuda) {
+    if (!host.allocate(static_cast<uint64_t>(floats)))
+      return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate " + what);
+    return TFM_OK;
+  }
+  uint64_t bytes;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(floats), sizeof(float),
+                             &bytes))
+    return fail(TFM_ERROR_INVALID_ARGUMENT, what + " is too large");
+  llvm::Expected<cuda::DeviceMemoryPtr> memory =
+      cuda::allocateZeroed(*model.cuda, bytes, what);
+  if (!memory)
+    return failWith(memory.takeError());
+  device = std::move(*memory);
+  return TFM_OK;
+}
+
 tfm_status checkSlot(const tfm_session *s, int64_t slot, const char *name) {
   if (slot < 0 || slot >= s->maxSlots)
     return fail(TFM_ERROR_INVALID_ARGUMENT,
@@ -1344,19 +1366,9 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
        llvm::Twine(max_slots) + " x max_context " + llvm::Twine(max_context) +
        " x " + llvm::Twine(perPosition) + " floats per token)")
           .str();
-  if (model->cuda) {
-    uint64_t bytes;
-    if (__builtin_mul_overflow(static_cast<uint64_t>(cacheFloats),
-                               sizeof(float), &bytes))
-      return fail(TFM_ERROR_INVALID_ARGUMENT, cacheText + " is too large");
-    llvm::Expected<cuda::DeviceMemoryPtr> memory =
-        cuda::allocateZeroed(*model->cuda, bytes, cacheText);
-    if (!memory)
-      return failWith(memory.takeError());
-    s->deviceCache = std::move(*memory);
-  } else if (!s->cache.allocate(static_cast<uint64_t>(cacheFloats))) {
-    return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate " + cacheText);
-  }
+  if (tfm_status st = allocateCache(*model, cacheFloats, cacheText, s->cache,
+                                    s->deviceCache))
+    return st;
   if (!s->lengths.allocate(max_slots) || !s->rowOf.allocate(max_slots) ||
       !s->stepOffsets.allocate(max_slots) ||
       !s->stepLengths.allocate(max_slots) ||
@@ -1386,19 +1398,9 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
       return fail(TFM_ERROR_OUT_OF_MEMORY,
                   "cannot allocate the session's scratch (" +
                       llvm::Twine(max_slots) + " slots)");
-    if (model->cuda) {
-      uint64_t bytes;
-      if (__builtin_mul_overflow(static_cast<uint64_t>(crossFloats),
-                                 sizeof(float), &bytes))
-        return fail(TFM_ERROR_INVALID_ARGUMENT, crossText + " is too large");
-      llvm::Expected<cuda::DeviceMemoryPtr> memory =
-          cuda::allocateZeroed(*model->cuda, bytes, crossText);
-      if (!memory)
-        return failWith(memory.takeError());
-      s->deviceCross = std::move(*memory);
-    } else if (!s->cross.allocate(static_cast<uint64_t>(crossFloats))) {
-      return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate " + crossText);
-    }
+    if (tfm_status st = allocateCache(*model, crossFloats, crossText, s->cross,
+                                      s->deviceCross))
+      return st;
     s->maxSource = source;
     s->floatsPerCrossSlot = crossPerSlot;
   }

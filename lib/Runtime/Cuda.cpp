@@ -407,6 +407,16 @@ llvm::Error withPrefix(llvm::Error error, const std::string &prefix) {
       });
 }
 
+/// "; the device has F of T bytes free" (empty when that cannot be read),
+/// for the errors of a failed allocation.
+std::string freeMemoryText(const DriverApi &api) {
+  size_t freeBytes = 0, totalBytes = 0;
+  if (api.cuMemGetInfo(&freeBytes, &totalBytes) != CUDA_SUCCESS)
+    return "";
+  return "; the device has " + std::to_string(freeBytes) + " of " +
+         std::to_string(totalBytes) + " bytes free";
+}
+
 /// Byte offsets of `sizes` laid out one after the other at 256-byte
 /// boundaries (cudaMalloc's alignment) in one allocation; false on
 /// overflow.
@@ -663,11 +673,7 @@ llvm::Error tfm::runtime::cuda::uploadWeights(Instance &instance,
                                       callFailed("cuCtxPushCurrent", r));
   CUdeviceptr block;
   if (CUresult r = api.cuMemAlloc(&block, total)) {
-    size_t freeBytes = 0, totalBytes = 0;
-    std::string memory;
-    if (api.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS)
-      memory = "; the device has " + std::to_string(freeBytes) + " of " +
-               std::to_string(totalBytes) + " bytes free";
+    std::string memory = freeMemoryText(api);
     return deviceError(kindOf(r),
                        instance.where + ": cannot allocate " + Twine(total) +
                            " bytes of device memory for " + Twine(numWeights) +
@@ -815,15 +821,10 @@ tfm::runtime::cuda::allocateZeroed(Instance &instance, uint64_t bytes,
                                         callFailed("cuCtxPushCurrent", r));
     if (CUresult r = api.cuMemAlloc(&memory->pointer, bytes)) {
       memory->pointer = 0;
-      size_t freeBytes = 0, totalBytes = 0;
-      std::string memoryText;
-      if (api.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS)
-        memoryText = "; the device has " + std::to_string(freeBytes) + " of " +
-                     std::to_string(totalBytes) + " bytes free";
       return deviceError(kindOf(r),
                          instance.where + ": cannot allocate " + Twine(bytes) +
                              " bytes of device memory for " + what + ": " +
-                             callFailed("cuMemAlloc", r) + memoryText);
+                             callFailed("cuMemAlloc", r) + freeMemoryText(api));
     }
   }
   if (llvm::Error e = zero(instance, address(*memory), bytes))

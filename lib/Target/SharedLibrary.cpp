@@ -147,10 +147,14 @@ LogicalResult mlir::tfm::linkSharedLibrary(llvm::StringRef objectPath,
     for (llvm::StringRef arg : ::tfm::runtime::kOpenMPLinkArgs)
       args.push_back(arg.str());
   }
-  // A kernel calls libm (expf, tanhf, ...); kRuntimeLinkArgs has it for a
-  // model.
-  if (options.mode == LinkMode::Kernel)
+  // A kernel calls libm (expf, tanhf, ...) and, at 16 bits on a CPU
+  // without the conversion instructions, compiler-rt's builtins
+  // (__truncsfbf2); kRuntimeLinkArgs has both for a model.
+  if (options.mode == LinkMode::Kernel) {
     args.push_back("-lm");
+    if (*::tfm::runtime::kBuiltinsLibrary)
+      args.push_back(::tfm::runtime::kBuiltinsLibrary);
+  }
   // A symbol that nothing defines (a runtime helper that generated code
   // calls, an OpenMP entry point without libomp) fails the link here, not
   // the dlopen of the library later. Not in sanitizer builds: there the

@@ -1,10 +1,13 @@
-// RUN: tfm-opt %s -tfm-lower-to-llvm | FileCheck %s --implicit-check-not='{{(= |^ *)(arith|linalg|tensor|memref|scf|cf|math|func|bufferization|tfm|builtin)[.]}}'
-// RUN: tfm-opt %s -tfm-lower-to-llvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=IR
-// RUN: tfm-opt %s -tfm-lower-to-llvm="fuse-elementwise=false" | FileCheck %s
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512' -tfm-lower-to-llvm | FileCheck %s --implicit-check-not='{{(= |^ *)(arith|linalg|tensor|memref|scf|cf|math|func|bufferization|tfm|builtin)[.]}}'
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512' -tfm-lower-to-llvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=IR
+// RUN: tfm-opt %s -tfm-set-target='vector-bits=512' -tfm-lower-to-llvm="fuse-elementwise=false" | FileCheck %s
 //
 // A small GPT-like decoder layer, as the frontend emits it (fused QKV sliced
 // with tensor.extract_slice, RoPE, causal attention with padding, SwiGLU FFN,
 // tied LM head), lowered all the way: only the llvm dialect may remain.
+// The target is pinned (512-bit vectors): on the host's own, which weights
+// are packed, and so the order of the weights table, follows its vector
+// width (a 256-bit host packs the FFN's 16-column weights too).
 
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.weights = [{name = "embed.tokens", shape = [16, 8]}, {name = "embed.positions", shape = [8, 8]}, {name = "layers.0.attn_norm.weight", shape = [8]}, {name = "layers.0.attn_norm.bias", shape = [8]}, {name = "layers.0.attn.qkv.weight", shape = [8, 24]}, {name = "layers.0.ffn.up.weight", shape = [16, 8]}, {name = "layers.0.ffn.gate.weight", shape = [16, 8]}, {name = "layers.0.ffn.down.weight", shape = [8, 16]}, {name = "final_norm.weight", shape = [8]}]
