@@ -49,7 +49,6 @@ llvm_config.with_environment("PATH", config.tfm_tools_dir, append_path=True)
 # (lit passes them through) come last so that they win: log_path=... then
 # collects every report, including those of steps run under `not`.
 if str(config.tfm_sanitizers).upper() in ("ON", "1", "TRUE", "YES"):
-    config.available_features.add("tfm-sanitizers")
     for name, ours in (("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1"),
                        ("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")):
         theirs = os.environ.get(name, "")
