@@ -187,6 +187,16 @@ def plan(args):
         jobs.append({"name": "gpt2-small@bf16", "kind": "timing", "source": None,
                      "params": 124_439_808, "weights": "torch", "precision": "bf16",
                      "targets": ["gpu"]})
+    # The same with split-K decode (docs/performance.md, session 22's
+    # prediction): each decode attention over 22 key ranges per sequence at
+    # batch 1 (two CTAs per SM of an H100/H200 over GPT-2's 12 K/V heads),
+    # timed beside the default in the same run.
+    if (not args.only or any(o in "gpt2-small@bf16-split" for o in args.only)) and \
+            "bf16" in args.precisions:
+        jobs.append({"name": "gpt2-small@bf16-split", "kind": "timing", "source": None,
+                     "params": 124_439_808, "weights": "torch", "precision": "bf16",
+                     "targets": ["gpu"],
+                     "tfmc": ["--pass-option=tfm-configure-attention:decode-key-splits=22"]})
     # Longest first, so that the parallel workers finish together.
     jobs.sort(key=lambda j: -j["params"])
     return jobs, skipped
@@ -256,7 +266,9 @@ def prepare_model(job, outdir, tools, args):
                          description=os.path.basename(source))
         precision = job.get("precision", "f32")
         entry["precision"] = precision
-        extra = ["--generation"] if job["kind"] == "timing" else []
+        if job.get("tfmc"):
+            entry["tfmc"] = job["tfmc"]
+        extra = (["--generation"] if job["kind"] == "timing" else []) + job.get("tfmc", [])
         libs = {t: compile_library(tools, source, folder, t, args, precision, extra)
                 for t in job.get("targets", ["gpu", "cpu"])}
         manifests = [lib.pop("manifest") for lib in libs.values() if "manifest" in lib]
