@@ -161,6 +161,8 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createApproximateMathPass());
     pm.addPass(createLowerVectorOpsPass());
   }
+  // bf16 conversions without AVX512-BF16: integer ops, not libcalls.
+  pm.addPass(createExpandBf16Pass());
   // Multithreading, when the target has threads: every scf.forall becomes
   // an OpenMP worksharing loop. Otherwise scf-to-cf runs them serially.
   pm.addPass(createCpuOpenMPPass());
