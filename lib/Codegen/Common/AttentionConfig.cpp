@@ -386,7 +386,9 @@ struct ConfigureAttentionPass
   }
 
   /// Split-K decode (Passes.td): the key ranges of one sequence and K/V
-  /// head for an op with a static Tq of 1 on a CPU, 1 otherwise.
+  /// head for an op with a static Tq of 1: the option's count where it
+  /// is set (CPU or GPU), else the CPU's threads over its K/V heads; 1
+  /// otherwise.
   int64_t decodeSplits(AttentionOp op, const AttentionTiles &tiles,
                        Attribute target) const {
     if (tiles.blockQ != 1 || op.getQuery().getType().getDimSize(2) != 1)

@@ -145,11 +145,7 @@ struct GPUDistributePass
         failed(gpu::setMappingAttr(inner, {mapTo(gpu::Processor::ThreadX)})))
       return outer.emitError("-tfm-gpu-distribute: cannot map the loop");
     // Loops nested deeper run sequentially in their thread.
-    inner.getBody()->walk([&](scf::ParallelOp nested) {
-      SmallVector<gpu::ParallelLoopDimMappingAttr> seq(
-          nested.getNumLoops(), mapTo(gpu::Processor::Sequential));
-      (void)gpu::setMappingAttr(nested, seq);
-    });
+    markSequential(inner.getBody());
     return success();
   }
 
@@ -179,13 +175,25 @@ struct GPUDistributePass
     scf::ParallelOp threads = makeLoop(gpu::Processor::ThreadX);
     op->moveBefore(threads.getBody()->getTerminator());
     // Parallel loops inside run sequentially in the one thread.
-    op->walk([&](scf::ParallelOp nested) {
+    markSequential(op);
+    return success();
+  }
+
+  /// Maps every scf.parallel inside `root` to sequential loops of its
+  /// thread (convert-parallel-loops-to-gpu leaves unmapped ones alone).
+  void markSequential(llvm::PointerUnion<Operation *, Block *> root) {
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+    auto mark = [&](scf::ParallelOp nested) {
       SmallVector<gpu::ParallelLoopDimMappingAttr> seq(
           nested.getNumLoops(), gpu::ParallelLoopDimMappingAttr::get(
                                     ctx, gpu::Processor::Sequential, id, id));
       (void)gpu::setMappingAttr(nested, seq);
-    });
-    return success();
+    };
+    if (auto *op = dyn_cast<Operation *>(root))
+      op->walk(mark);
+    else
+      cast<Block *>(root)->walk(mark);
   }
 
   tfm::PassStatistic kernels{this, numKernels, "kernels",
