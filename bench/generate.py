@@ -333,10 +333,20 @@ def main():
         for name, flags in variants:
             library = os.path.join(args.work, kind + (f"@{name}" if name
                                                       else "") + ".so")
-            if not os.path.exists(library):
+            # A library is reused only if this tfmc built it with these
+            # flags (a stale one would time yesterday's compiler).
+            command = [args.tfmc, folder, "--generation", "--quiet", "-o",
+                       library] + flags
+            stamp = library + ".cmd"
+            fresh = (os.path.exists(library) and os.path.exists(stamp) and
+                     open(stamp).read() == " ".join(command) and
+                     os.path.getmtime(library) >
+                     os.path.getmtime(args.tfmc))
+            if not fresh:
                 t0 = time.perf_counter()
-                subprocess.run([args.tfmc, folder, "--generation", "--quiet",
-                                "-o", library] + flags, check=True)
+                subprocess.run(command, check=True)
+                with open(stamp, "w") as f:
+                    f.write(" ".join(command))
                 print(f"# {kind}{'@' + name if name else ''}: tfmc "
                       f"--generation {' '.join(flags)} took "
                       f"{time.perf_counter() - t0:.0f} s")

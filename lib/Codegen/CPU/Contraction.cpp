@@ -2,12 +2,39 @@
 
 #include "Contraction.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/ADT/Twine.h"
 
 using namespace mlir;
 using namespace mlir::tfm;
+
+std::optional<GemmDims> mlir::tfm::classifyCpuContraction(linalg::LinalgOp op) {
+  if (std::optional<GemmDims> g = classifyContraction(op))
+    return g;
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  std::optional<GemmDims> g = inferGemmDims(op);
+  if (!g)
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type type = getElementTypeOrSelf(operand.get().getType());
+    if (type.isF32())
+      continue;
+    if (&operand != op.getDpsInputOperand(g->b) ||
+        !(type.isBF16() || type.isF16()))
+      return std::nullopt;
+    // Its payload argument: only widened to f32.
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty() || llvm::any_of(arg.getUsers(), [](Operation *user) {
+          auto ext = dyn_cast<arith::ExtFOp>(user);
+          return !ext || !ext.getType().isF32();
+        }))
+      return std::nullopt;
+  }
+  return g;
+}
 
 int64_t mlir::tfm::registerTileWidth(CpuTargetAttr target) {
   return 2 * std::max<int64_t>(1, target.getVectorBits() / 32);
@@ -20,7 +47,7 @@ bool mlir::tfm::initializesOther(linalg::LinalgOp op) {
   auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
   return consumer && consumer->getBlock() == op->getBlock() &&
          consumer.hasPureTensorSemantics() && consumer.isDpsInit(&use) &&
-         !classifyContraction(consumer) && !matchAmxContraction(consumer);
+         !classifyCpuContraction(consumer) && !matchAmxContraction(consumer);
 }
 
 Value mlir::tfm::sliceN(OpBuilder &b, Location loc, Value v, int64_t dim,

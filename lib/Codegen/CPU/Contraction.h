@@ -19,6 +19,12 @@
 
 namespace mlir::tfm {
 
+/// The contractions the CPU's GEMM schedule takes: classifyContraction's
+/// (all f32), and those whose B is a 16-bit (bf16 or f16) tensor that the
+/// payload only widens to f32 (the 16-bit panels of -tfm-pack-weights: a
+/// register kernel widens each row of B it loads); none otherwise.
+std::optional<GemmDims> classifyCpuContraction(linalg::LinalgOp op);
+
 /// The width in f32 of a contraction's register tile on `target`: two
 /// vectors (the rule -tfm-cpu-configure sizes `nr` by, and the panel
 /// granule of -tfm-pack-weights).

@@ -167,7 +167,7 @@ struct CpuConfigurePass
         ++configuredContractions;
         return;
       }
-      if (classifyContraction(op)) {
+      if (classifyCpuContraction(op)) {
         if (!contractions)
           return;
         bool split = threads && topLevel;

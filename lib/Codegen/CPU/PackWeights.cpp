@@ -16,6 +16,7 @@
 #include "tfm/Transforms/PassStatistics.h"
 #include "tfm/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -23,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_PACKWEIGHTSPASS
@@ -136,7 +138,25 @@ struct PackWeightsPass : tfm::impl::PackWeightsPassBase<PackWeightsPass> {
           << granule << " max-panel=" << widest;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) {
+    // A 16-bit precision: the weights the runtime rounds to it get panels
+    // of that type.
+    sixteenBit = nullptr;
+    rounded.clear();
+    ModuleOp module = getOperation();
+    auto precision = module->getAttrOfType<TypeAttr>(kPrecisionAttr);
+    auto names = module->getAttrOfType<ArrayAttr>(kRoundedWeightsAttr);
+    // f16 only where the CPU converts it (F16C): LLVM widens f16 by a
+    // library call per element otherwise. bf16 widens by a shift anywhere.
+    CpuTargetAttr target = getCpuTarget(module);
+    bool f16 = precision && precision.getValue().isF16() && target &&
+               target.hasFeature("f16c");
+    if (sixteenBitPanels && precision && names &&
+        (precision.getValue().isBF16() || f16)) {
+      sixteenBit = cast<FloatType>(precision.getValue());
+      for (auto name : names.getAsRange<StringAttr>())
+        rounded.insert(name.getValue());
+    }
+    module.walk([&](func::FuncOp f) {
       if (!f.isExternal())
         runOnFunction(f);
     });
@@ -150,6 +170,10 @@ private:
   llvm::StringMap<Value> packs;
   /// The panel granule and the widest panel of this run.
   int64_t granule = 0, widest = 0;
+  /// The module's 16-bit precision (null: f32 panels only), and the weights
+  /// the runtime rounds to it.
+  FloatType sixteenBit;
+  llvm::StringSet<> rounded;
 
   tfm::PassStatistic contractions{this, numPackedContractions,
                                   "packed-contractions",
@@ -158,24 +182,36 @@ private:
   tfm::PassStatistic layouts{this, numPackedWeights, "packed-weights",
                              "Packed weight layouts made (one per weight "
                              "name and layout)"};
+  tfm::PassStatistic narrowLayouts{this, numSixteenBitWeights,
+                                   "sixteen-bit-weights",
+                                   "Packed weight layouts stored in 16 bits"};
 };
 
 /// Wp[nb, k, r] = W[k, nb*P + r] (nDim 1) or W[nb*P + r, k] (nDim 0): one
 /// linalg.generic copy per weight name and layout, at the start of the
-/// function (its operands are weights, which have no operands).
+/// function (its operands are weights, which have no operands). Stored in
+/// the module's 16-bit precision when the runtime rounds W to it (the
+/// truncation is then exact).
 Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
                               Candidate c) {
   int64_t n = c.packedN, k = c.block.sizes[1 - c.nDim];
+  Type f32 = b.getF32Type();
+  Type element = sixteenBit && rounded.contains(c.block.weight.getName())
+                     ? sixteenBit
+                     : f32;
   std::string name =
       (c.block.weight.getName() + c.block.suffix() +
-       ":packed[n=" + Twine(c.nDim) + ",panel=" + Twine(c.panel) + "]")
+       ":packed[n=" + Twine(c.nDim) + ",panel=" + Twine(c.panel) +
+       (element == f32     ? ""
+        : element.isBF16() ? ",bf16"
+                           : ",f16") +
+       "]")
           .str();
   if (Value v = packs.lookup(name))
     return v;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.front());
   Location loc = NameLoc::get(b.getStringAttr(name), c.block.weight.getLoc());
-  Type f32 = b.getF32Type();
   // The block read, its first packedN columns.
   Value w = c.block.read(b, loc, c.nDim, n);
   // W as rank 3: [K, N/P, P] or [N/P, P, K].
@@ -188,7 +224,7 @@ Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
   Value w3 = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get(shape3, f32), w, reassociation);
   Value init = tensor::EmptyOp::create(
-      b, loc, ArrayRef<int64_t>{n / c.panel, k, c.panel}, f32);
+      b, loc, ArrayRef<int64_t>{n / c.panel, k, c.panel}, element);
   MLIRContext *ctx = b.getContext();
   AffineExpr nb = getAffineDimExpr(0, ctx), kk = getAffineDimExpr(1, ctx),
              r = getAffineDimExpr(2, ctx);
@@ -198,11 +234,16 @@ Value PackWeightsPass::packed(OpBuilder &b, func::FuncOp func,
       b, loc, init.getType(), ValueRange{w3}, ValueRange{init},
       ArrayRef<AffineMap>{in, b.getMultiDimIdentityMap(3)},
       SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
-      [](OpBuilder &nb, Location l, ValueRange args) {
-        linalg::YieldOp::create(nb, l, args[0]);
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = args[0];
+        if (element != f32)
+          v = arith::TruncFOp::create(nb, l, element, v);
+        linalg::YieldOp::create(nb, l, v);
       });
   copy->setAttr(kPrepareAttr, b.getStringAttr(name));
   ++layouts;
+  if (element != f32)
+    ++narrowLayouts;
   packs[name] = copy.getResult(0);
   return copy.getResult(0);
 }
@@ -278,6 +319,17 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
     // The body: the op's own (a named op's is implicit but present).
     IRMapping mapping;
     op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+    // A 16-bit panel: the payload widens what it reads.
+    Type wpElement = getElementTypeOrSelf(wp.getType());
+    if (!wpElement.isF32()) {
+      Block &body = generic.getRegion().front();
+      BlockArgument arg = body.getArgument(c.operand);
+      arg.setType(wpElement);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&body);
+      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), arg);
+      arg.replaceAllUsesExcept(wide, wide.getDefiningOp());
+    }
     Value result = tensor::CollapseShapeOp::create(
         b, loc, initType, generic.getResult(0), reassociation);
     if (c.packedN != fullN) {

@@ -75,6 +75,45 @@ struct Schedule {
                           // (0: serial)
 };
 
+/// A register kernel tile `op` whose B is a 16-bit panel (-tfm-pack-weights'
+/// `sixteen-bit-panels`, which the payload widens): the tile of B widened
+/// to f32 by an elementwise op placed before `op`, which then reads that
+/// and no longer widens. Vectorized, the widening is a load of NR 16-bit
+/// values and a conversion in registers (the f32 tile folds away), and the
+/// kernel is the f32 vector.contract of every other tile. Returns the
+/// widening op, or null when `op` reads no 16-bit operand.
+Operation *widenSixteenBitInput(RewriterBase &rw, linalg::GenericOp op) {
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type || type.getElementType().isF32())
+      continue;
+    Location loc = op.getLoc();
+    Type f32 = rw.getF32Type();
+    rw.setInsertionPoint(op);
+    Value init = tensor::EmptyOp::create(
+        rw, loc, tensor::getMixedSizes(rw, loc, input->get()), f32);
+    AffineMap id = rw.getMultiDimIdentityMap(type.getRank());
+    auto widen = linalg::GenericOp::create(
+        rw, loc, init.getType(), ValueRange{input->get()}, ValueRange{init},
+        ArrayRef<AffineMap>{id, id},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              b, l, ValueRange{arith::ExtFOp::create(b, l, f32, args[0])});
+        });
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    rw.modifyOpInPlace(op, [&] {
+      input->set(widen.getResult(0));
+      arg.setType(f32);
+    });
+    for (Operation *user : llvm::to_vector(arg.getUsers()))
+      rw.replaceOp(user, arg); // the payload's arith.extf
+    return widen;
+  }
+  return nullptr;
+}
+
 Schedule scheduleOf(Attribute config) {
   Schedule s;
   if (auto c = dyn_cast_or_null<CpuContractionAttr>(config)) {
@@ -469,7 +508,7 @@ TileAndVectorizePass::parallelBatch(RewriterBase &rw, linalg::GenericOp op,
 LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
                                                         linalg::GenericOp op,
                                                         const Schedule &s) {
-  std::optional<GemmDims> g = classifyContraction(op);
+  std::optional<GemmDims> g = classifyCpuContraction(op);
   if (!g)
     return success();
   ++contractionsTiled;
@@ -482,7 +521,7 @@ LogicalResult TileAndVectorizePass::scheduleContraction(RewriterBase &rw,
     if (*block == op)
       op->setAttr(kParallelRows, rw.getUnitAttr());
     op = *block;
-    g = classifyContraction(op);
+    g = classifyCpuContraction(op);
     if (!g)
       return success();
   }
@@ -507,7 +546,7 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
   Schedule s = scheduleOf(config);
   bool splitRows = op->hasAttr(kParallelRows);
   op = dropUnitLoops(rw, op);
-  std::optional<GemmDims> g = classifyContraction(op);
+  std::optional<GemmDims> g = classifyCpuContraction(op);
   if (!g || !g->unit.empty())
     return success(); // Left scalar: convert-linalg-to-loops handles it.
   Location loc = op.getLoc();
@@ -589,7 +628,7 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
 LogicalResult TileAndVectorizePass::registerTiles(RewriterBase &rw,
                                                   linalg::GenericOp op,
                                                   const Schedule &s) {
-  std::optional<GemmDims> g = classifyContraction(op);
+  std::optional<GemmDims> g = classifyCpuContraction(op);
   if (!g || !g->unit.empty())
     return success();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -787,7 +826,7 @@ void TileAndVectorizePass::runOnOperation() {
     Attribute config = op->getAttr(kLoweringConfigAttr);
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
     if (isa_and_nonnull<CpuContractionAttr>(config) && generic &&
-        classifyContraction(op))
+        classifyCpuContraction(op))
       gemms.push_back(generic);
     else if (isa_and_nonnull<CpuElementwiseAttr>(config))
       others.push_back(op);
@@ -861,8 +900,17 @@ void TileAndVectorizePass::runOnOperation() {
       dropUnitLoops(rw, generic)->setAttr(kReadyKernel, rw.getUnitAttr());
     else
       op->setAttr(kReadyKernel, rw.getUnitAttr());
+  SmallVector<Operation *> ready;
   for (auto [marked, unit] : takeMarked(kReadyKernel)) {
-    Operation *op = marked;
+    // A kernel tile reading a 16-bit panel: its tile of the panel widened
+    // first (vectorized too), so that the kernel is an f32 contraction.
+    if (auto generic = dyn_cast<linalg::GenericOp>(marked))
+      if (classifyCpuContraction(generic))
+        if (Operation *widen = widenSixteenBitInput(rw, generic))
+          ready.push_back(widen);
+    ready.push_back(marked);
+  }
+  for (Operation *op : ready) {
     // A kernel tile back to linalg.matmul, which the vectorizer turns into
     // one vector.contract (outer products later) instead of mulf + addf.
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {

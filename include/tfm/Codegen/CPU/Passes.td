@@ -48,10 +48,20 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     slice of `W` as stored, writes the rest (`tensor.extract_slice` /
     `insert_slice`).
 
+    With a 16-bit precision (the module's `tfm.precision`, bf16 or f16),
+    the panels of a weight that the runtime rounds to it (listed in
+    `tfm.rounded_weights` by `-tfm-apply-precision`) are stored in that
+    type (`sixteen-bit-panels`): the same values in half the bytes, which
+    the register kernels widen as they load them, so a decode step, whose
+    GEMMs stream every weight once, reads half the memory. The name then
+    ends in `:packed[n=..,panel=..,bf16]` (or `f16`: only for a target with
+    F16C, which converts f16 in hardware). A target with AMX or
+    AVX512-BF16 has already taken these contractions (`-tfm-pack-amx`).
+
     Left alone: weights with fewer than `panel` columns, `[K, N]` weights
-    whose packed columns are one panel (already panel-major), other element
-    types, and contractions that read no weight (attention's `Q.Kᵀ` and
-    `P.V`).
+    whose packed columns are one panel (already panel-major) and stay f32,
+    other element types, and contractions that read no weight (attention's
+    `Q.Kᵀ` and `P.V`).
   }];
   let options = [
     Option<"panel", "panel", "int64_t", /*default=*/"0",
@@ -60,8 +70,12 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
            "vectors)">,
     Option<"maxPanel", "max-panel", "int64_t", /*default=*/"0",
            "Widest panel (a multiple of panel; 0: eight panels)">,
+    Option<"sixteenBitPanels", "sixteen-bit-panels", "bool", /*default=*/"true",
+           "Store the panels of weights rounded to the module's 16-bit "
+           "precision in that type">,
   ];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::tfm::TfmDialect",
@@ -71,6 +85,8 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
               "Contractions rewritten to read a packed weight">,
     Statistic<"numPackedWeights", "packed-weights",
               "Packed weight layouts made (one per weight name and layout)">,
+    Statistic<"numSixteenBitWeights", "sixteen-bit-weights",
+              "Packed weight layouts stored in 16 bits">,
   ];
 }
 
