@@ -29,12 +29,14 @@ rm -f "$BUILD_DIR/lit-results.json"
 # (scripts/test.sh builds it first), the sanitized build links its
 # archives of them (TFM_UNINSTRUMENTED_FROM in CMakeLists.txt) rather than
 # compiling them again.
+# CMake lists those libraries (tfm_uninstrumented) in tfm-uninstrumented.txt.
 MAIN_BUILD=${TFM_BUILD_DIR:-build}
-UNINSTRUMENTED=(TfmCodegenCommon TfmCodegenCPU TfmCodegenGPU TfmConversion
-                TfmPipelines TfmABI)
 from=""
-if [ -f "$MAIN_BUILD/build.ninja" ] && ninja -C "$MAIN_BUILD" "${UNINSTRUMENTED[@]}" >/dev/null; then
-  from=$(cd "$MAIN_BUILD" && pwd)
+if [ -f "$MAIN_BUILD/build.ninja" ] && [ -s "$MAIN_BUILD/tfm-uninstrumented.txt" ]; then
+  mapfile -t uninstrumented < "$MAIN_BUILD/tfm-uninstrumented.txt"
+  if ninja -C "$MAIN_BUILD" "${uninstrumented[@]}" >/dev/null; then
+    from=$(cd "$MAIN_BUILD" && pwd)
+  fi
 fi
 TFM_BUILD_DIR=$BUILD_DIR TFM_NINJA_TARGETS="tfmc tfm-opt tfm-run TfmRuntime TfmSupport" \
   scripts/build.sh -DTFM_ENABLE_SANITIZERS=ON "-DTFM_UNINSTRUMENTED_FROM=$from" \

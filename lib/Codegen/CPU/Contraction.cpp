@@ -11,8 +11,7 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 std::optional<GemmDims> mlir::tfm::classifyCpuContraction(linalg::LinalgOp op) {
-  if (std::optional<GemmDims> g = classifyContraction(op))
-    return g;
+  // classifyContraction's rules, but B may also be 16 bits.
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
     return std::nullopt;
   std::optional<GemmDims> g = inferGemmDims(op);
