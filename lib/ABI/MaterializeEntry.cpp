@@ -661,15 +661,21 @@ struct MaterializeEntryPass
         if (!step.getArgAttr(arg.getArgNumber(), kInOutAttr))
           continue;
         auto type = cast<RankedTensorType>(arg.getType());
+        // f32, or the model's 16-bit precision (-tfm-narrow-kv-cache).
+        Type et = type.getElementType();
         if (type.getRank() != 6 || type.isDynamicDim(1) ||
             type.getDimSize(2) != 2 || type.isDynamicDim(3) ||
-            type.isDynamicDim(5) || !type.getElementType().isF32())
+            type.isDynamicDim(5) ||
+            !(et.isF32() || ((et.isBF16() || et.isF16()) &&
+                             precisionOf(et) == manifest.precision)))
           return step.emitError("the KV cache argument must be "
-                                "tensor<?xLx2xHx?xDxf32>, got ")
+                                "tensor<?xLx2xHx?xDxT>, T f32 or the "
+                                "module's precision, got ")
                  << type;
         kv.layers = type.getDimSize(1);
         kv.kvHeads = type.getDimSize(3);
         kv.headDim = type.getDimSize(5);
+        kv.storage = precisionOf(et);
       }
       if (!kv.layers)
         return step.emitError("@")

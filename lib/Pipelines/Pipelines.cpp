@@ -49,12 +49,15 @@
 using namespace mlir;
 
 /// Stage 0: the target (the host's unless the module states one), then the
-/// tfm-level transforms: fusion, attention tiling (configured for the
-/// target, then carried out).
+/// tfm-level transforms: the KV cache's element type, fusion, attention
+/// tiling (configured for the target, then carried out).
 static void addTfmTransforms(OpPassManager &pm,
                              const tfm::TfmToLLVMPipelineOptions &options) {
   using namespace mlir::tfm;
   pm.addPass(createSetTargetPass());
+  // Under a 16-bit precision the generation steps keep their KV cache in
+  // it (a no-op otherwise).
+  pm.addPass(createNarrowKvCachePass());
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
   if (!options.tileAttention)

@@ -504,7 +504,9 @@ private:
   T *data = nullptr;
 };
 
-using CacheDesc = MemRefDescriptor<float, 6>;
+/// A KV cache's elements are float or 16 bits (the manifest's "storage"):
+/// the descriptor counts elements and never reads them.
+using CacheDesc = MemRefDescriptor<void, 6>;
 using StepLogitsDesc = MemRefDescriptor<float, 2>;
 using Step = void (*)(void *const *, IdsDesc *, LengthsDesc *, LengthsDesc *,
                       CacheDesc *, StepLogitsDesc *);
@@ -551,12 +553,13 @@ struct tfm_session {
   /// The manifest's cache shape and vocabulary size, copied for brevity.
   ManifestKvCache kv;
   int64_t vocab = 0;
-  /// Floats of one slot's cache: [L][2][Hkv][maxContext][Dh].
-  int64_t floatsPerSlot = 0;
+  /// Bytes of one slot's cache: [L][2][Hkv][maxContext][Dh] elements of
+  /// kv.elementBytes() bytes.
+  int64_t bytesPerSlot = 0;
   /// [maxSlots] of those, slot-major: in host memory for a CPU model, in
   /// device memory for a CUDA model (deviceCache), where the generated
   /// step reads and writes it.
-  ZeroedArray<float> cache;
+  ZeroedArray<unsigned char> cache;
   cuda::DeviceMemoryPtr deviceCache;
   /// The tokens each slot holds, [maxSlots].
   ZeroedArray<int64_t> lengths;
@@ -574,8 +577,8 @@ struct tfm_session {
   /// and values, [maxSlots][L][2][Hkv][maxSource][Dh] written by
   /// tfm_session_encode, and each slot's source length (0: not encoded).
   int64_t maxSource = 0;
-  int64_t floatsPerCrossSlot = 0;
-  ZeroedArray<float> cross;
+  int64_t bytesPerCrossSlot = 0;
+  ZeroedArray<unsigned char> cross;
   cuda::DeviceMemoryPtr deviceCross;
   ZeroedArray<int32_t> sourceLengths;
   /// Scratch of an encode call: the sources [B, S] (S <= maxSource).
@@ -592,35 +595,34 @@ namespace {
 cuda::Instance *deviceOf(const tfm_session *s) { return s->model->cuda.get(); }
 
 /// Slot `slot` of the session's cache (a device address for a CUDA model).
-float *cacheOf(const tfm_session *s, int64_t slot) {
-  float *base = s->deviceCache
-                    ? static_cast<float *>(cuda::address(*s->deviceCache))
-                    : s->cache.get();
-  return base + slot * s->floatsPerSlot;
+unsigned char *cacheOf(const tfm_session *s, int64_t slot) {
+  auto *base =
+      s->deviceCache
+          ? static_cast<unsigned char *>(cuda::address(*s->deviceCache))
+          : s->cache.get();
+  return base + slot * s->bytesPerSlot;
 }
 
 /// Slot `slot` of the cross-attention cache (encoder-decoder models).
-float *crossOf(const tfm_session *s, int64_t slot) {
-  float *base = s->deviceCross
-                    ? static_cast<float *>(cuda::address(*s->deviceCross))
-                    : s->cross.get();
-  return base + slot * s->floatsPerCrossSlot;
+unsigned char *crossOf(const tfm_session *s, int64_t slot) {
+  auto *base =
+      s->deviceCross
+          ? static_cast<unsigned char *>(cuda::address(*s->deviceCross))
+          : s->cross.get();
+  return base + slot * s->bytesPerCrossSlot;
 }
 
-/// A zeroed cache of `floats` floats: host memory for a CPU model, device
+/// A zeroed cache of `bytes` bytes: host memory for a CPU model, device
 /// memory for a CUDA model. `what` describes it in errors.
-tfm_status allocateCache(const tfm_model &model, int64_t floats,
-                         const std::string &what, ZeroedArray<float> &host,
+tfm_status allocateCache(const tfm_model &model, int64_t bytes,
+                         const std::string &what,
+                         ZeroedArray<unsigned char> &host,
                          cuda::DeviceMemoryPtr &device) {
   if (!model.cuda) {
-    if (!host.allocate(static_cast<uint64_t>(floats)))
+    if (!host.allocate(static_cast<uint64_t>(bytes)))
       return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate " + what);
     return TFM_OK;
   }
-  uint64_t bytes;
-  if (__builtin_mul_overflow(static_cast<uint64_t>(floats), sizeof(float),
-                             &bytes))
-    return fail(TFM_ERROR_INVALID_ARGUMENT, what + " is too large");
   llvm::Expected<cuda::DeviceMemoryPtr> memory =
       cuda::allocateZeroed(*model.cuda, bytes, what);
   if (!memory)
@@ -825,7 +827,7 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
     LengthsDesc offsetsDesc = describeContiguous<int32_t, 1>(offsets, {batch});
     LengthsDesc lengthsDesc =
         describeContiguous<int32_t, 1>(stepLengths, {batch});
-    CacheDesc cacheDesc = describeContiguous<float, 6>(
+    CacheDesc cacheDesc = describeContiguous<void, 6>(
         cacheOf(s, lo),
         {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxContext, s->kv.headDim});
     StepLogitsDesc logitsDesc =
@@ -833,7 +835,7 @@ tfm_status append(tfm_session *s, const int64_t *slots, int64_t n,
     CacheDesc crossDesc;
     LengthsDesc sourceDesc;
     if (s->kv.cross) {
-      crossDesc = describeContiguous<float, 6>(
+      crossDesc = describeContiguous<void, 6>(
           crossOf(s, lo),
           {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
       sourceDesc = describeContiguous<int32_t, 1>(sources, {batch});
@@ -1346,27 +1348,35 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
                     "] (max_seq_len of model '" + m.modelName + "')");
 
   // The cache and the scratch, whose sizes bound every call's.
-  int64_t perPosition = m.kvCache->floatsPerPosition();
-  int64_t perSlot, cacheFloats, idsElements, logitsElements;
-  if (__builtin_mul_overflow(max_context, perPosition, &perSlot) ||
-      __builtin_mul_overflow(max_slots, perSlot, &cacheFloats) ||
+  // Bytes per token: elements times 4 (f32) or 2 (a 16-bit cache).
+  int64_t perPosition = m.kvCache->elementsPerPosition();
+  int64_t elementBytes = m.kvCache->elementBytes();
+  std::string elementName =
+      (llvm::Twine(elementBytes == 4 ? "f32"
+                                     : precisionName(m.kvCache->storage)) +
+       " elements")
+          .str();
+  int64_t perSlot, cacheBytes, idsElements, logitsElements;
+  if (__builtin_mul_overflow(max_context, perPosition * elementBytes,
+                             &perSlot) ||
+      __builtin_mul_overflow(max_slots, perSlot, &cacheBytes) ||
       __builtin_mul_overflow(max_slots, max_context, &idsElements) ||
       __builtin_mul_overflow(max_slots, m.vocabSize, &logitsElements))
     return fail(TFM_ERROR_INVALID_ARGUMENT,
                 "max_slots " + llvm::Twine(max_slots) + " x max_context " +
                     llvm::Twine(max_context) + " x " +
-                    llvm::Twine(perPosition) +
-                    " floats per token: the KV cache's size overflows");
+                    llvm::Twine(perPosition) + " " + elementName +
+                    " per token: the KV cache's size overflows");
   std::unique_ptr<tfm_session> s(new (std::nothrow) tfm_session);
   if (!s)
     return fail(TFM_ERROR_OUT_OF_MEMORY, "cannot allocate the session");
   s->model = model;
   std::string cacheText =
-      ("the KV cache: " + llvm::Twine(cacheFloats) + " floats (max_slots " +
+      ("the KV cache: " + llvm::Twine(cacheBytes) + " bytes (max_slots " +
        llvm::Twine(max_slots) + " x max_context " + llvm::Twine(max_context) +
-       " x " + llvm::Twine(perPosition) + " floats per token)")
+       " x " + llvm::Twine(perPosition) + " " + elementName + " per token)")
           .str();
-  if (tfm_status st = allocateCache(*model, cacheFloats, cacheText, s->cache,
+  if (tfm_status st = allocateCache(*model, cacheBytes, cacheText, s->cache,
                                     s->deviceCache))
     return st;
   if (!s->lengths.allocate(max_slots) || !s->rowOf.allocate(max_slots) ||
@@ -1380,35 +1390,36 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
                     llvm::Twine(max_slots) + " slots)");
   if (m.kvCache->cross) {
     // Sources up to the model's max_seq_len (int32 lengths, as above).
-    int64_t source = contextLimit, crossPerSlot, crossFloats, srcElements;
-    if (__builtin_mul_overflow(source, perPosition, &crossPerSlot) ||
-        __builtin_mul_overflow(max_slots, crossPerSlot, &crossFloats) ||
+    int64_t source = contextLimit, crossPerSlot, crossBytes, srcElements;
+    if (__builtin_mul_overflow(source, perPosition * elementBytes,
+                               &crossPerSlot) ||
+        __builtin_mul_overflow(max_slots, crossPerSlot, &crossBytes) ||
         __builtin_mul_overflow(max_slots, source, &srcElements))
       return fail(TFM_ERROR_INVALID_ARGUMENT,
                   "max_slots " + llvm::Twine(max_slots) +
                       ": the cross-attention cache's size overflows");
     std::string crossText =
-        ("the cross-attention cache: " + llvm::Twine(crossFloats) +
-         " floats (max_slots " + llvm::Twine(max_slots) + " x max_seq_len " +
-         llvm::Twine(source) + " x " + llvm::Twine(perPosition) +
-         " floats per source token)")
+        ("the cross-attention cache: " + llvm::Twine(crossBytes) +
+         " bytes (max_slots " + llvm::Twine(max_slots) + " x max_seq_len " +
+         llvm::Twine(source) + " x " + llvm::Twine(perPosition) + " " +
+         elementName + " per source token)")
             .str();
     if (!s->sourceLengths.allocate(max_slots) ||
         !s->encodeIds.allocate(srcElements))
       return fail(TFM_ERROR_OUT_OF_MEMORY,
                   "cannot allocate the session's scratch (" +
                       llvm::Twine(max_slots) + " slots)");
-    if (tfm_status st = allocateCache(*model, crossFloats, crossText, s->cross,
+    if (tfm_status st = allocateCache(*model, crossBytes, crossText, s->cross,
                                       s->deviceCross))
       return st;
     s->maxSource = source;
-    s->floatsPerCrossSlot = crossPerSlot;
+    s->bytesPerCrossSlot = crossPerSlot;
   }
   s->maxSlots = max_slots;
   s->maxContext = max_context;
   s->kv = *m.kvCache;
   s->vocab = m.vocabSize;
-  s->floatsPerSlot = perSlot;
+  s->bytesPerSlot = perSlot;
   *out = s.release();
   return TFM_OK;
 }
@@ -1443,17 +1454,17 @@ tfm_status tfm_session_reset(tfm_session *session, int64_t slot) {
   // under a mask); the rest is still zero and need not be touched.
   const ManifestKvCache &kv = session->kv;
   int64_t held = session->lengths[slot];
-  float *base = cacheOf(session, slot);
+  int64_t tokenBytes = kv.headDim * kv.elementBytes();
+  unsigned char *base = cacheOf(session, slot);
   if (cuda::Instance *device = deviceOf(session)) {
     // One memset of the whole slot (also past what the slot held: a step
     // that failed on the device may have written there).
-    if (llvm::Error e =
-            cuda::zero(*device, base, sizeof(float) * session->floatsPerSlot))
+    if (llvm::Error e = cuda::zero(*device, base, session->bytesPerSlot))
       return failWith(std::move(e));
   } else {
     for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row)
-      std::memset(base + row * session->maxContext * kv.headDim, 0,
-                  sizeof(float) * held * kv.headDim);
+      std::memset(base + row * session->maxContext * tokenBytes, 0,
+                  held * tokenBytes);
   }
   session->lengths[slot] = 0;
   // An encoder-decoder slot also forgets its source (its cross cache rows
@@ -1480,30 +1491,30 @@ tfm_status tfm_session_copy_slot(tfm_session *session, int64_t src,
   // tfm_session_reset).
   const ManifestKvCache &kv = session->kv;
   int64_t copied = session->lengths[src], held = session->lengths[dst];
-  int64_t rowFloats = session->maxContext * kv.headDim;
-  const float *from = cacheOf(session, src);
-  float *to = cacheOf(session, dst);
+  int64_t tokenBytes = kv.headDim * kv.elementBytes();
+  int64_t rowBytes = session->maxContext * tokenBytes;
+  const unsigned char *from = cacheOf(session, src);
+  unsigned char *to = cacheOf(session, dst);
   if (cuda::Instance *device = deviceOf(session)) {
     // The whole slot, zeros past src's tokens included: the same result.
-    if (llvm::Error e = cuda::copy(*device, to, from,
-                                   sizeof(float) * session->floatsPerSlot))
+    if (llvm::Error e = cuda::copy(*device, to, from, session->bytesPerSlot))
       return failWith(std::move(e));
     if (kv.cross)
       if (llvm::Error e =
               cuda::copy(*device, crossOf(session, dst), crossOf(session, src),
-                         sizeof(float) * session->floatsPerCrossSlot))
+                         session->bytesPerCrossSlot))
         return failWith(std::move(e));
   } else {
     for (int64_t row = 0; row < kv.layers * 2 * kv.kvHeads; ++row) {
-      std::memcpy(to + row * rowFloats, from + row * rowFloats,
-                  sizeof(float) * copied * kv.headDim);
+      std::memcpy(to + row * rowBytes, from + row * rowBytes,
+                  copied * tokenBytes);
       if (held > copied)
-        std::memset(to + row * rowFloats + copied * kv.headDim, 0,
-                    sizeof(float) * (held - copied) * kv.headDim);
+        std::memset(to + row * rowBytes + copied * tokenBytes, 0,
+                    (held - copied) * tokenBytes);
     }
     if (kv.cross)
       std::memcpy(crossOf(session, dst), crossOf(session, src),
-                  sizeof(float) * session->floatsPerCrossSlot);
+                  session->bytesPerCrossSlot);
   }
   session->lengths[dst] = copied;
   if (kv.recomputeAfter > 0)
@@ -1585,7 +1596,7 @@ tfm_status tfm_session_encode(tfm_session *s, const int64_t *slots,
     IdsDesc srcDesc = describeContiguous<int32_t, 2>(sources, {batch, longest});
     LengthsDesc lengthsDesc =
         describeContiguous<int32_t, 1>(sourceLengths, {batch});
-    CacheDesc crossDesc = describeContiguous<float, 6>(
+    CacheDesc crossDesc = describeContiguous<void, 6>(
         crossOf(s, lo),
         {batch, s->kv.layers, 2, s->kv.kvHeads, s->maxSource, s->kv.headDim});
     callEncode(table, &srcDesc, &lengthsDesc, &crossDesc);

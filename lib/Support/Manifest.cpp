@@ -371,6 +371,16 @@ Expected<Manifest> Manifest::parse(StringRef text, StringRef origin) {
         return after.takeError();
       kv.recomputeAfter = *after;
     }
+    if (const json::Value *st = cache->get(Field::kCacheStorage)) {
+      std::optional<StringRef> text = st->getAsString();
+      std::optional<Precision> parsed =
+          text ? parsePrecision(*text) : std::nullopt;
+      if (!parsed || *parsed == Precision::F32 || *parsed != m.precision)
+        return sub.bad(Field::kCacheStorage,
+                       "must be \"bf16\" or \"f16\", the model's '" +
+                           Twine(Field::kPrecision) + "'");
+      kv.storage = *parsed;
+    }
     if (m.architecture == Architecture::Encoder)
       return read.bad(Field::kKvCache, "is not supported for encoders");
     if (kv.cross != (m.architecture == Architecture::EncoderDecoder))

@@ -200,13 +200,14 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
 
 // -----
 
-// The manifest's KV cache is [B, layers, 2, kv_heads, C, head_dim] of f32.
+// The manifest's KV cache is [B, layers, 2, kv_heads, C, head_dim] of f32
+// or of the module's 16-bit precision.
 module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits"} {
   func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
-  // expected-error @+1 {{the KV cache argument must be tensor<?xLx2xHx?xDxf32>, got 'tensor<?x1x3x1x?x4xf32>'}}
+  // expected-error @+1 {{the KV cache argument must be tensor<?xLx2xHx?xDxT>, T f32 or the module's precision, got 'tensor<?x1x3x1x?x4xf32>'}}
   func.func @step(%ids: tensor<?x?xi32>, %cache: tensor<?x1x3x1x?x4xf32> {tfm.inout = 1 : i64}) -> (tensor<?x16xf32>, tensor<?x1x3x1x?x4xf32>) attributes {tfm.entry} {
     %l = "test.logits"(%ids) : (tensor<?x?xi32>) -> tensor<?x16xf32>
     return %l, %cache : tensor<?x16xf32>, tensor<?x1x3x1x?x4xf32>
@@ -220,10 +221,42 @@ module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab
     %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
     return %r : tensor<?x?x16xf32>
   }
-  // expected-error @+1 {{the KV cache argument must be tensor<?xLx2xHx?xDxf32>, got 'tensor<?x1x2x1x?x4xf16>'}}
+  // expected-error @+1 {{the KV cache argument must be tensor<?xLx2xHx?xDxT>, T f32 or the module's precision, got 'tensor<?x1x2x1x?x4xf16>'}}
   func.func @step(%ids: tensor<?x?xi32>, %cache: tensor<?x1x2x1x?x4xf16> {tfm.inout = 1 : i64}) -> (tensor<?x16xf32>, tensor<?x1x2x1x?x4xf16>) attributes {tfm.entry} {
     %l = "test.logits"(%ids) : (tensor<?x?xi32>) -> tensor<?x16xf32>
     return %l, %cache : tensor<?x16xf32>, tensor<?x1x2x1x?x4xf16>
+  }
+}
+
+// -----
+
+module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits", tfm.precision = bf16} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+    %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
+    return %r : tensor<?x?x16xf32>
+  }
+  // expected-error @+1 {{the KV cache argument must be tensor<?xLx2xHx?xDxT>, T f32 or the module's precision, got 'tensor<?x1x2x1x?x4xf16>'}}
+  func.func @step(%ids: tensor<?x?xi32>, %cache: tensor<?x1x2x1x?x4xf16> {tfm.inout = 1 : i64}) -> (tensor<?x16xf32>, tensor<?x1x2x1x?x4xf16>) attributes {tfm.entry} {
+    %l = "test.logits"(%ids) : (tensor<?x?xi32>) -> tensor<?x16xf32>
+    return %l, %cache : tensor<?x16xf32>, tensor<?x1x2x1x?x4xf16>
+  }
+}
+
+// -----
+
+// A cache in the module's precision (-tfm-narrow-kv-cache): the step takes
+// a bf16 memref, and the manifest says "storage":"bf16".
+// CHECK-LABEL: module attributes
+// CHECK: func.func @step(%{{.*}}: !llvm.ptr, %{{.*}}: tensor<?x?xi32> {bufferization.writable = false}, %{{.*}}: memref<?x1x2x1x?x4xbf16>, %{{.*}}: memref<?x16xf32>)
+// CHECK: \22kv_cache\22:{\22layers\22:1,\22kv_heads\22:1,\22head_dim\22:4,\22storage\22:\22bf16\22}}\00"
+module attributes {tfm.model_name = "m", tfm.architecture = "decoder", tfm.vocab_size = 16 : i64, tfm.max_seq_len = 8 : i64, tfm.output = "logits", tfm.precision = bf16} {
+  func.func @forward(%ids: tensor<?x?xi32>, %lengths: tensor<?xi32>, %positions: tensor<?xi32>) -> tensor<?x?x16xf32> attributes {tfm.entry} {
+    %r = "test.forward"(%ids) : (tensor<?x?xi32>) -> tensor<?x?x16xf32>
+    return %r : tensor<?x?x16xf32>
+  }
+  func.func @step(%ids: tensor<?x?xi32>, %cache: tensor<?x1x2x1x?x4xbf16> {tfm.inout = 1 : i64}) -> (tensor<?x16xf32>, tensor<?x1x2x1x?x4xbf16>) attributes {tfm.entry} {
+    %l = "test.logits"(%ids) : (tensor<?x?xi32>) -> tensor<?x16xf32>
+    return %l, %cache : tensor<?x16xf32>, tensor<?x1x2x1x?x4xbf16>
   }
 }
 

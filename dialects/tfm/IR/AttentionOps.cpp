@@ -60,13 +60,19 @@ LogicalResult AttentionOp::verify() {
       failed(v.sameDim("result", result, 0, "B", "query", q, 0)) ||
       failed(v.sameDim("result", result, 1, "Hq", "query", q, 1)) ||
       failed(v.sameDim("result", result, 2, "Tq", "query", q, 2)) ||
-      failed(v.sameDim("result", result, 3, "Dv", "value", val, 3)) ||
-      failed(v.elementType("key", k, "query", q)) ||
-      failed(v.elementType("value", val, "query", q)))
+      failed(v.sameDim("result", result, 3, "Dv", "value", val, 3)))
+    return failure();
+  // K and V have Q's element type, or are the 16-bit keys and values of a
+  // KV cache stored in the model's precision (-tfm-narrow-kv-cache) read
+  // by an f32 query.
+  auto isHalf = [](Type t) { return t.isBF16() || t.isF16(); };
+  bool cachedHalfKv = q.getElementType().isF32() && isHalf(k.getElementType());
+  if ((!cachedHalfKv && failed(v.elementType("key", k, "query", q))) ||
+      failed(v.elementType("value", val, "key", k)))
     return failure();
   // 16-bit inputs with an f32 result: Q, K and V rounded for tensor cores
   // (-tfm-apply-precision), the arithmetic in f32.
-  bool halfInputs = q.getElementType().isBF16() || q.getElementType().isF16();
+  bool halfInputs = isHalf(q.getElementType());
   if (halfInputs && !result.getElementType().isF32() &&
       result.getElementType() != q.getElementType())
     return emitOpError() << "'result' element type must be f32 or match "
@@ -150,11 +156,15 @@ LogicalResult CacheAppendOp::verify() {
   if (failed(v.sameDim("update", update, 0, "B", "cache", cache, 0)) ||
       failed(v.sameDim("update", update, 1, "H", "cache", cache, 1 + k)) ||
       failed(v.sameDim("update", update, 3, "D", "cache", cache, 3 + k)) ||
-      failed(v.elementType("update", update, "cache", cache)) ||
       failed(v.perSequence("offsets", getOffsets(), "cache", cache)) ||
       failed(v.perSequence("lengths", getLengths(), "cache", cache)))
     return failure();
-  return success();
+  // The same element type, or f32 keys or values written, rounded, into a
+  // 16-bit cache (-tfm-narrow-kv-cache).
+  Type ut = update.getElementType(), ct = cache.getElementType();
+  if (ut.isF32() && (ct.isBF16() || ct.isF16()))
+    return success();
+  return v.elementType("update", update, "cache", cache);
 }
 
 //===----------------------------------------------------------------------===//

@@ -450,7 +450,9 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     Element types: Q, K and V have one; the result, `bias` and
     `alibi_slopes` have the same one, or, when Q, K and V are bf16 or f16,
     f32 (the inputs of a 16-bit precision rounded for tensor cores, the
-    softmax and the sums in f32).
+    softmax and the sums in f32). K and V may also be bf16 or f16 under an
+    f32 Q (and result): the keys and values of a KV cache stored in the
+    model's precision (`-tfm-narrow-kv-cache`), widened as they are read.
 
     ```mlir
     %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>)
@@ -532,7 +534,10 @@ def Tfm_CacheAppendOp : Tfm_Op<"cache_append", [Pure, AllTypesMatch<["cache", "r
     `cache` with
     `result[b, i0, ..., h, offsets[b] + t, :] = update[b, h, t, :]` for
     `0 <= t < lengths[b]`, the keys (or values) of the tokens a generation
-    step appends to sequence `b`. Rows of `update` at and beyond
+    step appends to sequence `b`. `update` and `cache` have one element
+    type, or `update` is f32 and `cache` bf16 or f16 (a KV cache stored in
+    the model's precision, `-tfm-narrow-kv-cache`): the rows are then
+    rounded to nearest even as they are written. Rows of `update` at and beyond
     `lengths[b]` (padding of a ragged batch) are not written. The runtime
     guarantees `offsets[b] + lengths[b] <= C`; the lowering clamps to it,
     so that no write leaves the cache.

@@ -13,7 +13,7 @@
 //                "storage":"bf16"},...],
 //    "prepared":[{"name":"l.0.q.weight:packed[n=0,panel=32]",...},...],
 //    "cpu_features":["amx-bf16"],
-//    "kv_cache":{"layers":2,"kv_heads":4,"head_dim":8}}
+//    "kv_cache":{"layers":2,"kv_heads":4,"head_dim":8,"storage":"bf16"}}
 //
 // "device" (optional, "cpu" when absent) says where the generated code runs:
 // "cpu", or "cuda" for a library whose host code launches CUDA kernels
@@ -31,7 +31,8 @@
 // (optional) says the library also exports the generation steps
 // `_mlir_ciface_step` and `_mlir_ciface_decode` (and, with "cross": true,
 // an encoder-decoder's `_mlir_ciface_encode`) and gives the shape of one
-// sequence slot's KV cache (docs/architecture.md, "Generation").
+// sequence slot's KV cache (docs/architecture.md, "Generation") and, with
+// "storage" (the model's 16-bit "precision"), its element type.
 //
 // This header is the one description of that format: the field names, the
 // spellings of the architecture and output kinds, the struct both sides
@@ -193,9 +194,9 @@ struct ManifestImage {
 };
 
 /// The KV cache of one sequence slot of a generation session is
-/// `float[layers][2][kv_heads][max_context][head_dim]` (index 0 keys, 1
-/// values); a session's cache is `[slots]` of those, slot-major, so the
-/// slots a step touches are one contiguous range.
+/// `T[layers][2][kv_heads][max_context][head_dim]` (index 0 keys, 1
+/// values; T is float, or the 16-bit `storage`); a session's cache is `[slots]`
+/// of those, slot-major, so the slots a step touches are one contiguous range.
 struct ManifestKvCache {
   int64_t layers = 0;
   int64_t kvHeads = 0;
@@ -209,8 +210,14 @@ struct ManifestKvCache {
   /// slot's tokens). LongRoPE (Phi-3) changes every position's rotation
   /// there, as transformers' generate recomputes its cache.
   int64_t recomputeAfter = 0;
-  /// Floats per slot and cached position: layers * 2 * kv_heads * head_dim.
-  int64_t floatsPerPosition() const { return layers * 2 * kvHeads * headDim; }
+  /// The element type: f32, or the model's 16-bit precision when the
+  /// library stores its cache in it (-tfm-narrow-kv-cache; "storage").
+  Precision storage = Precision::F32;
+  /// Elements per slot and cached position: layers * 2 * kv_heads *
+  /// head_dim.
+  int64_t elementsPerPosition() const { return layers * 2 * kvHeads * headDim; }
+  /// Bytes of one element.
+  int64_t elementBytes() const { return storage == Precision::F32 ? 4 : 2; }
 };
 
 /// One slot of the weights table.
@@ -276,6 +283,9 @@ struct Manifest {
     /// Optional: ManifestKvCache::recomputeAfter.
     static constexpr llvm::StringLiteral kCacheRecomputeAfter =
         "recompute_after";
+    /// Optional: "bf16" or "f16", the model's "precision"
+    /// (ManifestKvCache::storage).
+    static constexpr llvm::StringLiteral kCacheStorage = "storage";
     /// Optional: image models (ManifestImage); their vocab_size is 0.
     static constexpr llvm::StringLiteral kImage = "image";
     static constexpr llvm::StringLiteral kImageChannels = "channels";
@@ -403,6 +413,8 @@ struct Manifest {
             j.attribute(Field::kCacheCross, true);
           if (kvCache->recomputeAfter > 0)
             j.attribute(Field::kCacheRecomputeAfter, kvCache->recomputeAfter);
+          if (kvCache->storage != Precision::F32)
+            j.attribute(Field::kCacheStorage, precisionName(kvCache->storage));
         });
     });
     return text;

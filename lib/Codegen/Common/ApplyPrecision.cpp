@@ -111,7 +111,7 @@ struct ApplyPrecisionPass
     roundings.clear();
     SmallVector<linalg::LinalgOp> contractions;
     module.walk([&](linalg::LinalgOp op) {
-      if (classifyContraction(op))
+      if (classifyContraction(op) || readsPrecisionAndF32(op, type))
         contractions.push_back(op);
     });
     IRRewriter rw(&getContext());
@@ -125,6 +125,9 @@ struct ApplyPrecisionPass
     DenseMap<std::pair<Value, Block *>, Value> rounded;
     for (linalg::LinalgOp op : contractions) {
       for (OpOperand *input : op.getDpsInputOperands()) {
+        // Already in the precision (a 16-bit KV cache's keys or values).
+        if (!getElementTypeOrSelf(input->get().getType()).isF32())
+          continue;
         if (WeightOp w = weightBehind(input->get())) {
           roundedNames[w.getName()] = true;
           continue;
@@ -173,6 +176,26 @@ struct ApplyPrecisionPass
       hoistSliceRoundings(rw, type);
       narrowActivations(rw, type);
     }
+  }
+
+  /// Whether `op` is a contraction with an f32 result whose inputs are f32
+  /// or already of the precision `half` (keys or values of a KV cache that
+  /// -tfm-narrow-kv-cache stored in it), at least one of each: its f32
+  /// inputs are rounded like those of an f32 contraction.
+  static bool readsPrecisionAndF32(linalg::LinalgOp op, Type half) {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        !getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32() ||
+        !inferGemmDims(op))
+      return false;
+    bool f32 = false, narrow = false;
+    for (Value input : op.getDpsInputs()) {
+      Type t = getElementTypeOrSelf(input.getType());
+      f32 |= t.isF32();
+      narrow |= t == half;
+      if (!t.isF32() && t != half)
+        return false;
+    }
+    return f32 && narrow;
   }
 
   /// Whether `v` is computed at a function's top level (or is an argument).

@@ -345,6 +345,8 @@ struct CacheAppendLowering : TfmLowering<CacheAppendOp> {
               SmallVector<OpFoldResult>{seq, zero, zero, zero},
               SmallVector<OpFoldResult>{one, uS[1], n, uS[3]},
               SmallVector<OpFoldResult>(4, one));
+          // A 16-bit cache (-tfm-narrow-kv-cache) stores the rows rounded.
+          rowsOf = castElements(nb, l, rowsOf, cT.getElementType());
           // [b, index..., 0, off, 0] of size [1, 1..., H, n, D]; the unit
           // index dimensions are dropped (rank-reducing insert).
           SmallVector<OpFoldResult> offs{seq}, sizes{one};

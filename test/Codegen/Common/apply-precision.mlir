@@ -413,3 +413,37 @@ func.func @loop(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %acc: tensor<4x8xf32
   return %r : tensor<4x8xf32>
 }
 }
+
+// -----
+
+// Keys of a bf16 KV cache (-tfm-narrow-kv-cache) read by an f32 query: the
+// f32 input is rounded as for an f32 contraction, the bf16 one is already
+// in the precision and stays as it is. An f16 input under bf16 is not the
+// precision: that contraction is left alone.
+// CHECK-LABEL: func.func @cached_keys
+// CHECK: %[[RQ:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x16xf32>)
+// CHECK:   arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.generic {{.*}} ins(%[[RQ]], %arg1 : tensor<4x16xf32>, tensor<8x16xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg2 : tensor<4x16xf32>, tensor<8x16xf16>)
+module attributes {tfm.precision = bf16} {
+func.func @cached_keys(%q: tensor<4x16xf32>, %k: tensor<8x16xbf16>, %kh: tensor<8x16xf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x16xf32>, tensor<8x16xbf16>) outs(%f : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: bf16, %acc: f32):
+    %bw = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a, %bw : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%q, %kh : tensor<4x16xf32>, tensor<8x16xf16>) outs(%f : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f16, %acc: f32):
+    %bw = arith.extf %b : f16 to f32
+    %p = arith.mulf %a, %bw : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %s, %t : tensor<4x8xf32>, tensor<4x8xf32>
+}
+}

@@ -140,6 +140,21 @@ func.func @cache_append(%u: tensor<?x4x?x16xf32>, %c: tensor<?x3x2x4x?x16xf32>, 
 
 // -----
 
+// A bf16 cache (-tfm-narrow-kv-cache): each sequence's f32 rows are
+// rounded (arith.truncf) into a bf16 tile, which the insert writes.
+// CHECK-LABEL: func @cache_append_bf16
+// CHECK: scf.for {{.*}} -> (tensor<?x4x?x16xbf16>) {
+// CHECK: %[[NEW:.*]] = tensor.extract_slice %{{.*}} : tensor<?x4x?x16xf32> to tensor<1x4x?x16xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[NEW]] : tensor<1x4x?x16xf32>) outs(%{{.*}} : tensor<1x4x?x16xbf16>)
+// CHECK:   arith.truncf %{{.*}} : f32 to bf16
+// CHECK: tensor.insert_slice %[[R]] into %{{.*}} : tensor<1x4x?x16xbf16> into tensor<?x4x?x16xbf16>
+func.func @cache_append_bf16(%u: tensor<?x4x?x16xf32>, %c: tensor<?x4x?x16xbf16>, %off: tensor<?xi32>, %len: tensor<?xi32>) -> tensor<?x4x?x16xbf16> {
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xbf16>
+  return %r : tensor<?x4x?x16xbf16>
+}
+
+// -----
+
 // Without 'index', static shapes: the bounds are constants (B = 2, C = 32,
 // T = 3) and the slice goes to [b, 0, offset, 0] of the [B, H, C, D] cache.
 // CHECK-LABEL: func @cache_append_static

@@ -898,9 +898,10 @@ func.func @attention_result_value_size(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x
 
 // -----
 
-func.func @attention_element_type(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf32>) {
-  // expected-error @+1 {{'key' element type must match that of 'query': expected 'f32', found 'f16'}}
-  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+// A 16-bit Q reads 16-bit K and V (an f32 Q may read a 16-bit cache).
+func.func @attention_element_type(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) {
+  // expected-error @+1 {{'key' element type must match that of 'query': expected 'f16', found 'f32'}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
   return
 }
 
@@ -915,8 +916,26 @@ func.func @attention_half_key_type(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x6
 
 // -----
 
+// A 16-bit KV cache (f32 Q, 16-bit K and V): K and V share one type.
+func.func @attention_cached_value_type(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xf32>) {
+  // expected-error @+1 {{'value' element type must match that of 'key': expected 'bf16', found 'f32'}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+// ... and the result is Q's f32.
+func.func @attention_cached_result_type(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) {
+  // expected-error @+1 {{'result' element type must match that of 'query': expected 'f32', found 'bf16'}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return
+}
+
+// -----
+
 func.func @attention_half_value_type(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xbf16>) {
-  // expected-error @+1 {{'value' element type must match that of 'query': expected 'f16', found 'bf16'}}
+  // expected-error @+1 {{'value' element type must match that of 'key': expected 'f16', found 'bf16'}}
   %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xf32>
   return
 }
@@ -1134,6 +1153,23 @@ func.func @cache_append_index_range(%u: tensor<?x4x?x16xf32>, %c: tensor<?x3x2x4
 func.func @cache_append_index_negative(%u: tensor<?x4x?x16xf32>, %c: tensor<?x3x2x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
   // expected-error @+1 {{'index' element 0 is -1, outside 'cache' dim 1 of size 3}}
   %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) {index = array<i64: -1, 0>} : tensor<?x4x?x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x3x2x4x?x16xf32>
+  return
+}
+
+// -----
+
+// f32 rows may go into a 16-bit cache (rounded), not the other way.
+func.func @cache_append_narrow_update(%u: tensor<?x4x?x16xbf16>, %c: tensor<?x4x?x16xf32>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' element type must match that of 'cache': expected 'f32', found 'bf16'}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_append_half_mismatch(%u: tensor<?x4x?x16xf16>, %c: tensor<?x4x?x16xbf16>, %off: tensor<?xi32>, %len: tensor<?xi32>) {
+  // expected-error @+1 {{'update' element type must match that of 'cache': expected 'bf16', found 'f16'}}
+  %r = tfm.cache_append %u into %c offsets(%off) lengths(%len) : tensor<?x4x?x16xf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x?x16xbf16>
   return
 }
 

@@ -186,6 +186,23 @@ func.func @cache_append(%k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %cac
   return %c2, %c3 : tensor<?x3x2x4x?x16xf32>, tensor<?x4x?x16xf32>
 }
 
+// A KV cache stored in 16 bits: f32 rows rounded into it, read by an f32
+// query.
+// CHECK-LABEL: func @half_kv_cache
+func.func @half_kv_cache(%q: tensor<?x8x1x16xf32>, %k: tensor<?x4x1x16xf32>, %cache: tensor<?x2x4x?x16xbf16>, %off: tensor<?xi32>, %len: tensor<?xi32>) -> tensor<?x8x1x16xf32> {
+  // CHECK: tfm.cache_append %arg1 into %arg2 offsets(%arg3) lengths(%arg4) {index = array<i64: 0>} : tensor<?x4x1x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x2x4x?x16xbf16>
+  %c = tfm.cache_append %k into %cache offsets(%off) lengths(%len) {index = array<i64: 0>} : tensor<?x4x1x16xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x2x4x?x16xbf16>
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %c, %c0 : tensor<?x2x4x?x16xbf16>
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %c, %c3 : tensor<?x2x4x?x16xbf16>
+  %kc = tensor.extract_slice %c[0, 0, 0, 0, 0] [%b, 1, 4, %n, 16] [1, 1, 1, 1, 1] : tensor<?x2x4x?x16xbf16> to tensor<?x4x?x16xbf16>
+  %vc = tensor.extract_slice %c[0, 1, 0, 0, 0] [%b, 1, 4, %n, 16] [1, 1, 1, 1, 1] : tensor<?x2x4x?x16xbf16> to tensor<?x4x?x16xbf16>
+  // CHECK: tfm.attention %arg0, %{{.*}}, %{{.*}} offsets(%arg3 : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 2.500000e-01 : f64} : tensor<?x8x1x16xf32>, tensor<?x4x?x16xbf16>, tensor<?x4x?x16xbf16> -> tensor<?x8x1x16xf32>
+  %o = tfm.attention %q, %kc, %vc offsets(%off : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 0.25 : f64} : tensor<?x8x1x16xf32>, tensor<?x4x?x16xbf16>, tensor<?x4x?x16xbf16> -> tensor<?x8x1x16xf32>
+  return %o : tensor<?x8x1x16xf32>
+}
+
 // CHECK-LABEL: func @unfused_attention
 func.func @unfused_attention(%x: tensor<?x?x64xf32>, %kv: tensor<?x2x?x16xf32>, %len: tensor<?xi32>) -> tensor<?x?x64xf32> {
   // CHECK: %[[Q:.*]] = tfm.split_heads %{{.*}} {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>

@@ -68,6 +68,51 @@ def LowerTargetPass : Pass<"tfm-lower-target", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def NarrowKvCachePass : Pass<"tfm-narrow-kv-cache", "ModuleOp"> {
+  let summary = "Store the KV cache of the generation steps in the model's 16-bit precision";
+  let description = [{
+    `func @step(..., %cache: tensor<?xLx2xHx?xDxf32>) => func @step(..., %cache: tensor<?xLx2xHx?xDxbf16>)`
+
+    With a bf16 or f16 precision (the module's `tfm.precision`), every
+    attention reads its keys and values rounded to it (`-tfm-apply-precision`
+    rounds them where they are read). A generation step reads the whole
+    cache that way at every step, so the cache can hold the rounded values
+    instead: each `tfm.cache_append` rounds the rows it writes, once, and
+    the attention reads 16-bit keys and values and widens them. Half the
+    cache's memory, half the bytes a decode step streams, and no rounding of
+    the cache per step; the same numbers.
+
+    **Input.** tfm-level IR (before `-tfm-tile-sram`): a KV cache is a
+    function argument that a `tfm.cache_append` writes, or whose slices a
+    `tfm.attention` reads as keys or values (an encoder-decoder step's cross
+    cache), through chains of `tfm.cache_append` and `tensor.extract_slice`.
+
+    **Output.** Each such argument, each value of its chains, and the
+    function result it is returned as, has the precision's element type;
+    the function type follows. `tfm-materialize-entry` states the element
+    type in the manifest's `"kv_cache"` (`"storage"`), and the runtime sizes
+    the session's cache by it.
+
+    **Untouched.** Modules without a 16-bit precision; functions without a
+    cache; everything with `narrow=false` (an f32 cache at a 16-bit
+    precision, as before this pass: to compare, or to keep a cache that
+    other code reads in f32).
+
+    **Errors.** A cache value read by anything else (the pass cannot tell
+    that reader wants rounded values) fails the pass, naming the reader.
+  }];
+  let options = [
+    Option<"narrow", "narrow", "bool", /*default=*/"true",
+           "Store the cache in the module's 16-bit precision (false: keep "
+           "it f32)">,
+  ];
+  let statistics = [
+    Statistic<"numNarrowed", "narrowed-caches",
+              "KV cache arguments stored in 16 bits">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
 def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
   let summary = "Round every GEMM and attention input to the model's precision (bf16, f16)";
   let description = [{
