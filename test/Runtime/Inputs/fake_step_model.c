@@ -22,7 +22,11 @@
 |* never report them. With FAKE_STEP_TRACE set, each step prints its         *|
 |* shapes, offsets and lengths to stderr.                                    *|
 |*                                                                            *|
-|*   FAKE_NO_STEP  the manifest has kv_cache but the step is missing          *|
+|*   FAKE_NO_STEP     the manifest has kv_cache but the step is missing       *|
+|*   FAKE_HALF_CACHE  the manifest's precision and cache "storage" are bf16:  *|
+|*                    the cache has 16-bit elements (the step stores its      *|
+|*                    numbers as 16-bit integers: the runtime only sizes,     *|
+|*                    zeroes and copies them)                                 *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -45,14 +49,25 @@
     }                                                                          \
   } while (0)
 
+#if defined(FAKE_HALF_CACHE)
+typedef uint16_t cache_t;
+#define PRECISION "\"precision\": \"bf16\", "
+#define STORAGE ", \"storage\": \"bf16\""
+#else
+typedef float cache_t;
+#define PRECISION ""
+#define STORAGE ""
+#endif
+
 const char tfm_model_manifest[] =
     "{\"format\": \"tfm-manifest/1\", \"model_name\": \"fake-generator\", "
+    PRECISION
     "\"architecture\": \"decoder\", \"vocab_size\": 8, \"max_seq_len\": 12, "
     "\"output\": \"logits\", \"output_dims\": [8], "
     "\"inputs\": [\"ids\", \"lengths\", \"positions\"], "
     "\"weights\": [{\"name\": \"embed.tokens\", \"shape\": [8, 8]}, "
     "{\"name\": \"lm_head.bias\", \"shape\": [8]}], "
-    "\"kv_cache\": {\"layers\": 2, \"kv_heads\": 2, \"head_dim\": 3}}";
+    "\"kv_cache\": {\"layers\": 2, \"kv_heads\": 2, \"head_dim\": 3" STORAGE "}}";
 
 static int32_t hashNext(int64_t sum, int64_t position, int32_t last) {
   return (int32_t)((5 * sum + 3 * position + last) % V);
@@ -95,20 +110,21 @@ void _mlir_ciface_forward(void *const *weights, tfm_memref_i32_2d *ids,
 #if !defined(FAKE_NO_STEP)
 
 typedef struct {
-  TFM_MEMREF_DESCRIPTOR_FIELDS(float, 6);
-} memref_f32_6d;
+  TFM_MEMREF_DESCRIPTOR_FIELDS(cache_t, 6);
+} memref_cache_6d;
 
-/* What the step stores for token `id` at position q. */
-static float keyOf(int32_t id, int l, int h, int d) {
-  return (float)(id * 1000 + l * 100 + h * 10 + d + 1);
+/* What the step stores for token `id` at position q (below 2^16, exact in
+   both element types). */
+static cache_t keyOf(int32_t id, int l, int h, int d) {
+  return (cache_t)(id * 1000 + l * 100 + h * 10 + d + 1);
 }
-static float valueOf(int64_t q, int l, int h, int d) {
-  return (float)(-(q * 1000 + l * 100 + h * 10 + d + 1));
+static cache_t valueOf(int64_t q, int l, int h, int d) {
+  return (cache_t)(20000 + q * 1000 + l * 100 + h * 10 + d + 1);
 }
 
 void _mlir_ciface_step(void *const *weights, tfm_memref_i32_2d *ids,
                        tfm_memref_i32_1d *offsets, tfm_memref_i32_1d *lengths,
-                       memref_f32_6d *cache,
+                       memref_cache_6d *cache,
                        tfm_memref_f32_2d *logits) {
   const float *e = weights[0], *bias = weights[1];
   int64_t B = ids->sizes[0], T = ids->sizes[1], C = cache->sizes[4];
@@ -152,7 +168,7 @@ void _mlir_ciface_step(void *const *weights, tfm_memref_i32_2d *ids,
 
   for (int64_t b = 0; b < B; ++b) {
     int32_t off = offsets->aligned[b], len = lengths->aligned[b];
-    float *slot = cache->aligned + b * cache->strides[0];
+    cache_t *slot = cache->aligned + b * cache->strides[0];
     /* The past: exactly what earlier steps stored, zero after it. */
     int64_t sum = 0;
     for (int l = 0; l < L; ++l)
@@ -160,10 +176,10 @@ void _mlir_ciface_step(void *const *weights, tfm_memref_i32_2d *ids,
         for (int h = 0; h < HKV; ++h)
           for (int64_t q = 0; q < C; ++q)
             for (int d = 0; d < DH; ++d) {
-              float got = slot[l * cache->strides[1] + kv * cache->strides[2] +
-                               h * cache->strides[3] + q * DH + d];
+              cache_t got = slot[l * cache->strides[1] + kv * cache->strides[2] +
+                                 h * cache->strides[3] + q * DH + d];
               if (q >= off) {
-                EXPECT(got == 0.0f);
+                EXPECT(got == 0);
                 continue;
               }
               if (kv == 1) {
