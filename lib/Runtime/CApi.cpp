@@ -594,22 +594,24 @@ namespace {
 /// The model's device side, for a CUDA model's session (else null).
 cuda::Instance *deviceOf(const tfm_session *s) { return s->model->cuda.get(); }
 
+/// Slot `slot` of a slot-major cache of `bytesPerSlot`-byte slots, in
+/// `device` memory when that is allocated (a CUDA model), else in `host`.
+unsigned char *slotOf(const ZeroedArray<unsigned char> &host,
+                      const cuda::DeviceMemoryPtr &device, int64_t bytesPerSlot,
+                      int64_t slot) {
+  auto *base = device ? static_cast<unsigned char *>(cuda::address(*device))
+                      : host.get();
+  return base + slot * bytesPerSlot;
+}
+
 /// Slot `slot` of the session's cache (a device address for a CUDA model).
 unsigned char *cacheOf(const tfm_session *s, int64_t slot) {
-  auto *base =
-      s->deviceCache
-          ? static_cast<unsigned char *>(cuda::address(*s->deviceCache))
-          : s->cache.get();
-  return base + slot * s->bytesPerSlot;
+  return slotOf(s->cache, s->deviceCache, s->bytesPerSlot, slot);
 }
 
 /// Slot `slot` of the cross-attention cache (encoder-decoder models).
 unsigned char *crossOf(const tfm_session *s, int64_t slot) {
-  auto *base =
-      s->deviceCross
-          ? static_cast<unsigned char *>(cuda::address(*s->deviceCross))
-          : s->cross.get();
-  return base + slot * s->bytesPerCrossSlot;
+  return slotOf(s->cross, s->deviceCross, s->bytesPerCrossSlot, slot);
 }
 
 /// A zeroed cache of `bytes` bytes: host memory for a CPU model, device
