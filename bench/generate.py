@@ -3,7 +3,8 @@
 
     python3 bench/generate.py [--quick] [--models gpt2,llama,mqa]
                               [--batches 1,8] [--contexts 128,512,1024,2048]
-                              [--threads N] [--steps K] [--out FILE]
+                              [--threads N] [--steps K] [--rounds R]
+                              [--out FILE]
                               [--variant 'NAME:TFMC FLAGS' ...]
 
 For each model (random weights from transformers, saved as an HF folder and
@@ -34,7 +35,10 @@ or `bf16:--precision=bf16`) and runs it in the same process, printed as
 
 Every measurement (each tfm library, each batch size, and the HF side)
 runs in a process of its own, so that no side's thread pool spins beside
-another's.
+another's. `--rounds R` repeats the whole set R times, interleaved (every
+library and HF once per round), and reports each number as the median
+over the rounds: on a shared machine whose speed drifts, a slow spell then
+hits every side alike instead of one library (the JSON keeps every round).
 
 Threads: tfm's run-time count and torch.set_num_threads both get --threads
 (default: all cores). Results print as a table and go to
@@ -53,6 +57,7 @@ import json
 import os
 import platform
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -227,6 +232,22 @@ def sweep(prefill, decode, batch, contexts, steps, vocab, seed):
     return rows, first_tokens
 
 
+def median_rows(rounds, batch):
+    """Per context, the median over rounds of the prefill time and of the
+    decode step (each on its own), and the rates they give."""
+    rows = []
+    for i, first in enumerate(rounds[0]):
+        def median(key):
+            return statistics.median(r[i][key] for r in rounds)
+        prefill_s, step = median("prefill_s"), median("decode_step_s")
+        rows.append({"context": first["context"],
+                     "prefill_tokens": first["prefill_tokens"],
+                     "prefill_s": prefill_s,
+                     "prefill_tok_s": first["prefill_tokens"] / prefill_s,
+                     "decode_step_s": step, "decode_tok_s": batch / step})
+    return rows
+
+
 def run_tfm(library, folder, batch, contexts, steps, threads, vocab):
     weights = os.path.join(folder, "model.safetensors")
     s = TfmSession(library, weights, batch, contexts[-1], threads)
@@ -287,6 +308,9 @@ def main():
     ap.add_argument("--batches", default="1,8")
     ap.add_argument("--contexts", default="128,512,1024,2048")
     ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure every library and HF this many times, "
+                    "interleaved, and report the medians")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--tfmc", default=os.path.join(ROOT, "build", "bin",
                                                     "tfmc"))
@@ -301,6 +325,8 @@ def main():
                     help="also compile with these tfmc flags (split on "
                     "spaces) and time it as tfm@NAME")
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     variants = [("", [])]
     for v in args.variant:
         name, sep, flags = v.partition(":")
@@ -354,15 +380,25 @@ def main():
         with open(os.path.join(folder, "config.json")) as f:
             vocab = json.load(f)["vocab_size"]
         for batch in batches:
-            runs = []
-            for name, library in libraries:
-                rows, tokens = isolated(run_tfm, library, folder, batch,
-                                        contexts, args.steps, args.threads,
-                                        vocab)
-                runs.append((name, rows, tokens))
-            hf_rows, hf_tokens, t_generate = isolated(
-                run_hf, folder, batch, contexts, args.steps, args.threads,
-                vocab, args.hf_dtype)
+            tfm_rounds = {name: [] for name, _ in libraries}
+            tfm_tokens_of = {}
+            hf_rounds, generate_s = [], []
+            for _ in range(args.rounds):
+                for name, library in libraries:
+                    rows, tokens = isolated(run_tfm, library, folder, batch,
+                                            contexts, args.steps,
+                                            args.threads, vocab)
+                    tfm_rounds[name].append(rows)
+                    tfm_tokens_of.setdefault(name, tokens)
+                rows, hf_tokens, t_generate = isolated(
+                    run_hf, folder, batch, contexts, args.steps,
+                    args.threads, vocab, args.hf_dtype)
+                hf_rounds.append(rows)
+                generate_s.append(t_generate)
+            hf_rows = median_rows(hf_rounds, batch)
+            t_generate = statistics.median(generate_s)
+            runs = [(name, median_rows(tfm_rounds[name], batch),
+                     tfm_tokens_of[name]) for name, _ in libraries]
             for name, tfm_rows, tfm_tokens in runs:
                 same = tfm_tokens == hf_tokens
                 label = f"tfm@{name}" if name else "tfm"
@@ -384,6 +420,7 @@ def main():
                 report["results"].append({
                     "model": kind, "variant": name, "batch": batch,
                     "tfm": tfm_rows, "hf": hf_rows,
+                    "tfm_rounds": tfm_rounds[name], "hf_rounds": hf_rounds,
                     "hf_generate_128_32_s": t_generate,
                     "tokens_agree": same})
     out = args.out or os.path.join(
