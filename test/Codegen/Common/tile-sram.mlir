@@ -338,6 +338,26 @@ func.func @decode_mqa_f16(%q: tensor<?x8x1x64xf16>, %k: tensor<?x1x?x64xf16>, %v
 
 // -----
 
+// Decoding from a KV cache stored in bf16 (-tfm-narrow-kv-cache) under an
+// f32 query, on a CPU target: the whole key and value blocks go to the
+// contractions as they are (bf16 slices of the cache, no f32 copy: the
+// register kernels widen the rows they load); the short diagonal block is
+// still widened into the zeroed f32 staging tile.
+// CHECK-LABEL: func.func @decode_bf16_cache
+// CHECK: %[[KB:.*]] = tensor.extract_slice %arg1{{.*}} : tensor<?x1x?x64xbf16> to tensor<64x64xbf16>
+// CHECK: %[[VB:.*]] = tensor.extract_slice %arg2{{.*}} : tensor<?x1x?x64xbf16> to tensor<64x64xbf16>
+// CHECK: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %[[KB]] : tensor<8x64xf32>, tensor<64x64xbf16>) outs(%{{.*}} : tensor<8x64xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %[[VB]] : tensor<8x64xf32>, tensor<64x64xbf16>) outs(%{{.*}} : tensor<8x64xf32>)
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
+// CHECK: linalg.copy ins(%{{.*}} : tensor<?x64xbf16>) outs(%{{.*}} : tensor<?x64xf32>)
+// CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
+func.func @decode_bf16_cache(%q: tensor<?x8x1x64xf32>, %k: tensor<?x1x?x64xbf16>, %v: tensor<?x1x?x64xbf16>) -> tensor<?x8x1x64xf32> {
+  %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x1x64xf32>, tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16> -> tensor<?x8x1x64xf32>
+  return %o : tensor<?x8x1x64xf32>
+}
+
+// -----
+
 // Causal with offsets (a generation step over a KV cache): query i of
 // sequence b sits at key position offsets[b] + i, so off is offsets[b],
 // read once per forall iteration, instead of Tk - Tq; the key bounds and
