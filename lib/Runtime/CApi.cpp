@@ -1352,15 +1352,12 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
   // The cache and the scratch, whose sizes bound every call's.
   // Bytes per token: elements times 4 (f32) or 2 (a 16-bit cache).
   int64_t perPosition = m.kvCache->elementsPerPosition();
-  int64_t elementBytes = m.kvCache->elementBytes();
   std::string elementName =
-      (llvm::Twine(elementBytes == 4 ? "f32"
-                                     : precisionName(m.kvCache->storage)) +
-       " elements")
-          .str();
-  int64_t perSlot, cacheBytes, idsElements, logitsElements;
-  if (__builtin_mul_overflow(max_context, perPosition * elementBytes,
-                             &perSlot) ||
+      (precisionName(m.kvCache->storage) + " elements").str();
+  int64_t positionBytes, perSlot, cacheBytes, idsElements, logitsElements;
+  if (__builtin_mul_overflow(perPosition, m.kvCache->elementBytes(),
+                             &positionBytes) ||
+      __builtin_mul_overflow(max_context, positionBytes, &perSlot) ||
       __builtin_mul_overflow(max_slots, perSlot, &cacheBytes) ||
       __builtin_mul_overflow(max_slots, max_context, &idsElements) ||
       __builtin_mul_overflow(max_slots, m.vocabSize, &logitsElements))
@@ -1393,8 +1390,7 @@ tfm_status tfm_session_create(const tfm_model *model, int64_t max_slots,
   if (m.kvCache->cross) {
     // Sources up to the model's max_seq_len (int32 lengths, as above).
     int64_t source = contextLimit, crossPerSlot, crossBytes, srcElements;
-    if (__builtin_mul_overflow(source, perPosition * elementBytes,
-                               &crossPerSlot) ||
+    if (__builtin_mul_overflow(source, positionBytes, &crossPerSlot) ||
         __builtin_mul_overflow(max_slots, crossPerSlot, &crossBytes) ||
         __builtin_mul_overflow(max_slots, source, &srcElements))
       return fail(TFM_ERROR_INVALID_ARGUMENT,

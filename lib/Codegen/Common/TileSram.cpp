@@ -591,11 +591,11 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   // The K and V blocks, as f32 (the contractions have one element type).
   // Whole f32 blocks are read in place; short blocks are copied (kb rows)
   // into the zeroed f32 buffers, whose other rows are masked; f16/bf16
-  // blocks are widened into the buffers. On a CPU, whole 16-bit blocks
-  // under an f32 query (a KV cache stored in 16 bits) are read in place
-  // too: the register kernels widen the rows of B they load, as they do
-  // for 16-bit weight panels.
-  bool cpu = static_cast<bool>(getCpuTarget(op));
+  // blocks are widened into the buffers, except whole ones under an f32
+  // query (a KV cache stored in 16 bits, -tfm-narrow-kv-cache, which only
+  // the CPU pipeline runs): those are read in place too, and the CPU's
+  // register kernels widen the rows of B they load, as they do for 16-bit
+  // weight panels.
   bool f32Query = op.getQuery().getType().getElementType().isF32();
   Value kb =
       masked ? minI(b, loc, cstIndex(b, loc, bc), subI(b, loc, blk.keyEnd, k0))
@@ -608,7 +608,7 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
     Value sl = tensor::ExtractSliceOp::create(
         b, loc, slT, src, ofrs(b, {blk.b, blk.n, k0, c0}),
         {idxAttr(b, 1), idxAttr(b, 1), kbOfr, idxAttr(b, width)}, ones4);
-    if (!masked && (et.isF32() || (cpu && f32Query)))
+    if (!masked && (et.isF32() || f32Query))
       return sl;
     if (!et.isF32()) {
       // Widen with linalg.copy (its body casts) into the carried f32

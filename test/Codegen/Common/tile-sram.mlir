@@ -339,10 +339,10 @@ func.func @decode_mqa_f16(%q: tensor<?x8x1x64xf16>, %k: tensor<?x1x?x64xf16>, %v
 // -----
 
 // Decoding from a KV cache stored in bf16 (-tfm-narrow-kv-cache) under an
-// f32 query, on a CPU target: the whole key and value blocks go to the
-// contractions as they are (bf16 slices of the cache, no f32 copy: the
-// register kernels widen the rows they load); the short diagonal block is
-// still widened into the zeroed f32 staging tile.
+// f32 query: the whole key and value blocks go to the contractions as they
+// are (bf16 slices of the cache, no f32 copy: the CPU's register kernels
+// widen the rows they load); the short diagonal block is still widened
+// into the zeroed f32 staging tile.
 // CHECK-LABEL: func.func @decode_bf16_cache
 // CHECK: %[[KB:.*]] = tensor.extract_slice %arg1{{.*}} : tensor<?x1x?x64xbf16> to tensor<64x64xbf16>
 // CHECK: %[[VB:.*]] = tensor.extract_slice %arg2{{.*}} : tensor<?x1x?x64xbf16> to tensor<64x64xbf16>

@@ -362,8 +362,11 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
       window's left edge are masked.
 
     Padding (`key_lengths`) only shortens the key loops. Masked blocks copy
-    their (possibly short) K/V block into zeroed `[Bc, D]` buffers and apply
-    the full visibility rule; unmasked blocks read K/V in place. Masked
+    their (possibly short) K/V block into zeroed `[Bc, D]` f32 buffers and
+    apply the full visibility rule; unmasked blocks read K/V in place (a
+    16-bit K/V block under a 16-bit Q is widened into the f32 buffer
+    instead; under an f32 Q, a KV cache stored in 16 bits, the contractions
+    read the 16-bit block and widen it themselves). Masked
     scores are `-inf` and the running max starts at the finite `-FLT_MAX`,
     so `exp2(-inf - -inf)` never happens and fully masked rows give 0.
     The row max uses `maxnumf` (it ignores a NaN score); a NaN score still
