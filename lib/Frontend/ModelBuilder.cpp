@@ -216,6 +216,7 @@ Value ModelBuilder::embed(Value ids, const ModelParams &params,
   case PositionKind::None:
   case PositionKind::Rope:  // applied to q and k in every self-attention
   case PositionKind::Alibi: // a bias inside every self-attention
+  case PositionKind::RelativeBias: // T5's bucketed bias, likewise
     break;
   }
   if (params.tokenTypes) {
