@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfm/Codegen/Common/SliceSubsets.h"
 #include "tfm/Compiler/Compile.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/Pipelines/Pipelines.h"
@@ -67,6 +68,8 @@ bool isMLIRPhase(EmitPhase phase) { return phase <= EmitPhase::LLVMDialect; }
 //===----------------------------------------------------------------------===//
 
 void registerCompilerDialects(DialectRegistry &registry) {
+  // First: an op keeps the first model of an interface attached to it.
+  mlir::tfm::registerSliceSubsetModels(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);

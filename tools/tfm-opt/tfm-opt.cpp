@@ -16,6 +16,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "tfm/Codegen/Common/SliceSubsets.h"
 #include "tfm/IR/TfmDialect.h"
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Transforms/PassStatistics.h"
@@ -33,6 +34,8 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::tfm::registerAllTfmPasses();
   mlir::DialectRegistry registry;
+  // First: an op keeps the first model of an interface attached to it.
+  mlir::tfm::registerSliceSubsetModels(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
