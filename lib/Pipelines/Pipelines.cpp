@@ -239,6 +239,9 @@ void tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
   target.gpuChip = options.chip;
   target.gpuFeatures = options.features;
   pm.addPass(createSetTargetPass(target));
+  // A 16-bit KV cache under a 16-bit precision, as on the CPU (its appends
+  // round on the way in: -tfm-gpu-cache-append).
+  pm.addPass(createNarrowKvCachePass());
   if (options.fuseAttention)
     pm.addPass(createFuseAttentionPass());
   if (options.tileAttention) {

@@ -7,6 +7,9 @@
 // copying every row; here it becomes one scf.parallel over the sequence and
 // every element of the copy's source window, each guarded by the
 // sequence's row count, which -tfm-gpu-distribute runs as one kernel.
+// The copy is a memref.copy, or, into a 16-bit cache
+// (-tfm-narrow-kv-cache), an elementwise linalg.generic that rounds each
+// element on its way: its body then runs on each loaded element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -39,6 +43,35 @@ bool writes(Operation *op) {
   return !isPure(op);
 }
 
+/// A loop body's final copy from `source` to `target` (same shape): a
+/// memref.copy, or a linalg.generic on buffers with one input and one
+/// output, identity maps and parallel loops whose pure body reads only the
+/// input element (`convert`: a copy that converts each element).
+struct ElementCopy {
+  Operation *op = nullptr;
+  Value source, target;
+  linalg::GenericOp convert;
+};
+
+std::optional<ElementCopy> matchElementCopy(Operation *op) {
+  if (auto copy = dyn_cast_or_null<memref::CopyOp>(op))
+    return ElementCopy{op, copy.getSource(), copy.getTarget(), {}};
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return std::nullopt;
+  Block *body = generic.getBody();
+  if (!body->getArgument(1).use_empty() ||
+      !llvm::all_of(body->without_terminator(),
+                    [](Operation &o) { return isPure(&o); }))
+    return std::nullopt;
+  return ElementCopy{op, generic.getDpsInputs()[0], generic.getDpsInits()[0],
+                     generic};
+}
+
 struct GPUCacheAppendPass
     : tfm::impl::GPUCacheAppendPassBase<GPUCacheAppendPass> {
   using Base::Base;
@@ -58,11 +91,11 @@ struct GPUCacheAppendPass
     }
   }
 
-  /// `scf.for %b { pure ops and reads; memref.copy %src, %dst }` with %src
-  /// a subview [..., sizes s_i] of a buffer %m defined above the loop, at
+  /// `scf.for %b { pure ops and reads; copy %src to %dst }` with %src a
+  /// subview [..., sizes s_i] of a buffer %m defined above the loop, at
   /// offset 0 along each dynamic s_i => `scf.parallel (%b, %i...) to (...,
   /// s_i static or dim(%m, i)) { the ops; if all %i_j < s_j: dst[i] =
-  /// src[i] }`.
+  /// f(src[i]) }`, f the copy's element conversion (if any).
   LogicalResult parallelize(IRRewriter &rewriter, scf::ForOp loop) {
     auto fail = [&](const Twine &why) {
       return loop.emitOpError("-tfm-gpu-cache-append: a loop marked ")
@@ -71,16 +104,17 @@ struct GPUCacheAppendPass
     if (loop.getNumRegionIterArgs() != 0)
       return fail("carries values; expected a bufferized loop over sequences");
     Block *body = loop.getBody();
-    auto copy = dyn_cast_or_null<memref::CopyOp>(
-        body->getTerminator()->getPrevNode());
+    std::optional<ElementCopy> copy =
+        matchElementCopy(body->getTerminator()->getPrevNode());
     if (!copy)
-      return fail("does not end with a memref.copy");
+      return fail("does not end with a memref.copy or an elementwise "
+                  "linalg.generic copy");
     for (Operation &op : body->without_terminator())
-      if (&op != copy.getOperation() && writes(&op))
+      if (&op != copy->op && writes(&op))
         return fail("writes memory before its copy");
-    auto source = copy.getSource().getDefiningOp<memref::SubViewOp>();
-    auto sourceType = cast<MemRefType>(copy.getSource().getType());
-    auto targetType = cast<MemRefType>(copy.getTarget().getType());
+    auto source = copy->source.getDefiningOp<memref::SubViewOp>();
+    auto sourceType = cast<MemRefType>(copy->source.getType());
+    auto targetType = cast<MemRefType>(copy->target.getType());
     if (!source || source->getBlock() != body ||
         sourceType.getShape() != targetType.getShape() ||
         source.getSourceType().getRank() != sourceType.getRank() ||
@@ -122,7 +156,7 @@ struct GPUCacheAppendPass
     IRMapping map;
     map.map(loop.getInductionVar(), nest.getInductionVars()[0]);
     for (Operation &op : body->without_terminator())
-      if (&op != copy.getOperation())
+      if (&op != copy->op)
         rewriter.clone(op, map);
     SmallVector<Value> ivs(llvm::drop_begin(nest.getInductionVars()));
     Value inside;
@@ -136,9 +170,16 @@ struct GPUCacheAppendPass
                       : below;
     }
     auto element = [&](OpBuilder &b, Location l) {
-      Value v =
-          memref::LoadOp::create(b, l, map.lookup(copy.getSource()), ivs);
-      memref::StoreOp::create(b, l, v, map.lookup(copy.getTarget()), ivs);
+      Value v = memref::LoadOp::create(b, l, map.lookup(copy->source), ivs);
+      if (copy->convert) {
+        Block *convert = copy->convert.getBody();
+        IRMapping elementMap;
+        elementMap.map(convert->getArgument(0), v);
+        for (Operation &op : convert->without_terminator())
+          b.clone(op, elementMap);
+        v = elementMap.lookup(convert->getTerminator()->getOperand(0));
+      }
+      memref::StoreOp::create(b, l, v, map.lookup(copy->target), ivs);
     };
     if (inside)
       scf::IfOp::create(rewriter, loc, inside,

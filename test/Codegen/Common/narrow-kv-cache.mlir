@@ -33,6 +33,10 @@ func.func @step(%q: tensor<?x2x1x8xf32>, %k: tensor<?x2x1x8xf32>, %v: tensor<?x2
   return %o, %c2 : tensor<?x2x1x8xf32>, tensor<?x1x2x2x?x8xf32>
 }
 
+// A declaration (a runtime helper, say) has no body to narrow: left alone.
+// CHECK-LABEL: func.func private @declared(tensor<?x1x2x2x?x8xf32>)
+func.func private @declared(tensor<?x1x2x2x?x8xf32>)
+
 // An encoder-decoder: @encode appends into the cross cache; the step reads
 // it only (slices as keys and values) beside its own cache, and both are
 // narrowed. f32 arguments that are not caches keep their type.

@@ -59,6 +59,65 @@ func.func @append(%upd: memref<?x4x?x8xf32>, %cache: memref<?x2x2x4x?x8xf32>,
 
 // -----
 
+// Into a 16-bit cache (-tfm-narrow-kv-cache) the copy rounds each element
+// (an elementwise linalg.generic): each thread loads the f32 element, runs
+// the generic's body on it and stores the bf16 result.
+// CHECK-LABEL: func.func @append_bf16
+// CHECK:         scf.parallel (%[[S:.*]], %[[Z:.*]], %[[H:.*]], %[[T:.*]], %[[D:.*]]) =
+// CHECK:           %[[SRC:.*]] = memref.subview %{{.*}}[%[[S]], 0, 0, 0] [1, 4, %[[N:[^,]*]], 8]
+// CHECK:           %[[DST:.*]] = memref.subview %{{.*}}[%[[S]], 0, 1, 0, %{{.*}}, 0] [1, 1, 1, 4, %[[N]], 8]
+// CHECK:           scf.if
+// CHECK:             %[[V:.*]] = memref.load %[[SRC]][%[[Z]], %[[H]], %[[T]], %[[D]]] : memref<1x4x?x8xf32
+// CHECK:             %[[R:.*]] = arith.truncf %[[V]] : f32 to bf16
+// CHECK:             memref.store %[[R]], %[[DST]][%[[Z]], %[[H]], %[[T]], %[[D]]] : memref<1x4x?x8xbf16
+// CHECK-NOT:     linalg.generic
+func.func @append_bf16(%upd: memref<?x4x?x8xf32>, %cache: memref<?x2x2x4x?x8xbf16>,
+                       %offsets: memref<?xi32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = memref.dim %cache, %c0 : memref<?x2x2x4x?x8xbf16>
+  scf.for %s = %c0 to %b step %c1 {
+    %o = memref.load %offsets[%s] : memref<?xi32>
+    %off = arith.index_cast %o : i32 to index
+    %src = memref.subview %upd[%s, 0, 0, 0] [1, 4, %n, 8] [1, 1, 1, 1]
+        : memref<?x4x?x8xf32> to memref<1x4x?x8xf32, strided<[?, ?, 8, 1], offset: ?>>
+    %dst = memref.subview %cache[%s, 0, 1, 0, %off, 0] [1, 1, 1, 4, %n, 8] [1, 1, 1, 1, 1, 1]
+        : memref<?x2x2x4x?x8xbf16> to memref<1x4x?x8xbf16, strided<[?, ?, 8, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                    iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%src : memref<1x4x?x8xf32, strided<[?, ?, 8, 1], offset: ?>>)
+        outs(%dst : memref<1x4x?x8xbf16, strided<[?, ?, 8, 1], offset: ?>>) {
+    ^bb0(%in: f32, %out: bf16):
+      %r = arith.truncf %in : f32 to bf16
+      linalg.yield %r : bf16
+    }
+  } {tfm.independent_iterations}
+  return
+}
+
+// -----
+
+// A generic that reads what it overwrites is not a copy.
+func.func @accumulates(%src: memref<?x8xf32>, %dst: memref<?x8xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{does not end with a memref.copy or an elementwise linalg.generic copy}}
+  scf.for %s = %c0 to %n step %c1 {
+    %a = memref.subview %src[0, 0] [%s, 8] [1, 1] : memref<?x8xf32> to memref<?x8xf32, strided<[8, 1]>>
+    %b = memref.subview %dst[0, 0] [%s, 8] [1, 1] : memref<?x8xf32> to memref<?x8xf32, strided<[8, 1]>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%a : memref<?x8xf32, strided<[8, 1]>>) outs(%b : memref<?x8xf32, strided<[8, 1]>>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.addf %in, %out : f32
+      linalg.yield %r : f32
+    }
+  } {tfm.independent_iterations}
+  return
+}
+
+// -----
+
 // An unmarked loop is left alone.
 // CHECK-LABEL: func.func @unmarked
 // CHECK:         scf.for

@@ -497,14 +497,18 @@ def GPUCacheAppendPass : Pass<"tfm-gpu-cache-append", "func::FuncOp"> {
     **Input invariant.** Bufferized IR, before `-tfm-expand-memref-copy`.
     Loops marked `tfm.independent_iterations` (by the lowering of
     `tfm.cache_append`: sequence `b` writes rows of slice `b` only) carry no
-    values and end with a `memref.copy` from a same-rank subview of a buffer
-    defined above the loop; every other op of the body only reads.
+    values and end with a copy from a same-rank subview of a buffer defined
+    above the loop: a `memref.copy`, or (into a 16-bit cache,
+    `-tfm-narrow-kv-cache`) a `linalg.generic` with one input, one output,
+    identity maps, parallel loops and a pure body that reads only the input
+    element (`arith.truncf`); every other op of the body only reads.
 
     **Output.** One `scf.parallel` over the loop's range and every dimension
     of the copy's source view: a static size, or the viewed buffer's size
     where the view starts at 0 (the update's rows). The body's other ops are
     cloned into it (each thread reads its sequence's offset and count), and
-    the element is copied where every dynamic index lies inside the view.
+    the element is copied where every dynamic index lies inside the view,
+    through the generic's body when the copy converts it.
 
     **Errors.** A marked loop of any other form (it names what is missing).
   }];
