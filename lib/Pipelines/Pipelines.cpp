@@ -203,6 +203,9 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  // One function per parallel region: the translation's OpenMP outlining
+  // analyses the whole enclosing function for each region.
+  pm.addPass(createCpuOutlineParallelPass());
 
   // 5. The target in LLVM's terms; nothing else may be left.
   pm.addPass(createLowerTargetPass());
