@@ -197,6 +197,15 @@ def plan(args):
                      "params": 124_439_808, "weights": "torch", "precision": "bf16",
                      "targets": ["gpu"],
                      "tfmc": ["--pass-option=tfm-configure-attention:decode-key-splits=22"]})
+    # The same with the f32 KV cache of before -tfm-narrow-kv-cache ran on
+    # the GPU (docs/performance.md, session 25's prediction), timed beside
+    # the 16-bit cache of gpt2-small@bf16 in the same run.
+    if (not args.only or any(o in "gpt2-small@bf16-f32cache" for o in args.only)) and \
+            "bf16" in args.precisions:
+        jobs.append({"name": "gpt2-small@bf16-f32cache", "kind": "timing", "source": None,
+                     "params": 124_439_808, "weights": "torch", "precision": "bf16",
+                     "targets": ["gpu"],
+                     "tfmc": ["--pass-option=tfm-narrow-kv-cache:narrow=false"]})
     # Longest first, so that the parallel workers finish together.
     jobs.sort(key=lambda j: -j["params"])
     return jobs, skipped
