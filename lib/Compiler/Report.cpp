@@ -737,8 +737,14 @@ static void printGpuResources(llvm::raw_ostream &os, const KernelReport &r) {
     spilling += k.spillStoreBytes + k.spillLoadBytes > 0;
     stack += k.stackBytes > 0;
   }
-  std::stable_sort(byRegisters.begin(), byRegisters.end(),
-                   [](auto *a, auto *b) { return a->registers > b->registers; });
+  // Most registers first, ties in the report's order (the pointers are
+  // into one vector): a stable order without std::stable_sort, whose
+  // libstdc++ 12 buffer is deprecated under clang 22.
+  std::sort(byRegisters.begin(), byRegisters.end(), [](auto *a, auto *b) {
+    if (a->registers != b->registers)
+      return a->registers > b->registers;
+    return a < b;
+  });
   os << llvm::formatv("GPU kernel resources (ptxas -v, {0}): {1} kernels, "
                       "at most {2} registers per thread (of 255), {3} with "
                       "spills, {4} with a stack frame; by registers:\n",
