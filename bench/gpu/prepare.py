@@ -181,31 +181,27 @@ def plan(args):
         jobs.append({"name": "gpt2-small", "kind": "timing", "source": None,
                      "params": 124_439_808, "weights": "torch"})
     # The same at bf16: tensor-core GEMMs and attention, timed against
-    # PyTorch eager at bf16.
-    if (not args.only or any(o in "gpt2-small@bf16" for o in args.only)) and \
-            "bf16" in args.precisions:
-        jobs.append({"name": "gpt2-small@bf16", "kind": "timing", "source": None,
-                     "params": 124_439_808, "weights": "torch", "precision": "bf16",
-                     "targets": ["gpu"]})
-    # The same with split-K decode (docs/performance.md, session 22's
-    # prediction): each decode attention over 22 key ranges per sequence at
-    # batch 1 (two CTAs per SM of an H100/H200 over GPT-2's 12 K/V heads),
-    # timed beside the default in the same run.
-    if (not args.only or any(o in "gpt2-small@bf16-split" for o in args.only)) and \
-            "bf16" in args.precisions:
-        jobs.append({"name": "gpt2-small@bf16-split", "kind": "timing", "source": None,
-                     "params": 124_439_808, "weights": "torch", "precision": "bf16",
-                     "targets": ["gpu"],
-                     "tfmc": ["--pass-option=tfm-configure-attention:decode-key-splits=22"]})
-    # The same with the f32 KV cache of before -tfm-narrow-kv-cache ran on
-    # the GPU (docs/performance.md, session 25's prediction), timed beside
-    # the 16-bit cache of gpt2-small@bf16 in the same run.
-    if (not args.only or any(o in "gpt2-small@bf16-f32cache" for o in args.only)) and \
-            "bf16" in args.precisions:
-        jobs.append({"name": "gpt2-small@bf16-f32cache", "kind": "timing", "source": None,
-                     "params": 124_439_808, "weights": "torch", "precision": "bf16",
-                     "targets": ["gpu"],
-                     "tfmc": ["--pass-option=tfm-narrow-kv-cache:narrow=false"]})
+    # PyTorch eager at bf16; and variants of it timed beside it in the same
+    # run: split-K decode (docs/performance.md, session 22's prediction:
+    # each decode attention over 22 key ranges per sequence at batch 1, two
+    # CTAs per SM of an H100/H200 over GPT-2's 12 K/V heads), and the f32
+    # KV cache of before -tfm-narrow-kv-cache ran on the GPU (session 25's
+    # prediction).
+    bf16_variants = [
+        ("gpt2-small@bf16", []),
+        ("gpt2-small@bf16-split",
+         ["--pass-option=tfm-configure-attention:decode-key-splits=22"]),
+        ("gpt2-small@bf16-f32cache", ["--pass-option=tfm-narrow-kv-cache:narrow=false"]),
+    ]
+    for name, tfmc in bf16_variants:
+        if (not args.only or any(o in name for o in args.only)) and \
+                "bf16" in args.precisions:
+            job = {"name": name, "kind": "timing", "source": None,
+                   "params": 124_439_808, "weights": "torch", "precision": "bf16",
+                   "targets": ["gpu"]}
+            if tfmc:
+                job["tfmc"] = tfmc
+            jobs.append(job)
     # Longest first, so that the parallel workers finish together.
     jobs.sort(key=lambda j: -j["params"])
     return jobs, skipped

@@ -27,9 +27,8 @@ namespace {
 
 /// Ops the outlined function recreates instead of taking as arguments.
 bool isClonedConstant(Operation *op) {
-  return op && op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
-         isa<LLVM::ConstantOp, LLVM::ZeroOp, LLVM::UndefOp, LLVM::PoisonOp,
-             LLVM::AddressOfOp>(op);
+  return isa_and_nonnull<LLVM::ConstantOp, LLVM::ZeroOp, LLVM::UndefOp,
+                         LLVM::PoisonOp, LLVM::AddressOfOp>(op);
 }
 
 struct CpuOutlineParallelPass

@@ -592,10 +592,10 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   // Whole f32 blocks are read in place; short blocks are copied (kb rows)
   // into the zeroed f32 buffers, whose other rows are masked; f16/bf16
   // blocks are widened into the buffers, except whole ones under an f32
-  // query (a KV cache stored in 16 bits, -tfm-narrow-kv-cache, which only
-  // the CPU pipeline runs): those are read in place too, and the CPU's
-  // register kernels widen the rows of B they load, as they do for 16-bit
-  // weight panels.
+  // query (a KV cache stored in 16 bits, -tfm-narrow-kv-cache): those are
+  // read in place too, and the contractions take them as they are (the
+  // CPU's register kernels widen the rows of B they load, as they do for
+  // 16-bit weight panels).
   bool f32Query = op.getQuery().getType().getElementType().isF32();
   Value kb =
       masked ? minI(b, loc, cstIndex(b, loc, bc), subI(b, loc, blk.keyEnd, k0))

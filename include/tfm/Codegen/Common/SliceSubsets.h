@@ -1,5 +1,4 @@
-//===- SliceSubsets.h - cheap subset equivalence of tensor slices -*- C++
-//-*-===//
+//===- SliceSubsets.h - cheap subset equivalence of slices -----*- C++ -*-===//
 //
 // Bufferization asks, for every tensor.insert_slice, whether the value it
 // inserts was extracted from the same subset of the same tensor
