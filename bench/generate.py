@@ -6,6 +6,7 @@
                               [--threads N] [--steps K] [--rounds R]
                               [--out FILE]
                               [--variant 'NAME:TFMC FLAGS' ...]
+                              [--library NAME:PATH ...]
 
 For each model (random weights from transformers, saved as an HF folder and
 compiled by `tfmc --generation`, so both sides run the same weights):
@@ -31,7 +32,9 @@ criteria), so the ratios below favour the peer; one end-to-end
 Each `--variant NAME:FLAGS` also compiles the model with those extra tfmc
 flags (e.g. `nosplit:--pass-option=tfm-configure-attention:decode-key-splits=1`,
 or `bf16:--precision=bf16`) and runs it in the same process, printed as
-`tfm@NAME` rows beside the default library's.
+`tfm@NAME` rows beside the default library's. `--library NAME:PATH` times a
+library built elsewhere (by another commit's tfmc: a before/after in one
+run) the same way, for every model of `--models` (give one model then).
 
 Every measurement (each tfm library, each batch size, and the HF side)
 runs in a process of its own, so that no side's thread pool spins beside
@@ -324,15 +327,31 @@ def main():
                     metavar="NAME:FLAGS",
                     help="also compile with these tfmc flags (split on "
                     "spaces) and time it as tfm@NAME")
+    ap.add_argument("--library", action="append", default=[],
+                    metavar="NAME:PATH",
+                    help="also time this prebuilt library (for the model of "
+                    "--models) as tfm@NAME")
     args = ap.parse_args()
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
     variants = [("", [])]
+    names = {""}
     for v in args.variant:
         name, sep, flags = v.partition(":")
-        if not sep or not name or "/" in name:
-            ap.error(f"--variant {v!r}: expected NAME:FLAGS")
+        if not sep or not name or "/" in name or name in names:
+            ap.error(f"--variant {v!r}: expected NAME:FLAGS, a new NAME")
+        names.add(name)
         variants.append((name, flags.split()))
+    prebuilt = []
+    for v in args.library:
+        name, sep, path = v.partition(":")
+        if not sep or not name or name in names or not os.path.isfile(path):
+            ap.error(f"--library {v!r}: expected NAME:PATH, a new NAME and "
+                     "an existing file")
+        names.add(name)
+        prebuilt.append((name, os.path.abspath(path)))
+    if prebuilt and "," in args.models:
+        ap.error("--library: give one model in --models")
     if args.quick:
         args.contexts, args.batches, args.steps = "64,128", "1", 4
     contexts = [int(c) for c in args.contexts.split(",")]
@@ -377,6 +396,7 @@ def main():
                       f"--generation {' '.join(flags)} took "
                       f"{time.perf_counter() - t0:.0f} s")
             libraries.append((name, library))
+        libraries += prebuilt
         with open(os.path.join(folder, "config.json")) as f:
             vocab = json.load(f)["vocab_size"]
         for batch in batches:

@@ -1,9 +1,10 @@
 //===- LowerVectorOps.cpp - vector ops the LLVM conversion does not take --===//
 //
 // -tfm-lower-vector-ops: contractions to outer products, multi-reductions
-// to reductions, transposes to shuffles, transfer permutations to minor
-// identities, before convert-vector-to-scf / convert-vector-to-llvm; f32
-// min/max reductions to a tree of vector min/max.
+// to reductions, transposes to shuffles (widening moved before them),
+// transfer permutations to minor identities, before convert-vector-to-scf /
+// convert-vector-to-llvm; f32 min/max reductions to a tree of vector
+// min/max.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +73,35 @@ struct TreeMinMaxReduction : OpRewritePattern<vector::ReductionOp> {
   }
 };
 
+/// `arith.extf(vector.transpose(x))` => `vector.transpose(arith.extf(x))`:
+/// a 16-bit block that a pack transposes as it widens (a KV cache block
+/// read as the B of QK^T) is widened row by row first (a load and a
+/// conversion per row) and transposed as f32, whose shuffles x86 has; a
+/// transpose of 16-bit lanes was assembled element by element. Rooted at
+/// the transpose, with a higher benefit than its lowering to shuffles.
+struct WidenBeforeTranspose : OpRewritePattern<vector::TransposeOp> {
+  WidenBeforeTranspose(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(vector::TransposeOp op,
+                                PatternRewriter &rw) const override {
+    if (!op->hasOneUse())
+      return rw.notifyMatchFailure(op, "not one use");
+    auto ext = dyn_cast<arith::ExtFOp>(*op->user_begin());
+    if (!ext)
+      return rw.notifyMatchFailure(op, "not widened");
+    VectorType src = op.getSourceVectorType();
+    auto wide =
+        VectorType::get(src.getShape(), getElementTypeOrSelf(ext.getType()),
+                        src.getScalableDims());
+    rw.setInsertionPoint(ext);
+    Value w = arith::ExtFOp::create(rw, ext.getLoc(), wide, op.getVector());
+    rw.replaceOpWithNewOp<vector::TransposeOp>(ext, w, op.getPermutation());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 struct LowerVectorOpsPass
     : tfm::impl::LowerVectorOpsPassBase<LowerVectorOpsPass> {
   using Base::Base;
@@ -86,7 +116,7 @@ struct LowerVectorOpsPass
         patterns, vector::VectorTransposeLowering::Shuffle16x16);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorBroadcastLoweringPatterns(patterns);
-    patterns.add<TreeMinMaxReduction>(&getContext());
+    patterns.add<TreeMinMaxReduction, WidenBeforeTranspose>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -303,7 +303,8 @@ private:
                                                 const Schedule &s);
   LogicalResult scheduleOther(RewriterBase &rw, linalg::LinalgOp op,
                               const Schedule &s);
-  linalg::GenericOp dropUnitLoops(RewriterBase &rw, linalg::GenericOp op);
+  linalg::GenericOp dropUnitLoops(RewriterBase &rw, linalg::GenericOp op,
+                                  ArrayRef<unsigned> keep = {});
 
   FrozenRewritePatternSet canonicalization;
 
@@ -416,15 +417,22 @@ LogicalResult TileAndVectorizePass::tileAndPeel(RewriterBase &rw,
   return success();
 }
 
-/// Drops the loops of static size 1 (rank-reducing slices around the op).
+/// Drops the loops of static size 1 but those in `keep` (rank-reducing
+/// slices around the op).
 linalg::GenericOp TileAndVectorizePass::dropUnitLoops(RewriterBase &rw,
-                                                      linalg::GenericOp op) {
+                                                      linalg::GenericOp op,
+                                                      ArrayRef<unsigned> keep) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (!llvm::is_contained(ranges, 1) || ranges.size() <= 1)
+  SmallVector<unsigned> drop;
+  for (unsigned d = 0, e = ranges.size(); d < e; ++d)
+    if (ranges[d] == 1 && !llvm::is_contained(keep, d))
+      drop.push_back(d);
+  if (drop.empty() || ranges.size() <= 1)
     return op;
   linalg::ControlDropUnitDims control;
   control.rankReductionStrategy = linalg::ControlDropUnitDims::
       RankReductionStrategy::ExtractInsertSlice;
+  control.controlFn = [drop](Operation *) { return drop; };
   rw.setInsertionPoint(op);
   FailureOr<linalg::DropUnitDimsResult> r =
       linalg::dropUnitDims(rw, op, control);
@@ -545,7 +553,14 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
                                            Attribute config) {
   Schedule s = scheduleOf(config);
   bool splitRows = op->hasAttr(kParallelRows);
-  op = dropUnitLoops(rw, op);
+  // The unit loops go, but not the contraction's own: a static m of 1 (the
+  // one query row of a decode step's attention, per K/V head) is a GEMV,
+  // still a register kernel (1 x NR tiles); without its m loop it would no
+  // longer be a contraction, and would run as scalar loops.
+  if (std::optional<GemmDims> dims = classifyCpuContraction(op))
+    op = dropUnitLoops(rw, op, {dims->m, dims->n, dims->k});
+  else
+    op = dropUnitLoops(rw, op);
   std::optional<GemmDims> g = classifyCpuContraction(op);
   if (!g || !g->unit.empty())
     return success(); // Left scalar: convert-linalg-to-loops handles it.
@@ -555,10 +570,13 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
   if (bMap.getNumResults() == 2 && bMap.getDimPosition(0) == g->n &&
       bMap.getDimPosition(1) == g->k) {
     // B[n, k] -> packed[k, n], once per cache tile (reused by every m).
+    // A 16-bit B (a KV cache block that the attention reads in place) is
+    // widened as it is packed: the kernel then reads f32, and the pack's
+    // transposes are f32 shuffles (16-bit ones were element by element).
     rw.setInsertionPoint(op);
     OpFoldResult nSize = tensor::getMixedSize(rw, loc, b->get(), 0);
     OpFoldResult kSize = tensor::getMixedSize(rw, loc, b->get(), 1);
-    Type f = getElementTypeOrSelf(b->get().getType());
+    Type f = rw.getF32Type();
     Value dest;
     if (getConstantIntValue(nSize) && getConstantIntValue(kSize)) {
       dest = tensor::EmptyOp::create(rw, loc, {kSize, nSize}, f);
@@ -571,26 +589,49 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
           rw, loc, full, {rw.getIndexAttr(0), rw.getIndexAttr(0)},
           {kSize, nSize}, {rw.getIndexAttr(1), rw.getIndexAttr(1)});
     }
-    auto t = linalg::TransposeOp::create(rw, loc, b->get(), dest,
-                                         ArrayRef<int64_t>{1, 0});
+    Operation *t;
+    bool widen = !getElementTypeOrSelf(b->get().getType()).isF32();
+    if (widen) {
+      MLIRContext *ctx = rw.getContext();
+      AffineMap id = rw.getMultiDimIdentityMap(2);
+      AffineMap swap =
+          AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
+      t = linalg::GenericOp::create(
+          rw, loc, dest.getType(), ValueRange{b->get()}, ValueRange{dest},
+          ArrayRef<AffineMap>{swap, id},
+          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, l, ValueRange{arith::ExtFOp::create(nb, l, f, args[0])});
+          });
+    } else {
+      t = linalg::TransposeOp::create(rw, loc, b->get(), dest,
+                                      ArrayRef<int64_t>{1, 0});
+    }
     MLIRContext *ctx = rw.getContext();
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     maps[g->b] = AffineMap::get(
         op.getNumLoops(), 0,
         {getAffineDimExpr(g->k, ctx), getAffineDimExpr(g->n, ctx)}, ctx);
+    BlockArgument bArg = op.getMatchingBlockArgument(b);
     rw.modifyOpInPlace(op, [&] {
       b->set(t->getResult(0));
       op.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
+      if (widen)
+        bArg.setType(f);
     });
+    if (widen)
+      for (Operation *user : llvm::to_vector(bArg.getUsers()))
+        rw.replaceOp(user, bArg); // the payload's arith.extf
     ++packedOperands;
     // With `parallel`, the pack is split across threads too (blocks of
     // 2·VL rows of k, each writing its own rows of the packed buffer):
     // left serial, it would bound the speedup of the row blocks below.
-    Operation *pack = t.getOperation();
+    Operation *pack = t;
     if (splitRows) {
       FailureOr<Operation *> block =
-          forallBlocks(rw, t, SmallVector<int64_t>{2 * s.vl, 0},
-                       parallelLoops);
+          forallBlocks(rw, cast<linalg::LinalgOp>(t),
+                       SmallVector<int64_t>{2 * s.vl, 0}, parallelLoops);
       if (failed(block))
         return failure();
       pack = *block;

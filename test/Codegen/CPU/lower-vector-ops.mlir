@@ -61,3 +61,29 @@ func.func @pack_block(%x: vector<16x16xf32>) -> vector<16x16xf32> {
   %t = vector.transpose %x, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
   return %t : vector<16x16xf32>
 }
+
+// A 16-bit block transposed as it is widened (a bf16 KV cache's K block
+// packed for QK^T) is widened first and shuffled as f32: the shuffle's
+// lanes are f32, never bf16.
+// CHECK-LABEL: func.func @widen_then_transpose
+// CHECK-SAME:    %[[X:.*]]: vector<8x8xbf16>
+// CHECK:         %[[W:.*]] = arith.extf %[[X]] : vector<8x8xbf16> to vector<8x8xf32>
+// CHECK:         %[[F:.*]] = vector.shape_cast %[[W]] : vector<8x8xf32> to vector<64xf32>
+// CHECK:         vector.shuffle %[[F]], %[[F]] [0, 8, 16, 24, 32, 40, 48, 56, 1, {{.*}}] : vector<64xf32>, vector<64xf32>
+// CHECK-NOT:     bf16
+// CHECK:         return
+func.func @widen_then_transpose(%x: vector<8x8xbf16>) -> vector<8x8xf32> {
+  %t = vector.transpose %x, [1, 0] : vector<8x8xbf16> to vector<8x8xbf16>
+  %w = arith.extf %t : vector<8x8xbf16> to vector<8x8xf32>
+  return %w : vector<8x8xf32>
+}
+
+// A transpose with another use is left as it is.
+// CHECK-LABEL: func.func @transpose_used_twice
+// CHECK:         vector.shuffle {{.*}} : vector<64xbf16>, vector<64xbf16>
+// CHECK:         arith.extf {{.*}} : vector<8x8xbf16> to vector<8x8xf32>
+func.func @transpose_used_twice(%x: vector<8x8xbf16>) -> (vector<8x8xbf16>, vector<8x8xf32>) {
+  %t = vector.transpose %x, [1, 0] : vector<8x8xbf16> to vector<8x8xbf16>
+  %w = arith.extf %t : vector<8x8xbf16> to vector<8x8xf32>
+  return %t, %w : vector<8x8xbf16>, vector<8x8xf32>
+}
