@@ -156,7 +156,7 @@ LogicalResult
 CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t lanes, int64_t mr, int64_t nr, int64_t kc,
                            int64_t nc, int64_t parallelRows,
-                           int64_t parallelCols) {
+                           int64_t parallelCols, bool dot) {
   if (lanes < 1 || mr < 1 || nr < 1 || kc < 1 || nc < 1)
     return emitError() << "'lanes', 'mr', 'nr', 'kc' and 'nc' must be "
                           "positive";
@@ -171,6 +171,9 @@ CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ")";
   if (parallelCols > 0 && parallelRows == 0)
     return emitError() << "'parallel_cols' needs 'parallel_rows' (threads)";
+  if (dot && (parallelRows > 0 || !llvm::isPowerOf2_64(lanes)))
+    return emitError() << "'dot' needs a serial schedule ('parallel_rows' = "
+                          "0) and a power-of-two 'lanes'";
   return success();
 }
 

@@ -247,6 +247,14 @@ def Tfm_CpuContractionAttr : AttrDef<Tfm_Dialect, "CpuContraction"> {
     (0: serial) by `parallel_cols` columns (a multiple of `nr`; 0: whole
     cache tiles), so that a contraction of few rows (a decode step's GEMMs,
     one row per sequence) still splits across threads.
+
+    With `dot`, a contraction of a few static rows whose `B` is read as
+    `B[n, k]` (a decode step's `QKᵀ`, whose `B` is a block of the KV cache)
+    gets the dot-product kernel instead: `B` is not packed; `lanes` columns
+    at a time, each row of `A` runs `lanes` accumulators of `lanes` f32
+    partial sums over `k` (one FMA per column and `lanes` values of `k`,
+    the rows of `B` read in place), and one transpose-and-add tree turns
+    them into the `lanes` dot products.
   }];
   let parameters = (ins
     "int64_t":$lanes,
@@ -255,7 +263,8 @@ def Tfm_CpuContractionAttr : AttrDef<Tfm_Dialect, "CpuContraction"> {
     "int64_t":$kc,
     "int64_t":$nc,
     "int64_t":$parallel_rows,
-    "int64_t":$parallel_cols
+    "int64_t":$parallel_cols,
+    DefaultValuedParameter<"bool", "false">:$dot
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

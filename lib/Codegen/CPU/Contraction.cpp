@@ -39,6 +39,21 @@ int64_t mlir::tfm::registerTileWidth(CpuTargetAttr target) {
   return 2 * std::max<int64_t>(1, target.getVectorBits() / 32);
 }
 
+bool mlir::tfm::isPlainABt(linalg::LinalgOp op, const GemmDims &g) {
+  if (!g.unit.empty() || op.getNumLoops() != 3)
+    return false;
+  MLIRContext *ctx = op.getContext();
+  auto map = [&](unsigned x, unsigned y) {
+    return AffineMap::get(
+        3, 0, {getAffineDimExpr(x, ctx), getAffineDimExpr(y, ctx)}, ctx);
+  };
+  return op.getMatchingIndexingMap(op.getDpsInputOperand(g.a)) ==
+             map(g.m, g.k) &&
+         op.getMatchingIndexingMap(op.getDpsInputOperand(g.b)) ==
+             map(g.n, g.k) &&
+         op.getMatchingIndexingMap(op.getDpsInitOperand(0)) == map(g.m, g.n);
+}
+
 bool mlir::tfm::initializesOther(linalg::LinalgOp op) {
   if (!isa<linalg::FillOp>(op.getOperation()) || !op->hasOneUse())
     return false;

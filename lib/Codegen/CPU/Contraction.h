@@ -30,6 +30,11 @@ std::optional<GemmDims> classifyCpuContraction(linalg::LinalgOp op);
 /// granule of -tfm-pack-weights).
 int64_t registerTileWidth(CpuTargetAttr target);
 
+/// Whether contraction `op` (loops `g`) is exactly
+/// `C[m, n] += A[m, k] * B[n, k]`: three loops, B read with k innermost
+/// (the form of a decode step's QK^T, which the dot-product kernel takes).
+bool isPlainABt(linalg::LinalgOp op, const GemmDims &g);
+
 /// Whether `op` is a fill whose one use is the init of another
 /// non-contraction linalg op of its block (the accumulator of a layer
 /// norm's mean, say): with threads it is not split by itself, the blocks

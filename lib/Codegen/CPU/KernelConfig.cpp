@@ -62,6 +62,24 @@ bool convertsToBf16(linalg::LinalgOp op) {
   return found;
 }
 
+/// Whether contraction `op` (loops `g`) takes the dot-product kernel: a
+/// plain `C[m, n] += A[m, k] * B[n, k]` (no other loop) whose static `m` is
+/// at most half of `mr` and whose static `n` and `k` are multiples of `vl`.
+/// Such a B (k innermost, a decode step's key block) is what the GEMM
+/// kernel would transpose into a packed panel, once per cache tile, for
+/// too few rows to pay for it: at one row the pack took most of a decode
+/// step's attention. The dot products read B's rows as they are.
+bool takesDotKernel(linalg::LinalgOp op, const GemmDims &g, int64_t vl,
+                    int64_t mr) {
+  if (!isPlainABt(op, g))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[g.m], n = ranges[g.n], k = ranges[g.k];
+  return !ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
+         !ShapedType::isDynamic(k) && 2 * m <= mr && n % vl == 0 &&
+         k % vl == 0 && llvm::isPowerOf2_64(vl);
+}
+
 /// Whether `op`'s result is (a reshape of it is) the init of an AMX
 /// contraction, and nothing else reads it.
 bool fillsAmxAccumulator(linalg::LinalgOp op) {
@@ -167,14 +185,15 @@ struct CpuConfigurePass
         ++configuredContractions;
         return;
       }
-      if (classifyCpuContraction(op)) {
+      if (std::optional<GemmDims> g = classifyCpuContraction(op)) {
         if (!contractions)
           return;
         bool split = threads && topLevel;
+        bool dot = !split && takesDotKernel(op, *g, vl, mr);
         op->setAttr(kLoweringConfigAttr,
                     CpuContractionAttr::get(ctx, vl, mr, nr, kc, nc,
-                                            split ? mc : 0,
-                                            split ? ncBlock : 0));
+                                            split ? mc : 0, split ? ncBlock : 0,
+                                            dot));
         ++configuredContractions;
         return;
       }

@@ -70,6 +70,7 @@ struct Schedule {
   int64_t kc = 1, nc = 1; // cache tile of a contraction
   int64_t mc = 0;     // rows of a parallel block of a contraction (0: serial)
   int64_t ncBlock = 0; // its columns (0: the whole cache tile)
+  bool dot = false;    // the dot-product kernel (few rows, B[n, k])
   int64_t maxWholeReduction = 1; // elements of a static reduction kept whole
   int64_t blockBytes = 0; // least data of a parallel block of another op
                           // (0: serial)
@@ -114,6 +115,106 @@ Operation *widenSixteenBitInput(RewriterBase &rw, linalg::GenericOp op) {
   return nullptr;
 }
 
+/// `vs` (a power-of-two count `n` of vectors of `n` f32 lanes) summed
+/// across lanes: lane j of the result is the sum of the lanes of vs[j]. A
+/// tree of log2(n) levels, each adding the two halves of every pair of
+/// vectors interleaved in blocks of w = 1, 2, 4, ... lanes (two shuffles
+/// and an add per pair): n - 1 adds in all instead of n horizontal sums.
+Value transposeAndAdd(OpBuilder &b, Location loc, SmallVector<Value> vs) {
+  int64_t n = vs.size();
+  for (int64_t w = 1; w < n; w *= 2) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t t = 0; t < n; ++t) {
+      int64_t base = t / (2 * w) * (2 * w), r = t % (2 * w);
+      // Lanes [base, base + w) from the first vector, the next w from the
+      // second (shuffle indices n + ...); `hi` the blocks after them.
+      int64_t from = r < w ? base + r : n + base + (r - w);
+      lo.push_back(from);
+      hi.push_back(from + w);
+    }
+    SmallVector<Value> next;
+    for (size_t p = 0; p + 1 < vs.size(); p += 2) {
+      Value l = vector::ShuffleOp::create(b, loc, vs[p], vs[p + 1], lo);
+      Value h = vector::ShuffleOp::create(b, loc, vs[p], vs[p + 1], hi);
+      next.push_back(arith::AddFOp::create(b, loc, l, h));
+    }
+    vs = std::move(next);
+  }
+  return vs.front();
+}
+
+/// The dot-product kernel (a `#tfm.cpu_contraction` with `dot`) of the
+/// cache tile `op`, a plain C[m, n] += A[m, k] * B[n, k] (loops `g`) whose
+/// sizes are static, n and k multiples of `vl`: for every `vl` columns and
+/// every row, `vl` accumulators of `vl` f32 lanes over k (acc_j +=
+/// A[i, k:k+vl] * B[n0+j, k:k+vl], a 16-bit B widened in registers), then
+/// transposeAndAdd, added to C[i, n0:n0+vl]. B is read in place. Vector
+/// ops on tensors, like the vectorizer's. Returns false (nothing changed)
+/// when `op` is not such a tile (a partial cache tile: the GEMM kernel
+/// takes it).
+bool dotKernel(RewriterBase &rw, linalg::GenericOp op, const GemmDims &g,
+               int64_t vl) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!isPlainABt(op, g) || llvm::any_of(ranges, ShapedType::isDynamic) ||
+      ranges[g.n] % vl != 0 || ranges[g.k] % vl != 0 ||
+      !llvm::isPowerOf2_64(vl))
+    return false;
+  Location loc = op.getLoc();
+  Value a = op.getDpsInputOperand(g.a)->get();
+  Value bv = op.getDpsInputOperand(g.b)->get();
+  Value c = op.getDpsInitOperand(0)->get();
+  Type f32 = rw.getF32Type();
+  Type bT = getElementTypeOrSelf(bv.getType());
+  auto vT = VectorType::get({vl}, f32);
+  auto vbT = VectorType::get({vl}, bT);
+  rw.setInsertionPoint(op);
+  auto idx = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = arith::ConstantOp::create(rw, loc, vT, rw.getZeroAttr(vT));
+  Value padA = arith::ConstantOp::create(rw, loc, f32, rw.getZeroAttr(f32));
+  Value padB = arith::ConstantOp::create(rw, loc, bT, rw.getZeroAttr(bT));
+  SmallVector<bool> inBounds{true};
+  auto cols = scf::ForOp::create(
+      rw, loc, idx(rw, 0), idx(rw, ranges[g.n]), idx(rw, vl), ValueRange{c},
+      [&](OpBuilder &b1, Location l1, Value n0, ValueRange cArg) {
+        auto rows = scf::ForOp::create(
+            b1, l1, idx(b1, 0), idx(b1, ranges[g.m]), idx(b1, 1), cArg,
+            [&](OpBuilder &b2, Location l2, Value i, ValueRange cRow) {
+              auto ks = scf::ForOp::create(
+                  b2, l2, idx(b2, 0), idx(b2, ranges[g.k]), idx(b2, vl),
+                  SmallVector<Value>(vl, zero),
+                  [&](OpBuilder &b3, Location l3, Value k0, ValueRange accs) {
+                    Value av = vector::TransferReadOp::create(
+                        b3, l3, vT, a, ValueRange{i, k0}, padA, inBounds);
+                    SmallVector<Value> next;
+                    for (int64_t j = 0; j < vl; ++j) {
+                      Value row = arith::AddIOp::create(b3, l3, n0, idx(b3, j));
+                      Value x = vector::TransferReadOp::create(
+                          b3, l3, vbT, bv, ValueRange{row, k0}, padB, inBounds);
+                      if (bT != f32)
+                        x = arith::ExtFOp::create(b3, l3, vT, x);
+                      next.push_back(
+                          vector::FMAOp::create(b3, l3, av, x, accs[j]));
+                    }
+                    scf::YieldOp::create(b3, l3, next);
+                  });
+              Value dots =
+                  transposeAndAdd(b2, l2, SmallVector<Value>(ks.getResults()));
+              Value old = vector::TransferReadOp::create(
+                  b2, l2, vT, cRow[0], ValueRange{i, n0}, padA, inBounds);
+              Value sum = arith::AddFOp::create(b2, l2, old, dots);
+              Value w = vector::TransferWriteOp::create(
+                            b2, l2, sum, cRow[0], ValueRange{i, n0}, inBounds)
+                            .getResult();
+              scf::YieldOp::create(b2, l2, w);
+            });
+        scf::YieldOp::create(b1, l1, rows.getResults());
+      });
+  rw.replaceOp(op, cols.getResults());
+  return true;
+}
+
 Schedule scheduleOf(Attribute config) {
   Schedule s;
   if (auto c = dyn_cast_or_null<CpuContractionAttr>(config)) {
@@ -124,6 +225,7 @@ Schedule scheduleOf(Attribute config) {
     s.nc = c.getNc();
     s.mc = c.getParallelRows();
     s.ncBlock = c.getParallelCols();
+    s.dot = c.getDot();
   } else if (auto e = dyn_cast_or_null<CpuElementwiseAttr>(config)) {
     s.vl = e.getLanes();
     s.maxWholeReduction = e.getWholeReduction();
@@ -314,6 +416,9 @@ private:
   tfm::PassStatistic contractionsTiled{
       this, numContractions, "contractions",
       "Contractions tiled for registers and caches"};
+  tfm::PassStatistic dotKernels{
+      this, numDot, "dot-kernels",
+      "Contractions given the dot-product kernel (B read in place)"};
   tfm::PassStatistic packedOperands{
       this, numPacked, "packed-operands",
       "Contraction operands packed (transposed) per cache tile"};
@@ -564,6 +669,10 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
   std::optional<GemmDims> g = classifyCpuContraction(op);
   if (!g || !g->unit.empty())
     return success(); // Left scalar: convert-linalg-to-loops handles it.
+  if (s.dot && !splitRows && dotKernel(rw, op, *g, s.vl)) {
+    ++dotKernels;
+    return success();
+  }
   Location loc = op.getLoc();
   OpOperand *b = op.getDpsInputOperand(g->b);
   AffineMap bMap = op.getMatchingIndexingMap(b);

@@ -27,16 +27,20 @@
 // - @matmul_row_remainder (20 rows): 1 contraction; an 8-row tile and the
 //   peeled 4-row remainder: 2;
 // - @batched (attention's QK^T, keys read as B[n, k]): 1 contraction,
-//   1 packed operand; kernel and pack tiles: 2.
+//   1 packed operand; kernel and pack tiles: 2;
+// - @decode_scores (a one-row Q K^T in a loop, keys read as B[n, k]): 1
+//   contraction with the dot-product kernel, whose vector ops are built
+//   as they are, not vectorized from linalg: 0.
 //
-// Total: 4 contractions, 2 packed operands, 8 vectorized ops. With two
+// Total: 5 contractions, 1 dot kernel, 2 packed operands, 8 vectorized ops. With two
 // threads and parallel-rows=8, the three 2-d matmuls get one scf.forall
 // of 8-row blocks each and @batched one over its batch and heads (no row
-// blocks under it): 4 parallel loops. The packs are not split (a KC of 16
+// blocks under it): 4 parallel loops (@decode_scores is in a loop: not
+// split, still the dot kernel). The packs are not split (a KC of 16
 // is one block of 2*VL = 32 rows of k). Of the other ops, @elementwise_dynamic
 // is split into row blocks (its row count is dynamic): 1 parallel op;
 // @elementwise_exp (2 KiB) is one block of l1-bytes, so it stays serial.
-// -tfm-cpu-configure schedules the 4 contractions and the 2 other ops.
+// -tfm-cpu-configure schedules the 5 contractions and the 2 other ops.
 // Without contractions only the exp tile is vectorized; without elementwise
 // everything but it is.
 
@@ -45,10 +49,11 @@
 // CHECK-NEXT: {{^}}SetTargetPass
 // CHECK-NEXT: {{^}}'func.func' Pipeline
 // CHECK-NEXT: {{^  }}CpuConfigurePass
-// CHECK-NEXT: {{^    }}(S) 4 contractions - Contractions given a schedule
+// CHECK-NEXT: {{^    }}(S) 5 contractions - Contractions given a schedule
 // CHECK-NEXT: {{^    }}(S) 2 other-ops    - Other linalg ops given a schedule
 // CHECK-NEXT: {{^  }}TileAndVectorizePass
-// CHECK-NEXT: {{^    }}(S) 4 contractions    - Contractions tiled for registers and caches
+// CHECK-NEXT: {{^    }}(S) 5 contractions    - Contractions tiled for registers and caches
+// CHECK-NEXT: {{^    }}(S) 1 dot-kernels     - Contractions given the dot-product kernel (B read in place)
 // CHECK-NEXT: {{^    }}(S) 2 packed-operands - Contraction operands packed (transposed) per cache tile
 // SERIAL-NEXT: {{^    }}(S) 0 parallel-loops  - scf.forall loops made for threads (contractions, packing)
 // PARALLEL-NEXT: {{^    }}(S) 4 parallel-loops  - scf.forall loops made for threads (contractions, packing)
@@ -59,6 +64,7 @@
 
 // NOGEMM: {{^  }}TileAndVectorizePass
 // NOGEMM-NEXT: (S) 0 contractions
+// NOGEMM-NEXT: (S) 0 dot-kernels
 // NOGEMM-NEXT: (S) 0 packed-operands
 // NOGEMM-NEXT: (S) 0 parallel-loops
 // NOGEMM-NEXT: (S) 0 parallel-ops
@@ -66,7 +72,8 @@
 // NOGEMM-NOT: (S)
 
 // GEMMONLY: {{^  }}TileAndVectorizePass
-// GEMMONLY-NEXT: (S) 4 contractions
+// GEMMONLY-NEXT: (S) 5 contractions
+// GEMMONLY-NEXT: (S) 1 dot-kernels
 // GEMMONLY-NEXT: (S) 2 packed-operands
 // GEMMONLY-NEXT: (S) 0 parallel-loops
 // GEMMONLY-NEXT: (S) 0 parallel-ops
@@ -76,6 +83,7 @@
 // DOC: ### `-tfm-tile-and-vectorize`
 // DOC: #### Statistics
 // DOC: contractions    : Contractions tiled for registers and caches
+// DOC-NEXT: dot-kernels     : Contractions given the dot-product kernel (B read in place)
 // DOC-NEXT: packed-operands : Contraction operands packed (transposed) per cache tile
 // DOC-NEXT: vectorized-ops  : Tiles vectorized
 // DOC-NEXT: parallel-loops  : scf.forall loops made for threads (contractions, packing)
@@ -126,4 +134,15 @@ func.func @batched(%q: tensor<?x4x16x32xf32>, %k: tensor<?x4x32x32xf32>, %s: ten
     linalg.yield %r : f32
   } -> tensor<?x4x16x32xf32>
   return %r : tensor<?x4x16x32xf32>
+}
+
+func.func @decode_scores(%q: tensor<1x32xf32>, %k: tensor<64x32xf32>, %s: tensor<1x64xf32>, %n: index) -> tensor<1x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (tensor<1x64xf32>) {
+    %m = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+        ins(%q, %k : tensor<1x32xf32>, tensor<64x32xf32>) outs(%acc : tensor<1x64xf32>) -> tensor<1x64xf32>
+    scf.yield %m : tensor<1x64xf32>
+  }
+  return %r : tensor<1x64xf32>
 }

@@ -4,10 +4,33 @@
 // -tfm-tile-and-vectorize carries it out) round-trips.
 // CHECK: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 32, parallel_cols = 128>
 // CHECK: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0>
+// The dot-product kernel; `dot = false` is the default and not printed.
+// CHECK: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0, dot = true>
+// CHECK: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0>
 func.func @threads() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 32, parallel_cols = 128>} {
   return
 }
 func.func @serial() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0>} {
+  return
+}
+func.func @dot() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0, dot = true>} {
+  return
+}
+func.func @not_dot() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0, dot = false>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'dot' needs a serial schedule ('parallel_rows' = 0) and a power-of-two 'lanes'}}
+func.func @dot_threads() attributes {s = #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344, parallel_rows = 32, parallel_cols = 128, dot = true>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'dot' needs a serial schedule ('parallel_rows' = 0) and a power-of-two 'lanes'}}
+func.func @dot_lanes() attributes {s = #tfm.cpu_contraction<lanes = 12, mr = 8, nr = 24, kc = 192, nc = 1344, parallel_rows = 0, parallel_cols = 0, dot = true>} {
   return
 }
 

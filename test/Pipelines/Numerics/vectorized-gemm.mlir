@@ -40,6 +40,10 @@ func.func @ints2(%r: index, %c: index, %a: index, %b: index, %m: index, %off: in
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [11, 37]
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 3 offset = 0 sizes = [2, 5, 37]
 // CHECK-LABEL: Unranked Memref{{.*}}rank = 4 offset = 0 sizes = [1, 2, 9, 21]
+// CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [2, 48]
+// CHECK-NEXT:  {{\[\[}}2, 10, 18, -16, 6, 0, -20, 2,
+// CHECK-LABEL: Unranked Memref{{.*}}rank = 2 offset = 0 sizes = [2, 48]
+// CHECK-NEXT:  {{\[\[}}2, 10, 18, -16, 6, 0, -20, 2,
 func.func @main() {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -94,5 +98,36 @@ func.func @main() {
   %s = tfm.matmul %q, %k {transpose_rhs} : (tensor<?x2x?x40xf32>, tensor<?x2x?x40xf32>) -> tensor<?x2x?x?xf32>
   %u4 = tensor.cast %s : tensor<?x2x?x?xf32> to tensor<*xf32>
   call @printMemrefF32(%u4) : (tensor<*xf32>) -> ()
+
+  // A decode step's Q K^T inside a loop (as in a tiled attention; two
+  // trips, each adding Q K^T): two static query rows, 48 keys of 48
+  // features read as B[n, k], f32 and bf16 (small integers are exact in
+  // bf16 too). The vector targets give it the dot-product kernel (n and k
+  // multiples of the lanes).
+  %c48 = arith.constant 48 : index
+  %qd0 = func.call @ints2(%c2, %c48, %c3, %c1, %c5, %c2) : (index, index, index, index, index, index) -> tensor<?x?xf32>
+  %kd0 = func.call @ints2(%c48, %c48, %c1, %c2, %c7, %c3) : (index, index, index, index, index, index) -> tensor<?x?xf32>
+  %qd = tensor.cast %qd0 : tensor<?x?xf32> to tensor<2x48xf32>
+  %kd = tensor.cast %kd0 : tensor<?x?xf32> to tensor<48x48xf32>
+  %kh0 = tensor.empty() : tensor<48x48xbf16>
+  %kh = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%kd : tensor<48x48xf32>) outs(%kh0 : tensor<48x48xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<48x48xbf16>
+  %zero = arith.constant 0.0 : f32
+  %sd0 = tensor.empty() : tensor<2x48xf32>
+  %sd1 = linalg.fill ins(%zero : f32) outs(%sd0 : tensor<2x48xf32>) -> tensor<2x48xf32>
+  %sd:2 = scf.for %i = %c0 to %c2 step %c1 iter_args(%a32 = %sd1, %a16 = %sd1) -> (tensor<2x48xf32>, tensor<2x48xf32>) {
+    %r32 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+        ins(%qd, %kd : tensor<2x48xf32>, tensor<48x48xf32>) outs(%a32 : tensor<2x48xf32>) -> tensor<2x48xf32>
+    %r16 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+        ins(%qd, %kh : tensor<2x48xf32>, tensor<48x48xbf16>) outs(%a16 : tensor<2x48xf32>) -> tensor<2x48xf32>
+    scf.yield %r32, %r16 : tensor<2x48xf32>, tensor<2x48xf32>
+  }
+  %u5 = tensor.cast %sd#0 : tensor<2x48xf32> to tensor<*xf32>
+  call @printMemrefF32(%u5) : (tensor<*xf32>) -> ()
+  %u6 = tensor.cast %sd#1 : tensor<2x48xf32> to tensor<*xf32>
+  call @printMemrefF32(%u6) : (tensor<*xf32>) -> ()
   return
 }

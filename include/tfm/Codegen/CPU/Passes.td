@@ -191,7 +191,11 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       `nc = l2_bytes / 2 / (4·kc)` (a multiple of `nr`); with more than one
       thread and no loop around it, `parallel_rows` = `parallel-rows`
       (default `4·mr`) and `parallel_cols` = `parallel-cols` (default
-      `4·nr`; 0 keeps whole cache tiles), else 0 and 0;
+      `4·nr`; 0 keeps whole cache tiles), else 0 and 0; `dot` when it is
+      not split for threads and is a plain `C[m, n] += A[m, k]·B[n, k]`
+      with static sizes, `2·m ≤ mr`, and `n` and `k` multiples of `VL` (a
+      decode step's `QKᵀ`: a transposing pack per key block would cost
+      more than the GEMV);
     - a contraction in the AMX form of `-tfm-pack-amx` gets
       `#tfm.cpu_amx_contraction`: `cache_cols` such that the `K x
       cache_cols` bf16 block of the packed weight fills at most half of
@@ -285,17 +289,32 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
 
     1. batch dimensions, and all but the innermost `m`, `n`, `k` dimension,
        are tiled by 1; `n` by `NC`, `k` by `KC` (cache tiles); unit
-       dimensions are dropped, giving a plain `C[m,n] += A[m,k]·B[k,n]`;
+       dimensions are dropped, giving a plain `C[m,n] += A[m,k]·B[k,n]`
+       (a static `m` of 1 stays: a decode step's one-row `QKᵀ` and `PV`
+       are GEMVs that still get the register kernel, `1 × NR` tiles);
     2. a `B` read as `B[n,k]` (an `out_in` weight, the keys of `QKᵀ`) is
-       packed once per cache tile into a `KC×NC` buffer (`linalg.transpose`,
-       itself vectorized as `VL×VL` blocks), so the kernel reads `B` rows
-       contiguously; the buffer has a static size and is hoisted out of the
-       loops by bufferization;
+       packed once per cache tile into a `KC×NC` f32 buffer (a transpose,
+       itself vectorized as `VL×VL` blocks; a 16-bit `B`, a KV cache block
+       read in place, is widened to f32 as it is packed), so the kernel
+       reads `B` rows contiguously; the buffer has a static size and is
+       hoisted out of the loops by bufferization;
     3. register tiles `MR × NR × 1`; the `k` loop is innermost;
     4. vectorization to `vector.contract` (lowered to outer products / FMAs
        by `convert-vector-to-llvm`); the accumulator's `transfer_read` and
        `transfer_write` are hoisted out of the `k` loop, so it lives in
        registers for the whole `KC` panel.
+
+    A contraction whose configuration says `dot` (few static rows, `B` read
+    as `B[n, k]`: a decode step's `QKᵀ`) takes the dot-product kernel at
+    step 2 instead, when its cache tile is a static
+    `C[m, n] += A[m, k]·B[n, k]` with `n` and `k` multiples of `VL`
+    (otherwise the steps above): for each `VL` columns `n0` and each row
+    `i`, `VL` vector accumulators over `k` in steps of `VL`
+    (`acc_j += A[i, k:k+VL] · B[n0+j, k:k+VL]`, a `vector.fma` each, the
+    rows of `B` read in place and a 16-bit one widened in registers), then
+    a transpose-and-add tree (`log2 VL` levels of two shuffles and an add
+    per pair of vectors) leaves the `VL` dot products in one vector, added
+    to `C[i, n0:n0+VL]`. No packed buffer.
 
     With threads, a contraction (one that no loop encloses) is split for
     threads: its outer parallel dimensions of `B` (batch dimensions, outer
@@ -396,6 +415,8 @@ def TileAndVectorizePass : Pass<"tfm-tile-and-vectorize", "func::FuncOp"> {
   let statistics = [
     Statistic<"numContractions", "contractions",
               "Contractions tiled for registers and caches">,
+    Statistic<"numDot", "dot-kernels",
+              "Contractions given the dot-product kernel (B read in place)">,
     Statistic<"numPacked", "packed-operands",
               "Contraction operands packed (transposed) per cache tile">,
     Statistic<"numVectorized", "vectorized-ops", "Tiles vectorized">,
@@ -556,7 +577,10 @@ def LowerVectorOpsPass : Pass<"tfm-lower-vector-ops"> {
     reductions (`maxnumf`, `maximumf`, ...) of a power-of-two length become
     a tree of vector min/max ops over halves: LLVM expands its min/max
     reduction intrinsics without `nnan` one lane at a time on x86 (32
-    scalar max-and-NaN-blend steps for a row of 32 scores).
+    scalar max-and-NaN-blend steps for a row of 32 scores). A transpose
+    whose one use widens it (`arith.extf`: a 16-bit K block packed as f32
+    for `QKᵀ`) is widened first and transposed as f32: x86 has f32
+    shuffles, and a 16-bit transpose was assembled lane by lane.
 
     The pattern set holds no `vector.shape_cast` lowering and no
     canonicalization: together they do not terminate.
