@@ -64,19 +64,19 @@ bool convertsToBf16(linalg::LinalgOp op) {
 
 /// Whether contraction `op` (loops `g`) takes the dot-product kernel: a
 /// plain `C[m, n] += A[m, k] * B[n, k]` (no other loop) whose static `m` is
-/// at most half of `mr` and whose static `n` and `k` are multiples of `vl`.
+/// at most `maxRows` and whose static `n` and `k` are multiples of `vl`.
 /// Such a B (k innermost, a decode step's key block) is what the GEMM
 /// kernel would transpose into a packed panel, once per cache tile, for
 /// too few rows to pay for it: at one row the pack took most of a decode
 /// step's attention. The dot products read B's rows as they are.
 bool takesDotKernel(linalg::LinalgOp op, const GemmDims &g, int64_t vl,
-                    int64_t mr) {
+                    int64_t maxRows) {
   if (!isPlainABt(op, g))
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[g.m], n = ranges[g.n], k = ranges[g.k];
   return !ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
-         !ShapedType::isDynamic(k) && 2 * m <= mr && n % vl == 0 &&
+         !ShapedType::isDynamic(k) && m <= maxRows && n % vl == 0 &&
          k % vl == 0 && llvm::isPowerOf2_64(vl);
 }
 
@@ -151,6 +151,15 @@ struct CpuConfigurePass
     int64_t blockBytes = std::max<int64_t>(
         1, parallelBlockBytes > 0 ? int64_t(parallelBlockBytes) : l1);
     bool threads = target.getThreads() > 1;
+    // At most half the GEMM kernel's rows: the dot kernel reads B once per
+    // row, the GEMM kernel once per MR rows after packing it (measured in
+    // docs/performance.md, "Decode attention on the CPU").
+    if (dotRows < -1) {
+      func.emitError() << "-tfm-cpu-configure: dot-rows is "
+                       << int64_t(dotRows) << ", must be -1 or at least 0";
+      return signalPassFailure();
+    }
+    int64_t maxDotRows = dotRows >= 0 ? int64_t(dotRows) : mr / 2;
 
     func.walk([&](linalg::LinalgOp op) {
       // An op with an empty static loop computes nothing: left as it is
@@ -189,7 +198,7 @@ struct CpuConfigurePass
         if (!contractions)
           return;
         bool split = threads && topLevel;
-        bool dot = !split && takesDotKernel(op, *g, vl, mr);
+        bool dot = !split && takesDotKernel(op, *g, vl, maxDotRows);
         op->setAttr(kLoweringConfigAttr,
                     CpuContractionAttr::get(ctx, vl, mr, nr, kc, nc,
                                             split ? mc : 0, split ? ncBlock : 0,

@@ -1,6 +1,16 @@
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288 threads=1},func.func(tfm-cpu-configure,tfm-tile-and-vectorize))' | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288 threads=1},func.func(tfm-cpu-configure,tfm-tile-and-vectorize))' | FileCheck %s --check-prefix=NOLOOPS
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288 threads=1},func.func(tfm-cpu-configure))' | FileCheck %s --check-prefix=CONFIG
+// `dot-rows` moves the bound (default MR / 2 = 3 here; 0: never).
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288 threads=1},func.func(tfm-cpu-configure{dot-rows=0}))' | FileCheck %s --check-prefix=NODOT
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288 threads=1},func.func(tfm-cpu-configure{dot-rows=4}))' | FileCheck %s --check-prefix=DOT4
+// RUN: not tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288 threads=1},func.func(tfm-cpu-configure{dot-rows=-2}))' 2>&1 | FileCheck %s --check-prefix=BADROWS
+// BADROWS: error: -tfm-cpu-configure: dot-rows is -2, must be -1 or at least 0
+// NODOT-NOT: dot = true
+// DOT4-LABEL: func.func @decode_scores
+// DOT4: dot = true
+// DOT4-LABEL: func.func @group_scores
+// DOT4: dot = true
 
 // The contractions of a decode step's attention (-tfm-tile-sram with a
 // static query length of 1: G query rows per K/V head) have a static m of

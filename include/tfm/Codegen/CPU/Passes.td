@@ -193,7 +193,8 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       (default `4·mr`) and `parallel_cols` = `parallel-cols` (default
       `4·nr`; 0 keeps whole cache tiles), else 0 and 0; `dot` when it is
       not split for threads and is a plain `C[m, n] += A[m, k]·B[n, k]`
-      with static sizes, `2·m ≤ mr`, and `n` and `k` multiples of `VL` (a
+      with static sizes, `m ≤ dot-rows` (default `mr / 2`), and `n` and
+      `k` multiples of `VL` (a
       decode step's `QKᵀ`: a transposing pack per key block would cost
       more than the GEMV);
     - a contraction in the AMX form of `-tfm-pack-amx` gets
@@ -231,6 +232,9 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
     Option<"parallelCols", "parallel-cols", "int64_t", /*default=*/"-1",
            "Columns (n) per parallel block of a contraction, a multiple of "
            "nr (-1: 4 register tiles, 4·nr; 0: whole cache tiles)">,
+    Option<"dotRows", "dot-rows", "int64_t", /*default=*/"-1",
+           "Most rows (m) of a contraction that takes the dot-product "
+           "kernel (-1: mr / 2; 0: none)">,
     Option<"parallelBlockBytes", "parallel-block-bytes", "int64_t",
            /*default=*/"0",
            "Least data (bytes of its operands) per parallel row block of a "
