@@ -132,6 +132,7 @@ struct PackWeightsPass : tfm::impl::PackWeightsPassBase<PackWeightsPass> {
     // stored, 32-wide ones 8 % slower (each A micro-panel is then reused by
     // one register tile only); see docs/performance.md.
     widest = maxPanel > 0 ? int64_t(maxPanel) : 8 * granule;
+    widest16 = maxPanel > 0 ? int64_t(maxPanel) : granule;
     if (granule < 1 || widest % granule) {
       getOperation().emitError("tfm-pack-weights: panel must be positive and "
                                "max-panel 0 or a multiple of it, got panel=")
@@ -168,8 +169,9 @@ private:
 
   /// Per function: packed value by its `tfm.prepare` name.
   llvm::StringMap<Value> packs;
-  /// The panel granule and the widest panel of this run.
-  int64_t granule = 0, widest = 0;
+  /// The panel granule and the widest panel of this run (f32 panels, and
+  /// 16-bit ones).
+  int64_t granule = 0, widest = 0, widest16 = 0;
   /// The module's 16-bit precision (null: f32 panels only), and the weights
   /// the runtime rounds to it.
   FloatType sixteenBit;
@@ -252,8 +254,18 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
   packs.clear();
   SmallVector<std::pair<linalg::LinalgOp, Candidate>> work;
   func.walk([&](linalg::LinalgOp op) {
-    if (std::optional<Candidate> c = match(op, granule, widest))
-      work.push_back({op, *c});
+    std::optional<Candidate> c = match(op, granule, widest);
+    if (!c)
+      return;
+    // A 16-bit panel is one register tile wide unless max-panel says
+    // otherwise: a register kernel then streams its KC x NR strip
+    // contiguously. Eight tiles wide, each k step of a tile read 32 bytes
+    // of a 256-byte row, and a one-row decode GEMV stalled on those loads
+    // (GPT-2 bf16 decode on AVX2: 28.0 -> 18.3 ms per step with one-tile
+    // panels, prefill unchanged; docs/performance.md).
+    if (sixteenBit && rounded.contains(c->block.weight.getName()))
+      c->panel = panelWidth(c->packedN, granule, widest16);
+    work.push_back({op, *c});
   });
   MLIRContext *ctx = func.getContext();
   OpBuilder b(ctx);

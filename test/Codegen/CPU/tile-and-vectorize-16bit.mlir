@@ -5,7 +5,8 @@
 // precision): the register kernel loads a row of NR bf16 values, widens it
 // in registers and runs the f32 vector.contract of an f32 panel; no f32
 // copy of the panel is made. Both the full MR-row tiles and the remaining
-// rows do so.
+// rows do so. The bf16 panel is one register tile (16 columns) wide: the
+// default for 16-bit panels.
 // Everything is vectorized (the widening tiles too), and the only tensor
 // made is the bf16 panel: no f32 copy of it.
 // NOCOPY-LABEL: func @bf16_panel
@@ -16,7 +17,7 @@
 // CHECK: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
 // CHECK-COUNT-2: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<{{[16]}}x16xf32>) {
 // CHECK-NEXT: tensor.extract_slice
-// CHECK-NEXT: %[[B:.*]] = tensor.extract_slice %{{.*}} : tensor<32x32xbf16> to tensor<1x16xbf16>
+// CHECK-NEXT: %[[B:.*]] = tensor.extract_slice %{{.*}} : tensor<32x16xbf16> to tensor<1x16xbf16>
 // CHECK-NEXT: %[[ROW:.*]] = vector.transfer_read %[[B]]{{.*}} : tensor<1x16xbf16>, vector<1x16xbf16>
 // CHECK-NEXT: %[[WIDE:.*]] = arith.extf %[[ROW]] : vector<1x16xbf16> to vector<1x16xf32>
 // CHECK-NEXT: %[[A:.*]] = vector.transfer_read

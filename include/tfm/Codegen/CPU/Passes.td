@@ -28,6 +28,10 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     `W[n, k]` is transposed on every call). `P` is the widest multiple of
     `panel` that divides `N - N mod panel` and is at most `max-panel`: the
     `P / panel` register tiles of a panel reuse each block of `A` from L1.
+    A 16-bit panel (below) is one `panel` wide unless `max-panel` is given:
+    each register tile then streams its strip contiguously, which a decode
+    step's one-row GEMV needs more than `A`'s reuse (prefill measured the
+    same either way).
     The output's `N` must be static. The weight's map must
     be `(k, n)` or `(n, k)` with `n` a parallel loop that is the innermost
     dimension of the output and that the other input does not use, and `k`
@@ -69,7 +73,8 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
            "it (0: the register tile's width on the module's target, two "
            "vectors)">,
     Option<"maxPanel", "max-panel", "int64_t", /*default=*/"0",
-           "Widest panel (a multiple of panel; 0: eight panels)">,
+           "Widest panel (a multiple of panel; 0: eight panels for f32 "
+           "panels, one for 16-bit ones)">,
     Option<"sixteenBitPanels", "sixteen-bit-panels", "bool", /*default=*/"true",
            "Store the panels of weights rounded to the module's 16-bit "
            "precision in that type">,
