@@ -83,33 +83,47 @@ struct Schedule {
 /// values and a conversion in registers (the f32 tile folds away), and the
 /// kernel is the f32 vector.contract of every other tile. Returns the
 /// widening op, or null when `op` reads no 16-bit operand.
+/// `src` widened to f32 into `dest` (same rank), element `dest[x]` read
+/// from `src[srcMap(x)]`: an elementwise generic whose body is the extf.
+linalg::GenericOp widenInto(RewriterBase &rw, Location loc, Value src,
+                            Value dest, AffineMap srcMap) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  Type f32 = type.getElementType();
+  AffineMap id = rw.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+      rw, loc, type, ValueRange{src}, ValueRange{dest},
+      ArrayRef<AffineMap>{srcMap, id},
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::ExtFOp::create(b, l, f32, args[0])});
+      });
+}
+
+/// A contraction's payload argument `arg`, a 16-bit value that the payload
+/// widened, now reads an operand already widened to f32: the argument
+/// becomes f32 and the payload's arith.extf goes.
+void dropPayloadWidening(RewriterBase &rw, BlockArgument arg) {
+  arg.setType(rw.getF32Type());
+  for (Operation *user : llvm::to_vector(arg.getUsers()))
+    rw.replaceOp(user, arg);
+}
+
 Operation *widenSixteenBitInput(RewriterBase &rw, linalg::GenericOp op) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto type = dyn_cast<RankedTensorType>(input->get().getType());
     if (!type || type.getElementType().isF32())
       continue;
     Location loc = op.getLoc();
-    Type f32 = rw.getF32Type();
     rw.setInsertionPoint(op);
     Value init = tensor::EmptyOp::create(
-        rw, loc, tensor::getMixedSizes(rw, loc, input->get()), f32);
-    AffineMap id = rw.getMultiDimIdentityMap(type.getRank());
-    auto widen = linalg::GenericOp::create(
-        rw, loc, init.getType(), ValueRange{input->get()}, ValueRange{init},
-        ArrayRef<AffineMap>{id, id},
-        SmallVector<utils::IteratorType>(type.getRank(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(
-              b, l, ValueRange{arith::ExtFOp::create(b, l, f32, args[0])});
-        });
+        rw, loc, tensor::getMixedSizes(rw, loc, input->get()), rw.getF32Type());
+    linalg::GenericOp widen = widenInto(
+        rw, loc, input->get(), init, rw.getMultiDimIdentityMap(type.getRank()));
     BlockArgument arg = op.getMatchingBlockArgument(input);
-    rw.modifyOpInPlace(op, [&] {
-      input->set(widen.getResult(0));
-      arg.setType(f32);
-    });
-    for (Operation *user : llvm::to_vector(arg.getUsers()))
-      rw.replaceOp(user, arg); // the payload's arith.extf
+    rw.modifyOpInPlace(op, [&] { input->set(widen.getResult(0)); });
+    dropPayloadWidening(rw, arg);
     return widen;
   }
   return nullptr;
@@ -658,15 +672,16 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
                                            Attribute config) {
   Schedule s = scheduleOf(config);
   bool splitRows = op->hasAttr(kParallelRows);
-  // The unit loops go, but not the contraction's own: a static m of 1 (the
-  // one query row of a decode step's attention, per K/V head) is a GEMV,
-  // still a register kernel (1 x NR tiles); without its m loop it would no
-  // longer be a contraction, and would run as scalar loops.
-  if (std::optional<GemmDims> dims = classifyCpuContraction(op))
-    op = dropUnitLoops(rw, op, {dims->m, dims->n, dims->k});
-  else
-    op = dropUnitLoops(rw, op);
+  // Cache tiles are contractions (scheduleContraction marks no others).
+  // Their unit loops go, but not the contraction's own: a static m of 1
+  // (the one query row of a decode step's attention, per K/V head) is a
+  // GEMV, still a register kernel (1 x NR tiles); without its m loop it
+  // would no longer be a contraction, and would run as scalar loops.
   std::optional<GemmDims> g = classifyCpuContraction(op);
+  if (!g)
+    return success();
+  op = dropUnitLoops(rw, op, {g->m, g->n, g->k});
+  g = classifyCpuContraction(op);
   if (!g || !g->unit.empty())
     return success(); // Left scalar: convert-linalg-to-loops handles it.
   if (s.dot && !splitRows && dotKernel(rw, op, *g, s.vl)) {
@@ -698,26 +713,15 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
           rw, loc, full, {rw.getIndexAttr(0), rw.getIndexAttr(0)},
           {kSize, nSize}, {rw.getIndexAttr(1), rw.getIndexAttr(1)});
     }
-    Operation *t;
-    bool widen = !getElementTypeOrSelf(b->get().getType()).isF32();
-    if (widen) {
-      MLIRContext *ctx = rw.getContext();
-      AffineMap id = rw.getMultiDimIdentityMap(2);
-      AffineMap swap =
-          AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
-      t = linalg::GenericOp::create(
-          rw, loc, dest.getType(), ValueRange{b->get()}, ValueRange{dest},
-          ArrayRef<AffineMap>{swap, id},
-          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                nb, l, ValueRange{arith::ExtFOp::create(nb, l, f, args[0])});
-          });
-    } else {
-      t = linalg::TransposeOp::create(rw, loc, b->get(), dest,
-                                      ArrayRef<int64_t>{1, 0});
-    }
     MLIRContext *ctx = rw.getContext();
+    bool widen = !getElementTypeOrSelf(b->get().getType()).isF32();
+    Operation *t = widen ? widenInto(rw, loc, b->get(), dest,
+                                     AffineMap::getPermutationMap(
+                                         ArrayRef<unsigned>{1, 0}, ctx))
+                               .getOperation()
+                         : linalg::TransposeOp::create(rw, loc, b->get(), dest,
+                                                       ArrayRef<int64_t>{1, 0})
+                               .getOperation();
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     maps[g->b] = AffineMap::get(
         op.getNumLoops(), 0,
@@ -726,12 +730,9 @@ LogicalResult TileAndVectorizePass::kernel(RewriterBase &rw,
     rw.modifyOpInPlace(op, [&] {
       b->set(t->getResult(0));
       op.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
-      if (widen)
-        bArg.setType(f);
     });
     if (widen)
-      for (Operation *user : llvm::to_vector(bArg.getUsers()))
-        rw.replaceOp(user, bArg); // the payload's arith.extf
+      dropPayloadWidening(rw, bArg);
     ++packedOperands;
     // With `parallel`, the pack is split across threads too (blocks of
     // 2·VL rows of k, each writing its own rows of the packed buffer):
