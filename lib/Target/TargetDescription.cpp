@@ -16,9 +16,11 @@ using namespace mlir::tfm;
 
 namespace {
 
-/// Reads a sysfs cache attribute ("1", "Data", "48K").
+/// Reads a sysfs attribute ("1", "Data", "48K"). As a stream: sysfs
+/// reports every attribute as 4096 bytes long, and getFile would return the
+/// value padded with that many NULs, which trim() keeps.
 std::string readSysfs(const std::string &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buf = llvm::MemoryBuffer::getFileAsStream(path);
   if (!buf)
     return "";
   return llvm::StringRef((*buf)->getBuffer()).trim().str();
@@ -65,7 +67,8 @@ double readClockGHz() {
   double v;
   if (!maxKHz.empty() && !llvm::StringRef(maxKHz).getAsDouble(v) && v > 0)
     return v / 1e6;
-  auto buf = llvm::MemoryBuffer::getFile("/proc/cpuinfo", /*IsText=*/true);
+  // As a stream: procfs reports a size of 0.
+  auto buf = llvm::MemoryBuffer::getFileAsStream("/proc/cpuinfo");
   if (!buf)
     return 0;
   llvm::SmallVector<llvm::StringRef> lines;

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -157,6 +158,14 @@ CommonOptions CommonOptions::read(Args &args) {
   llvm::StringRef(passOptions).split(settings, ' ', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef setting : settings)
     o.passOptions.push_back(setting.str());
+  if (args.has("versus")) {
+    settings.clear();
+    std::string versus = args.getString("versus", "");
+    llvm::StringRef(versus).split(settings, ' ', -1, /*KeepEmpty=*/false);
+    o.versus.emplace();
+    for (llvm::StringRef setting : settings)
+      o.versus->push_back(setting.str());
+  }
   return o;
 }
 
@@ -361,6 +370,36 @@ Timing tfm::bench::timeCalls(const CommonOptions &options,
   return t;
 }
 
+PairedTiming tfm::bench::timePairs(const CommonOptions &options,
+                                   double firstCallSeconds,
+                                   const std::function<void()> &a,
+                                   const std::function<void()> &b) {
+  int64_t warmup = firstCallSeconds > options.maxTime ? 0 : options.warmup;
+  for (int64_t i = 0; i < warmup; ++i) {
+    a();
+    b();
+  }
+  PairedTiming t;
+  double total = 0;
+  for (int64_t i = 0; i < options.iters; ++i) {
+    double sa, sb;
+    if (i % 2 == 0) {
+      sa = timeOnce(a);
+      sb = timeOnce(b);
+    } else {
+      sb = timeOnce(b);
+      sa = timeOnce(a);
+    }
+    t.first.seconds.push_back(sa);
+    t.second.seconds.push_back(sb);
+    t.speedups.push_back(sb > 0 ? sa / sb : 0);
+    total += sa + sb;
+    if (total >= options.maxTime && i + 1 >= options.minIters)
+      break;
+  }
+  return t;
+}
+
 void Verification::check(double got, double ref, double tol,
                          const llvm::Twine &where) {
   ++checked;
@@ -405,6 +444,21 @@ void Report::print(bool json) const {
                                      {"worst_err_over_tol", verify.worstRatio}};
     for (auto &kv : extra)
       o[kv.first] = kv.second;
+    if (versus) {
+      double vMedian = versus->timing.median();
+      Timing speedups{versus->speedups};
+      o["versus"] = llvm::json::Object{
+          {"pass_options", llvm::json::Array(versus->passOptions)},
+          {"median_s", vMedian},
+          {"min_s", versus->timing.min()},
+          {"p90_s", versus->timing.p90()},
+          {"gflops", vMedian > 0 ? flops / vMedian * 1e-9 : 0},
+          {"compile_s", versus->compileSeconds},
+          {"verified", true},
+          {"speedup_median", speedups.median()},
+          {"speedup_min", speedups.min()},
+          {"speedup_p90", speedups.p90()}};
+    }
     llvm::outs() << llvm::json::Value(std::move(o)) << "\n";
     return;
   }
@@ -420,6 +474,19 @@ void Report::print(bool json) const {
                                compileSeconds,
                                static_cast<long long>(verify.checked),
                                verifyMethod.c_str(), verify.maxAbsErr);
+  if (versus) {
+    Timing speedups{versus->speedups};
+    llvm::outs() << "  versus '" << llvm::join(versus->passOptions, " ")
+                 << "' (verified too):\n";
+    llvm::outs() << llvm::format(
+        "  median %.6f s  min %.6f s  p90 %.6f s  (%zu calls)\n",
+        versus->timing.median(), versus->timing.min(), versus->timing.p90(),
+        versus->timing.seconds.size());
+    llvm::outs() << llvm::format(
+        "  speedup (first's time / versus's, per pair of calls): median "
+        "%.3f, min %.3f, p90 %.3f\n",
+        speedups.median(), speedups.min(), speedups.p90());
+  }
 }
 
 //===----------------------------------------------------------------------===//

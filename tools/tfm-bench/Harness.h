@@ -104,6 +104,9 @@ struct CommonOptions {
   /// tfmc's --pass-option settings (PASS:OPTION=VALUE), from the
   /// space-separated list of --pass-option.
   std::vector<std::string> passOptions;
+  /// --versus: more pass options (same form) for a second library of the
+  /// same kernel, timed call for call against the first (kernel benches).
+  std::optional<std::vector<std::string>> versus;
 
   /// The relative error the result checks allow for rounding the inputs
   /// of GEMMs and attention to `precision` (f32: none beyond f32's own).
@@ -185,6 +188,22 @@ struct Timing {
 Timing timeCalls(const CommonOptions &options, double firstCallSeconds,
                  const std::function<void()> &fn);
 
+/// Per-call times of two functions timed in alternation, and each pair's
+/// speedup of the second (first's time / second's).
+struct PairedTiming {
+  Timing first, second;
+  std::vector<double> speedups;
+};
+
+/// timeCalls for two functions at once: warm-up calls of both, then pairs
+/// of calls (a b, then b a: neither always runs on the other's caches)
+/// until `iters` pairs are done or `maxTime` has been spent. On a shared
+/// machine whose speed drifts, both sides of a pair see the same moment,
+/// so the pairs' median speedup holds where separate runs disagree.
+PairedTiming timePairs(const CommonOptions &options, double firstCallSeconds,
+                       const std::function<void()> &a,
+                       const std::function<void()> &b);
+
 /// Seconds taken by one call of `fn`.
 double timeOnce(const std::function<void()> &fn);
 
@@ -214,6 +233,15 @@ struct Report {
   /// Run-time threads (as the library reported them back).
   int64_t threads = 1;
   llvm::json::Object extra;
+  /// With --versus: the second library's pass options and timing, and the
+  /// speedup of each pair of calls.
+  struct Versus {
+    std::vector<std::string> passOptions;
+    Timing timing;
+    std::vector<double> speedups;
+    double compileSeconds = 0;
+  };
+  std::optional<Versus> versus;
 
   /// One JSON line (with --json) or a short human-readable block.
   void print(bool json) const;

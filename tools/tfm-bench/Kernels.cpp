@@ -160,36 +160,52 @@ std::function<void()> bindEntry(void *fn, void *table,
   }
 }
 
-int runKernelBench(KernelBench &k, const CommonOptions &options) {
-  if (llvm::Error e = checkSizes(k)) {
-    reportError(k.bench + ": " + llvm::toString(std::move(e)));
-    return static_cast<int>(ExitCode::Usage);
-  }
+/// One compiled library of a kernel bench, bound to the bench's operands:
+/// its own prepared tensors and result buffer, and the call that runs it.
+struct Variant {
+  std::unique_ptr<WorkDir> dir;
+  std::unique_ptr<Library> lib;
+  std::vector<std::unique_ptr<Buffer>> prepared;
+  std::unique_ptr<Buffer> out;
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<void *> table, args;
+  std::function<void()> call;
+  double compileSeconds = 0;
+  int64_t preparedTensors = 0;
+  int64_t threads = 1;
+};
+
+/// Compiles `text` with `options` (its pass options included) into a
+/// library in `keepDir` (a temporary folder when empty), loads it, fills
+/// its prepared tensors from the weights among `byName` and binds its
+/// entry to the activations in `inputs` (the operands' order) and a result
+/// buffer of its own.
+llvm::Expected<std::unique_ptr<Variant>>
+buildVariant(const KernelBench &k, const std::string &text,
+             const CommonOptions &options, llvm::StringRef keepDir,
+             const llvm::StringMap<const Buffer *> &byName,
+             const std::vector<std::pair<const Buffer *, Shape>> &inputs) {
+  auto v = std::make_unique<Variant>();
   mlir::DialectRegistry registry;
   registerBenchDialects(registry);
   mlir::MLIRContext context(registry);
-  std::string text = moduleText(k);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context,
                                               "tfm-bench:" + k.bench);
-  if (!module || failed(mlir::verify(*module))) {
-    reportError("the generated " + k.bench +
-                " module does not parse or verify:\n" + text);
-    return static_cast<int>(ExitCode::Error);
-  }
-
-  auto dir = WorkDir::create(options.keepDir);
-  if (!dir) {
-    reportError(llvm::toString(dir.takeError()));
-    return static_cast<int>(ExitCode::Error);
-  }
-  std::string soPath = (*dir)->file("kernel.so");
+  if (!module || failed(mlir::verify(*module)))
+    return llvm::createStringError("the generated " + k.bench +
+                                   " module does not parse or verify:\n" +
+                                   text);
+  auto dir = WorkDir::create(keepDir);
+  if (!dir)
+    return dir.takeError();
+  v->dir = std::move(*dir);
+  std::string soPath = v->dir->file("kernel.so");
   auto compileSeconds = compileKernelLibrary(
-      *module, options, (*dir)->file("kernel.o"), soPath);
-  if (!compileSeconds) {
-    reportError(llvm::toString(compileSeconds.takeError()));
-    return static_cast<int>(ExitCode::Error);
-  }
+      *module, options, v->dir->file("kernel.o"), soPath);
+  if (!compileSeconds)
+    return compileSeconds.takeError();
+  v->compileSeconds = *compileSeconds;
   // What the runtime does at tfm_model_create (the kernel links without
   // it): the CPU features the code needs (AMX's tile state).
   std::vector<std::string> features;
@@ -197,128 +213,165 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
           mlir::tfm::kCpuFeaturesAttr))
     for (auto f : list.getAsRange<mlir::StringAttr>())
       features.push_back(f.getValue().str());
-  if (std::optional<std::string> why = tfm::enableCpuFeatures(features)) {
-    reportError(k.bench + ": the kernel needs " + *why);
-    return static_cast<int>(ExitCode::Error);
-  }
+  if (std::optional<std::string> why = tfm::enableCpuFeatures(features))
+    return llvm::createStringError(k.bench + ": the kernel needs " + *why);
   auto lib = Library::open(soPath);
-  if (!lib) {
-    reportError(llvm::toString(lib.takeError()));
-    return static_cast<int>(ExitCode::Error);
-  }
-  auto sym = (*lib)->symbol("_mlir_ciface_kernel");
-  if (!sym) {
-    reportError(llvm::toString(sym.takeError()));
-    return static_cast<int>(ExitCode::Error);
-  }
-  auto threads = setKernelThreads(**lib, options.threads);
-  if (!threads) {
-    reportError(k.bench + ": " + llvm::toString(threads.takeError()));
-    return static_cast<int>(ExitCode::Error);
-  }
-  auto prepare = (*lib)->symbol(
+  if (!lib)
+    return lib.takeError();
+  v->lib = std::move(*lib);
+  auto sym = v->lib->symbol("_mlir_ciface_kernel");
+  if (!sym)
+    return sym.takeError();
+  auto threads = setKernelThreads(*v->lib, options.threads);
+  if (!threads)
+    return llvm::createStringError(k.bench + ": " +
+                                   llvm::toString(threads.takeError()));
+  v->threads = *threads;
+  auto prepare = v->lib->symbol(
       ("_mlir_ciface_" + mlir::tfm::abi::kPrepareFunction).str());
-  if (!prepare) {
-    reportError(llvm::toString(prepare.takeError()));
-    return static_cast<int>(ExitCode::Error);
-  }
+  if (!prepare)
+    return prepare.takeError();
 
-  // Operands, in the entry's argument order, then the result.
+  for (const auto &[in, shape] : inputs)
+    v->descriptors.push_back(
+        tfm::runtime::describeContiguousWords(const_cast<float *>(in->data()),
+                                              shape));
+  // The weights table: the weights in the order of the module's
+  // `tfm.weights`, then the prepared tensors of `tfm.prepared`, which
+  // tfm_prepare writes (once, untimed).
+  for (llvm::StringRef attr :
+       {mlir::tfm::abi::kWeightsAttr, mlir::tfm::abi::kPreparedAttr}) {
+    auto list = (*module)->getAttrOfType<mlir::ArrayAttr>(attr);
+    if (!list)
+      return llvm::createStringError("the lowered kernel module has no '" +
+                                     attr.str() + "' table");
+    for (mlir::Attribute a : list) {
+      auto entry = llvm::cast<mlir::DictionaryAttr>(a);
+      auto name = entry.getAs<mlir::StringAttr>("name");
+      auto shape = entry.getAs<mlir::ArrayAttr>("shape");
+      if (!name || !shape)
+        return llvm::createStringError("malformed '" + attr.str() +
+                                       "' entry in the lowered kernel module");
+      if (attr == mlir::tfm::abi::kWeightsAttr) {
+        const Buffer *w = byName.lookup(name.getValue());
+        if (!w)
+          return llvm::createStringError(
+              "the lowered kernel module reads weight '" +
+              name.getValue().str() + "', which is not an operand");
+        v->table.push_back(const_cast<float *>(w->data()));
+        continue;
+      }
+      int64_t count = 1;
+      for (mlir::Attribute d : shape)
+        count *= llvm::cast<mlir::IntegerAttr>(d).getInt();
+      v->prepared.push_back(std::make_unique<Buffer>(count));
+      v->table.push_back(v->prepared.back()->data());
+      ++v->preparedTensors;
+    }
+  }
+  v->table.push_back(nullptr); // never empty
+  reinterpret_cast<void (*)(void *const *)>(*prepare)(v->table.data());
+  v->out = std::make_unique<Buffer>(numel(k.resultShape));
+  for (size_t i = 0; i < v->out->size(); ++i)
+    (*v->out)[i] = NAN;
+  v->descriptors.push_back(
+      tfm::runtime::describeContiguousWords(v->out->data(), k.resultShape));
+  for (std::vector<int64_t> &d : v->descriptors)
+    v->args.push_back(d.data());
+  v->call = bindEntry(*sym, v->table.data(), v->args);
+  if (!v->call)
+    return llvm::createStringError(k.bench + ": " +
+                                   std::to_string(v->args.size()) +
+                                   " entry arguments are more than tfm-bench "
+                                   "can call");
+  return std::move(v);
+}
+
+int runKernelBench(KernelBench &k, const CommonOptions &options) {
+  if (llvm::Error e = checkSizes(k)) {
+    reportError(k.bench + ": " + llvm::toString(std::move(e)));
+    return static_cast<int>(ExitCode::Usage);
+  }
+  std::string text = moduleText(k);
+
+  // The operands, in the entry's argument order, then the result.
   Rng rng(options.seed);
   std::vector<std::unique_ptr<Buffer>> buffers;
   llvm::StringMap<const Buffer *> byName;
-  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<std::pair<const Buffer *, Shape>> inputs;
   for (const Operand &o : k.operands) {
     auto buf = std::make_unique<Buffer>(numel(o.shape));
     for (size_t i = 0; i < buf->size(); ++i)
       (*buf)[i] = rng.uniform(o.lo, o.hi);
     byName[o.name] = buf.get();
     if (!o.weight)
-      descriptors.push_back(
-          tfm::runtime::describeContiguousWords(buf->data(), o.shape));
+      inputs.push_back({buf.get(), o.shape});
     buffers.push_back(std::move(buf));
   }
-  // The weights table: the weights in the order of the module's
-  // `tfm.weights`, then the prepared tensors of `tfm.prepared`, which
-  // tfm_prepare writes (once, untimed).
-  std::vector<void *> table;
-  size_t preparedTensors = 0;
-  for (llvm::StringRef attr :
-       {mlir::tfm::abi::kWeightsAttr, mlir::tfm::abi::kPreparedAttr}) {
-    auto list = (*module)->getAttrOfType<mlir::ArrayAttr>(attr);
-    if (!list) {
-      reportError("the lowered kernel module has no '" + attr.str() +
-                  "' table");
+
+  // The bench's library, and with --versus a second one with more pass
+  // options, compiled from the same module and run on the same operands.
+  std::vector<std::unique_ptr<Variant>> variants;
+  for (bool versus : {false, true}) {
+    if (versus && !options.versus)
+      break;
+    CommonOptions o = options;
+    std::string keep = options.keepDir;
+    if (versus) {
+      llvm::append_range(o.passOptions, *options.versus);
+      if (!keep.empty())
+        keep += "/versus";
+    }
+    auto v = buildVariant(k, text, o, keep, byName, inputs);
+    if (!v) {
+      reportError(llvm::toString(v.takeError()));
       return static_cast<int>(ExitCode::Error);
     }
-    for (mlir::Attribute a : list) {
-      auto entry = llvm::cast<mlir::DictionaryAttr>(a);
-      auto name = entry.getAs<mlir::StringAttr>("name");
-      auto shape = entry.getAs<mlir::ArrayAttr>("shape");
-      if (!name || !shape) {
-        reportError("malformed '" + attr.str() + "' entry in the lowered "
-                    "kernel module");
-        return static_cast<int>(ExitCode::Error);
-      }
-      if (attr == mlir::tfm::abi::kWeightsAttr) {
-        const Buffer *w = byName.lookup(name.getValue());
-        if (!w) {
-          reportError("the lowered kernel module reads weight '" +
-                      name.getValue().str() + "', which is not an operand");
-          return static_cast<int>(ExitCode::Error);
-        }
-        table.push_back(const_cast<float *>(w->data()));
-        continue;
-      }
-      int64_t count = 1;
-      for (mlir::Attribute d : shape)
-        count *= llvm::cast<mlir::IntegerAttr>(d).getInt();
-      buffers.push_back(std::make_unique<Buffer>(count));
-      table.push_back(buffers.back()->data());
-      ++preparedTensors;
-    }
-  }
-  table.push_back(nullptr); // never empty
-  reinterpret_cast<void (*)(void *const *)>(*prepare)(table.data());
-  Buffer out(numel(k.resultShape));
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = NAN;
-  descriptors.push_back(
-      tfm::runtime::describeContiguousWords(out.data(), k.resultShape));
-  std::vector<void *> args;
-  for (std::vector<int64_t> &d : descriptors)
-    args.push_back(d.data());
-  std::function<void()> call = bindEntry(*sym, table.data(), args);
-  if (!call) {
-    reportError(k.bench + ": " + std::to_string(args.size()) +
-                " entry arguments are more than tfm-bench can call");
-    return static_cast<int>(ExitCode::Error);
+    variants.push_back(std::move(*v));
   }
 
-  // Verify once before any timing: a wrong kernel is never reported.
-  double firstCall = timeOnce(call);
-  if (options.injectError)
-    out[0] += 0.5f; // the first row is always among the checked ones
+  // Verify each once before any timing: a wrong kernel is never reported.
   Report report;
-  k.verify(byName, out, report.verify);
-  if (!report.verify.ok()) {
-    reportError(k.bench + ": the compiled code is wrong: " +
-                std::to_string(report.verify.bad) + " of " +
-                std::to_string(report.verify.checked) +
-                " checked values are off; first: " + report.verify.firstBad);
-    return static_cast<int>(ExitCode::WrongResult);
+  std::vector<double> firstCall;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    Variant &v = *variants[i];
+    firstCall.push_back(timeOnce(v.call));
+    if (options.injectError)
+      (*v.out)[0] += 0.5f; // the first row is always among the checked ones
+    Verification check;
+    k.verify(byName, *v.out, check);
+    if (!check.ok()) {
+      reportError(k.bench + ": the compiled code" +
+                  (i ? " of --versus" : "") + " is wrong: " +
+                  std::to_string(check.bad) + " of " +
+                  std::to_string(check.checked) +
+                  " checked values are off; first: " + check.firstBad);
+      return static_cast<int>(ExitCode::WrongResult);
+    }
+    if (i == 0)
+      report.verify = check;
   }
 
-  report.timing = timeCalls(options, firstCall, call);
+  Variant &base = *variants.front();
   report.bench = k.bench;
   report.shape = std::move(k.shape);
   report.flops = k.flops;
-  report.compileSeconds = *compileSeconds;
+  report.compileSeconds = base.compileSeconds;
   report.verifyMethod = k.verifyMethod;
-  report.threads = *threads;
+  report.threads = base.threads;
   report.extra["pack_weights"] = options.packWeights;
   report.extra["precision"] = options.precision;
-  report.extra["prepared_tensors"] = static_cast<int64_t>(preparedTensors);
+  report.extra["prepared_tensors"] = base.preparedTensors;
+  if (variants.size() == 1) {
+    report.timing = timeCalls(options, firstCall[0], base.call);
+  } else {
+    Variant &other = *variants.back();
+    PairedTiming paired = timePairs(options, firstCall[0] + firstCall[1],
+                                    base.call, other.call);
+    report.timing = paired.first;
+    report.versus = Report::Versus{*options.versus, paired.second,
+                                   paired.speedups, other.compileSeconds};
+  }
   report.print(options.json);
   return static_cast<int>(ExitCode::Success);
 }

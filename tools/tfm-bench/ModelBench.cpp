@@ -146,6 +146,12 @@ int tfm::bench::runModelBench(Args &args) {
     reportError("model: " + llvm::toString(std::move(e)));
     return static_cast<int>(ExitCode::Usage);
   }
+  if (options.versus) {
+    reportError("model: --versus is for the single-op benches (attention, "
+                "linear, ffn); time two model libraries with bench/run.py "
+                "or bench/generate.py --library");
+    return static_cast<int>(ExitCode::Usage);
+  }
   auto fail = [](const llvm::Twine &msg) {
     reportError("model: " + msg);
     return static_cast<int>(ExitCode::Error);

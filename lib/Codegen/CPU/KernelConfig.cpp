@@ -160,6 +160,14 @@ struct CpuConfigurePass
       return signalPassFailure();
     }
     int64_t maxDotRows = dotRows >= 0 ? int64_t(dotRows) : mr / 2;
+    for (auto [name, value] : {std::pair<StringRef, int64_t>{"amx-cols",
+                                                             amxCols},
+                               {"amx-k-block", amxKBlock}})
+      if (value < 0 || value % 32 != 0) {
+        func.emitError() << "-tfm-cpu-configure: " << name << " is " << value
+                         << ", must be 0 or a multiple of 32";
+        return signalPassFailure();
+      }
 
     func.walk([&](linalg::LinalgOp op) {
       // An op with an empty static loop computes nothing: left as it is
@@ -182,9 +190,13 @@ struct CpuConfigurePass
           cols = std::min(
               cols,
               std::max<int64_t>(32, n / (2 * target.getThreads()) / 32 * 32));
+        if (amxCols > 0)
+          cols = amxCols;
         // The 32 x k_block bf16 rows of A fill at most half of L1.
-        int64_t kBlock =
-            std::clamp<int64_t>(l1 / 2 / (32 * 2) / 32 * 32, 32, k);
+        int64_t kBlock = std::min<int64_t>(
+            amxKBlock > 0 ? int64_t(amxKBlock)
+                          : std::max<int64_t>(l1 / 2 / (32 * 2) / 32 * 32, 32),
+            k);
         bool split = threads && topLevel;
         // Without AMX (-tfm-pack-amx took it for AVX512-BF16): vector dot
         // products over the same blocks.

@@ -208,7 +208,9 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       L2 and, with threads, there are at least two column blocks per
       thread (a decode step's few rows still split), a multiple of 32;
       `k_block` such that 32 rows of bf16 A fill at most half of L1
-      (`l1_bytes / 128`, a multiple of 32, at most K); with
+      (`l1_bytes / 128`, a multiple of 32, at most K); `amx-cols` and
+      `amx-k-block` set either for every AMX contraction instead (A/B
+      runs: `tfm-bench --versus`); with
       more than one thread and no loop around it, `parallel_rows` = 128
       (four 32-row kernels), else 0;
     - every **other op** gets `#tfm.cpu_elementwise` when it is to be
@@ -244,6 +246,12 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
            /*default=*/"0",
            "Least data (bytes of its operands) per parallel row block of a "
            "non-contraction op (0: l1_bytes)">,
+    Option<"amxCols", "amx-cols", "int64_t", /*default=*/"0",
+           "cache_cols of every AMX contraction, a multiple of 32 (0: from "
+           "L2 and the threads)">,
+    Option<"amxKBlock", "amx-k-block", "int64_t", /*default=*/"0",
+           "k_block of every AMX contraction, a multiple of 32 (0: from L1; "
+           "at most K either way)">,
   ];
   let statistics = [
     Statistic<"numContractions", "contractions",
