@@ -192,17 +192,23 @@ struct CpuConfigurePass
               std::max<int64_t>(32, n / (2 * target.getThreads()) / 32 * 32));
         if (amxCols > 0)
           cols = amxCols;
-        // The 32 x k_block bf16 rows of A fill at most half of L1.
+        // The 32 x k_block bf16 rows of A: with tiles, at most an eighth
+        // of L2 (the accumulator tiles go to C and back once per k block,
+        // which cost more than A's rows streaming from L2: measured in
+        // docs/performance.md, "AMX k blocks"); with vector dot products,
+        // at most half of L1.
+        bool tiles = target.hasAmxBf16();
+        int64_t aBudget = tiles ? l2 / 8 : l1 / 2;
         int64_t kBlock = std::min<int64_t>(
             amxKBlock > 0 ? int64_t(amxKBlock)
-                          : std::max<int64_t>(l1 / 2 / (32 * 2) / 32 * 32, 32),
+                          : std::max<int64_t>(aBudget / (32 * 2) / 32 * 32, 32),
             k);
         bool split = threads && topLevel;
         // Without AMX (-tfm-pack-amx took it for AVX512-BF16): vector dot
         // products over the same blocks.
-        op->setAttr(kLoweringConfigAttr, CpuAmxContractionAttr::get(
-                                             ctx, cols, kBlock, split ? 128 : 0,
-                                             !target.hasAmxBf16()));
+        op->setAttr(kLoweringConfigAttr,
+                    CpuAmxContractionAttr::get(ctx, cols, kBlock,
+                                               split ? 128 : 0, !tiles));
         ++configuredContractions;
         return;
       }

@@ -207,8 +207,11 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       cache_cols` bf16 block of the packed weight fills at most half of
       L2 and, with threads, there are at least two column blocks per
       thread (a decode step's few rows still split), a multiple of 32;
-      `k_block` such that 32 rows of bf16 A fill at most half of L1
-      (`l1_bytes / 128`, a multiple of 32, at most K); `amx-cols` and
+      `k_block` such that 32 rows of bf16 A fill at most an eighth of L2
+      with tiles (`l2_bytes / 512`: the accumulator tiles go to C and back
+      once per k block, which costs more than A's rows streaming from L2),
+      at most half of L1 with AVX512-BF16 dot products (`l1_bytes / 128`),
+      a multiple of 32, at most K; `amx-cols` and
       `amx-k-block` set either for every AMX contraction instead (A/B
       runs: `tfm-bench --versus`); with
       more than one thread and no loop around it, `parallel_rows` = 128
