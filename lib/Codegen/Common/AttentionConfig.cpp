@@ -211,6 +211,10 @@ static GpuFlashAttentionAttr chooseFlash(MLIRContext *ctx,
 
 /// untiled-max-keys' cap with bf16 on a CPU with AMX or AVX512-BF16.
 constexpr int64_t kAmxUntiledMaxKeys = 31;
+/// The longest key block when max-block-k is 0: on AMX tiles when no mask
+/// skips blocks (measured there; AVX512-BF16's dot products were not), and
+/// otherwise.
+constexpr int64_t kAmxUnmaskedMaxBlockK = 256, kDefaultMaxBlockK = 128;
 
 struct ConfigureAttentionPass
     : tfm::impl::ConfigureAttentionPassBase<ConfigureAttentionPass> {
@@ -222,11 +226,11 @@ struct ConfigureAttentionPass
     Operation *root = getOperation();
     int64_t maxBq = maxBlockQ, maxBk = maxBlockK, maxUntiled = untiledMaxKeys;
     int64_t splits = decodeKeySplits;
-    if (maxBq < 1 || maxBk < 1 || maxUntiled < 0 || splits < 0) {
+    if (maxBq < 1 || maxBk < 0 || maxUntiled < 0 || splits < 0) {
       root->emitError() << "-tfm-configure-attention: invalid options: "
                            "max-block-q ("
-                        << maxBq << ") and max-block-k (" << maxBk
-                        << ") must be >= 1, untiled-max-keys (" << maxUntiled
+                        << maxBq << ") must be >= 1, max-block-k (" << maxBk
+                        << "), untiled-max-keys (" << maxUntiled
                         << ") and decode-key-splits (" << splits << ") >= 0";
       return signalPassFailure();
     }
@@ -257,7 +261,7 @@ struct ConfigureAttentionPass
     if (ops.empty())
       return;
     Attribute target = getTarget(root);
-    bool rounded = false, amxBf16 = false;
+    bool rounded = false, amxBf16 = false, amxTiles = false;
     auto module = dyn_cast<ModuleOp>(root);
     if (!module)
       module = root->getParentOfType<ModuleOp>();
@@ -270,6 +274,7 @@ struct ConfigureAttentionPass
       // key blocks' contractions either way.
       amxBf16 = precision.getValue().isBF16() && cpu &&
                 (cpu.hasAmxBf16() || cpu.hasAvx512Bf16());
+      amxTiles = amxBf16 && cpu.hasAmxBf16();
     }
     std::optional<FastMemory> fast = attentionBudget(target, amxBf16);
     if (!fast) {
@@ -349,8 +354,17 @@ struct ConfigureAttentionPass
         ++keptUntiled;
         continue;
       }
+      // max-block-k = 0: 128, but without a mask, key blocks on AMX tiles run
+      // longer: nothing on a diagonal is wasted, and the online softmax's
+      // per-block costs halve again (256 against 128: +7-9% at D = 64 and
+      // 128, causal -4%; docs/performance.md, 2026-12-01).
+      int64_t opMaxBk = maxBk;
+      if (opMaxBk == 0)
+        opMaxBk = amxTiles && op.getMask() == MaskKind::none
+                      ? kAmxUnmaskedMaxBlockK
+                      : kDefaultMaxBlockK;
       std::optional<AttentionTiles> tiles =
-          chooseAttentionTiles(*shape, budget, fast->lanes, maxBq, maxBk);
+          chooseAttentionTiles(*shape, budget, fast->lanes, maxBq, opMaxBk);
       if (!tiles && isa<GpuTargetAttr>(target)) {
         // A GPU block's shared memory is small (48 KiB): an op no tile fits
         // (large heads in large GQA groups, with the rounded tiles of a

@@ -5,6 +5,7 @@
 // vectors, as in configure-attention.mlir. A decode step's attention (a
 // static Tq of 1) keeps the default untiled bound of 256 keys.
 // RUN: tfm-opt %s -split-input-file -tfm-configure-attention | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-configure-attention=max-block-k=128 | FileCheck %s --check-prefix=CAP128
 
 // A 1 MiB L2: 512 KiB for the tiles; D = 128, 8 heads per K/V head.
 // CHECK-LABEL: func @amx
@@ -81,6 +82,42 @@ module attributes {tfm.precision = bf16, tfm.target = #zen4} {
 module attributes {tfm.precision = bf16, tfm.target = #v4} {
   func.func @no_bf16(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
     %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+    return %o : tensor<1x12x?x64xf32>
+  }
+}
+
+// -----
+
+// On a 2 MiB L2 (1 MiB for the tiles), an op without a mask whose key
+// blocks run on AMX tiles takes key blocks of up to 256 (max-block-k's
+// default 0); a causal one, and AVX512-BF16's dot products, 128; an
+// explicit max-block-k=128 caps all of them.
+// CHECK-LABEL: func @amx_2m_unmasked
+// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 256, group = 1
+// CHECK-LABEL: func @amx_2m_causal
+// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1
+// CAP128-LABEL: func @amx_2m_unmasked
+// CAP128: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1
+#amx2m = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+module attributes {tfm.precision = bf16, tfm.target = #amx2m} {
+  func.func @amx_2m_unmasked(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+    return %o : tensor<1x12x?x64xf32>
+  }
+  func.func @amx_2m_causal(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+    return %o : tensor<1x12x?x64xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func @dot_2m_unmasked
+// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1
+#zen2m = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver5", features = "+avx512f,+avx512bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+module attributes {tfm.precision = bf16, tfm.target = #zen2m} {
+  func.func @dot_2m_unmasked(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
     return %o : tensor<1x12x?x64xf32>
   }
 }
