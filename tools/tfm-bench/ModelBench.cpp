@@ -25,6 +25,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <chrono>
+#include <functional>
 #include <cmath>
 
 using namespace tfm::bench;
@@ -132,6 +133,78 @@ double modelFlops(const tfm::ModelConfig &c, int64_t batch, int64_t seq) {
   return total.multiplyAdds;
 }
 
+/// One compiled model library with an instance of it on the bench's
+/// weights and ids, and its own output buffer.
+struct ModelVariant {
+  std::unique_ptr<WorkDir> dir;
+  std::unique_ptr<Library> lib;
+  ModelApi api{};
+  tfm_model *model = nullptr;
+  std::unique_ptr<Buffer> out;
+  double compileSeconds = 0;
+  tfm_status status = TFM_OK;
+  std::function<void()> call;
+  ~ModelVariant() {
+    if (model)
+      api.destroy(model);
+  }
+};
+
+/// Runs the tfmc path (frontend, compileModule) on `driver`'s model with
+/// `options` into `keepDir` (a temporary folder when empty) and loads the
+/// library.
+llvm::Expected<std::unique_ptr<ModelVariant>>
+compileModel(const tfm::DriverOptions &driver, const CommonOptions &options,
+             llvm::StringRef keepDir) {
+  auto v = std::make_unique<ModelVariant>();
+  mlir::DialectRegistry registry;
+  registerBenchDialects(registry);
+  mlir::MLIRContext context(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module = tfm::runFrontend(context, driver);
+  if (!module)
+    return llvm::createStringError("the frontend rejected '" +
+                                   driver.inputPath + "' (see above)");
+  auto dir = WorkDir::create(keepDir);
+  if (!dir)
+    return dir.takeError();
+  v->dir = std::move(*dir);
+  std::string soPath = v->dir->file("model.so");
+  tfm::CompileOptions compile;
+  compile.target = benchTarget(options.threads);
+  compile.writeHeader = false;
+  compile.packWeights = options.packWeights;
+  compile.precision = options.precision;
+  compile.passOptions = options.passOptions;
+  auto start = std::chrono::steady_clock::now();
+  if (failed(tfm::compileModule(*module, compile, tfm::EmitPhase::So,
+                                soPath)))
+    return llvm::createStringError("compiling '" + driver.inputPath +
+                                   "' failed (see the errors above)");
+  v->compileSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  auto lib = Library::open(soPath);
+  if (!lib)
+    return lib.takeError();
+  v->lib = std::move(*lib);
+  if (llvm::Error e = bind(*v->lib, v->api))
+    return std::move(e);
+  return std::move(v);
+}
+
+/// The index and value of the first non-finite element of `out`, counted
+/// into `verify`.
+void checkFinite(const Buffer &out, Verification &verify) {
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!std::isfinite(out[i])) {
+      verify.bad++;
+      if (verify.firstBad.empty())
+        verify.firstBad =
+            "output[" + std::to_string(i) + "] = " + std::to_string(out[i]);
+    }
+  verify.checked = static_cast<int64_t>(out.size());
+}
+
 } // namespace
 
 int tfm::bench::runModelBench(Args &args) {
@@ -146,12 +219,6 @@ int tfm::bench::runModelBench(Args &args) {
     reportError("model: " + llvm::toString(std::move(e)));
     return static_cast<int>(ExitCode::Usage);
   }
-  if (options.versus) {
-    reportError("model: --versus is for the single-op benches (attention, "
-                "linear, ffn); time two model libraries with bench/run.py "
-                "or bench/generate.py --library");
-    return static_cast<int>(ExitCode::Usage);
-  }
   auto fail = [](const llvm::Twine &msg) {
     reportError("model: " + msg);
     return static_cast<int>(ExitCode::Error);
@@ -162,47 +229,37 @@ int tfm::bench::runModelBench(Args &args) {
     return static_cast<int>(ExitCode::Usage);
   }
 
-  // The tfmc path: frontend, then the lowering to a shared library.
+  // The tfmc path: frontend, then the lowering to a shared library; with
+  // --versus a second library with more pass options.
   auto loaded = tfm::loadModel(modelPath, weightsPath);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
-  mlir::DialectRegistry registry;
-  registerBenchDialects(registry);
-  mlir::MLIRContext context(registry);
   tfm::DriverOptions driver;
   driver.inputPath = modelPath;
   driver.weightsPath = weightsPath;
-  mlir::OwningOpRef<mlir::ModuleOp> module = tfm::runFrontend(context, driver);
-  if (!module)
-    return fail("the frontend rejected '" + modelPath + "' (see above)");
+  std::vector<std::unique_ptr<ModelVariant>> variants;
+  for (bool versus : {false, true}) {
+    if (versus && !options.versus)
+      break;
+    CommonOptions o = options;
+    std::string keep = options.keepDir;
+    if (versus) {
+      llvm::append_range(o.passOptions, *options.versus);
+      if (!keep.empty())
+        keep += "/versus";
+    }
+    auto v = compileModel(driver, o, keep);
+    if (!v)
+      return fail(llvm::toString(v.takeError()));
+    variants.push_back(std::move(*v));
+  }
+  ModelVariant &base = *variants.front();
 
-  auto dir = WorkDir::create(options.keepDir);
-  if (!dir)
-    return fail(llvm::toString(dir.takeError()));
-  std::string soPath = (*dir)->file("model.so");
-  tfm::CompileOptions compile;
-  compile.target = benchTarget(options.threads);
-  compile.writeHeader = false;
-  compile.packWeights = options.packWeights;
-  compile.precision = options.precision;
-  compile.passOptions = options.passOptions;
-  auto start = std::chrono::steady_clock::now();
-  if (failed(tfm::compileModule(*module, compile, tfm::EmitPhase::So,
-                                soPath)))
-    return fail("compiling '" + modelPath + "' failed (see the errors above)");
-  double compileSeconds = std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - start)
-                              .count();
-
-  auto lib = Library::open(soPath);
-  if (!lib)
-    return fail(llvm::toString(lib.takeError()));
-  ModelApi api;
-  if (llvm::Error e = bind(**lib, api))
-    return fail(llvm::toString(std::move(e)));
   const char *manifestText = nullptr;
-  if (api.libraryInfo(&manifestText) != TFM_OK || !manifestText)
-    return fail(std::string("tfm_library_info failed: ") + api.lastError());
+  if (base.api.libraryInfo(&manifestText) != TFM_OK || !manifestText)
+    return fail(std::string("tfm_library_info failed: ") +
+                base.api.lastError());
+  std::string soPath = base.dir->file("model.so");
   llvm::Expected<tfm::Manifest> manifest =
       tfm::Manifest::parse(manifestText, soPath + ": tfm_library_info");
   if (!manifest)
@@ -214,76 +271,82 @@ int tfm::bench::runModelBench(Args &args) {
   // --weights, else the model's own (an HF folder), else random ones.
   std::string weightsFile =
       weightsPath.empty() ? loaded->weightsPath : weightsPath;
+  std::string randomWeights = base.dir->file("weights.safetensors");
   if (weightsFile.empty()) {
-    weightsFile = (*dir)->file("weights.safetensors");
+    weightsFile = randomWeights;
     if (llvm::Error e =
             writeRandomWeights(*manifest, weightsFile, options.seed))
       return fail("writing random weights: " + llvm::toString(std::move(e)));
   }
-  tfm_model *model = nullptr;
-  if (api.create(weightsFile.c_str(), &model) != TFM_OK)
-    return fail("tfm_model_create('" + weightsFile + "'): " +
-                api.lastError());
-  llvm::scope_exit destroy([&] { api.destroy(model); });
-  int threads = 0;
-  if (api.setNumThreads(model, static_cast<int>(options.threads)) != TFM_OK ||
-      api.getNumThreads(model, &threads) != TFM_OK)
-    return fail(std::string("--threads: ") + api.lastError());
 
   Rng rng(options.seed + 1);
   std::vector<int32_t> ids(batch * seq);
   for (int32_t &id : ids)
     id = static_cast<int32_t>(rng.next() %
                               static_cast<uint64_t>(manifest->vocabSize));
+  bool seq2seq = manifest->architecture == tfm::Architecture::EncoderDecoder;
+  int threads = 0;
   int64_t shape[3];
   int rank = 0;
-  if (api.outputShape(model, batch, seq, shape, &rank) != TFM_OK)
-    return fail(std::string("tfm_model_output_shape: ") + api.lastError());
-  std::optional<int64_t> outElems =
-      checkedElements(llvm::ArrayRef<int64_t>(shape, rank));
-  if (!outElems) {
-    reportError("model: the output of --batch " + llvm::Twine(batch) +
-                " --seq " + llvm::Twine(seq) + " has too many elements");
-    return static_cast<int>(ExitCode::Usage);
-  }
-  Buffer out(*outElems);
-  bool seq2seq = manifest->architecture == tfm::Architecture::EncoderDecoder;
-  tfm_status status = TFM_OK;
-  auto call = [&] {
-    status = seq2seq ? api.forwardSeq2seq(model, ids.data(), batch, seq,
-                                          nullptr, ids.data(), seq, nullptr,
-                                          out.data(), out.size())
-                     : api.forward(model, ids.data(), batch, seq, nullptr,
-                                   out.data(), out.size());
-  };
-
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = NAN;
-  double firstCall = timeOnce(call);
-  if (status != TFM_OK)
-    return fail(std::string("forward: ") + api.lastError());
-  if (options.injectError)
-    out[0] = NAN;
-  Report report;
-  for (size_t i = 0; i < out.size(); ++i)
-    if (!std::isfinite(out[i])) {
-      report.verify.bad++;
-      if (report.verify.firstBad.empty())
-        report.verify.firstBad = "output[" + std::to_string(i) + "] = " +
-                                 std::to_string(out[i]);
+  for (std::unique_ptr<ModelVariant> &vp : variants) {
+    ModelVariant &v = *vp;
+    const ModelApi &api = v.api;
+    if (api.create(weightsFile.c_str(), &v.model) != TFM_OK)
+      return fail("tfm_model_create('" + weightsFile + "'): " +
+                  api.lastError());
+    if (api.setNumThreads(v.model, static_cast<int>(options.threads)) !=
+            TFM_OK ||
+        api.getNumThreads(v.model, &threads) != TFM_OK)
+      return fail(std::string("--threads: ") + api.lastError());
+    if (api.outputShape(v.model, batch, seq, shape, &rank) != TFM_OK)
+      return fail(std::string("tfm_model_output_shape: ") + api.lastError());
+    std::optional<int64_t> outElems =
+        checkedElements(llvm::ArrayRef<int64_t>(shape, rank));
+    if (!outElems) {
+      reportError("model: the output of --batch " + llvm::Twine(batch) +
+                  " --seq " + llvm::Twine(seq) + " has too many elements");
+      return static_cast<int>(ExitCode::Usage);
     }
-  report.verify.checked = static_cast<int64_t>(out.size());
-  if (!report.verify.ok()) {
-    reportError("model: the compiled model produced " +
-                std::to_string(report.verify.bad) +
-                " non-finite outputs; first: " + report.verify.firstBad);
-    return static_cast<int>(ExitCode::WrongResult);
+    v.out = std::make_unique<Buffer>(*outElems);
+    for (size_t i = 0; i < v.out->size(); ++i)
+      (*v.out)[i] = NAN;
+    v.call = [&v, &ids, batch, seq, seq2seq] {
+      v.status =
+          seq2seq ? v.api.forwardSeq2seq(v.model, ids.data(), batch, seq,
+                                         nullptr, ids.data(), seq, nullptr,
+                                         v.out->data(), v.out->size())
+                  : v.api.forward(v.model, ids.data(), batch, seq, nullptr,
+                                  v.out->data(), v.out->size());
+    };
+  }
+
+  // Each library's first call is checked: every output finite.
+  Report report;
+  std::vector<double> firstCall;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    ModelVariant &v = *variants[i];
+    firstCall.push_back(timeOnce(v.call));
+    if (v.status != TFM_OK)
+      return fail(std::string("forward: ") + v.api.lastError());
+    if (options.injectError)
+      (*v.out)[0] = NAN;
+    Verification check;
+    checkFinite(*v.out, check);
+    if (!check.ok()) {
+      reportError(std::string("model: the compiled model") +
+                  (i ? " of --versus" : "") + " produced " +
+                  std::to_string(check.bad) + " non-finite outputs; first: " +
+                  check.firstBad);
+      return static_cast<int>(ExitCode::WrongResult);
+    }
+    if (i == 0)
+      report.verify = check;
   }
   std::vector<int64_t> outShape(shape, shape + rank);
   if (!saveOutput.empty())
     if (llvm::Error e = tfm::writeNpyF32(
             saveOutput, outShape,
-            llvm::ArrayRef<float>(out.data(), out.size())))
+            llvm::ArrayRef<float>(base.out->data(), base.out->size())))
       return fail("--save-output: " + llvm::toString(std::move(e)));
   if (!saveIds.empty()) {
     // Token ids as float32 (exact below 2^24).
@@ -292,24 +355,43 @@ int tfm::bench::runModelBench(Args &args) {
       return fail("--save-ids: " + llvm::toString(std::move(e)));
   }
 
-  report.timing = timeCalls(options, firstCall, call);
-  if (status != TFM_OK)
-    return fail(std::string("forward: ") + api.lastError());
   report.bench = "model";
   report.shape = llvm::json::Object{{"model", modelPath},
                                     {"name", loaded->config.name},
                                     {"batch", batch},
                                     {"seq", seq}};
   report.flops = modelFlops(loaded->config, batch, seq);
-  report.compileSeconds = compileSeconds;
+  report.compileSeconds = base.compileSeconds;
   report.verifyMethod = "all outputs finite (compare --save-output with a "
                         "reference for accuracy)";
   report.threads = threads;
   report.extra["pack_weights"] = options.packWeights;
   report.extra["precision"] = options.precision;
   report.extra["weights"] =
-      weightsFile == (*dir)->file("weights.safetensors") ? "random"
-                                                         : weightsFile;
+      weightsFile == randomWeights ? "random" : weightsFile;
+  if (variants.size() == 1) {
+    report.timing = timeCalls(options, firstCall[0], base.call);
+  } else {
+    // The two libraries on the same ids: how far apart their outputs are
+    // (a schedule changes the summation order, not the function).
+    ModelVariant &other = *variants.back();
+    double maxDiff = 0, maxAbs = 0;
+    for (size_t i = 0; i < base.out->size(); ++i) {
+      maxDiff = std::max<double>(maxDiff,
+                                 std::fabs((*base.out)[i] - (*other.out)[i]));
+      maxAbs = std::max<double>(maxAbs, std::fabs((*base.out)[i]));
+    }
+    report.extra["versus_max_abs_diff"] = maxDiff;
+    report.extra["max_abs_output"] = maxAbs;
+    PairedTiming paired = timePairs(options, firstCall[0] + firstCall[1],
+                                    base.call, other.call);
+    report.timing = paired.first;
+    report.versus = Report::Versus{*options.versus, paired.second,
+                                   paired.speedups, other.compileSeconds};
+  }
+  for (std::unique_ptr<ModelVariant> &v : variants)
+    if (v->status != TFM_OK)
+      return fail(std::string("forward: ") + v->api.lastError());
   report.print(options.json);
   return static_cast<int>(ExitCode::Success);
 }

@@ -72,13 +72,14 @@ common options:
                    tfmc's --pass-option, one or more settings separated by
                    spaces (e.g. tfm-configure-attention:decode-key-splits=1)
   --versus 'PASS:OPTION=VALUE ...'
-                   (attention, linear, ffn) a second library of the same op
-                   with these pass options on top of --pass-option, checked
-                   too, then timed in alternation with the first, call for
-                   call: the report adds its timing and each pair's speedup
-                   (first's time / versus's; median, min, p90), which a
-                   drifting shared machine leaves intact ('' : the same
-                   library twice, the noise floor)
+                   a second library of the same op or model with these pass
+                   options on top of --pass-option, checked too, then timed
+                   in alternation with the first, call for call: the report
+                   adds its timing and each pair's speedup (first's time /
+                   versus's; median, min, p90), which a drifting shared
+                   machine leaves intact ('' : the same library twice, the
+                   noise floor); for a model also the largest difference
+                   between the two libraries' outputs
   --no-pack-weights
                    compile without -tfm-pack-weights (weights read as
                    stored), to measure what packing gives
