@@ -193,7 +193,8 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       `VL = vector_bits / 32`, `nr = 2·VL`,
       `mr = min(8, (vector_registers - 4) / 2)` (the `mr×nr` accumulator
       uses `2·mr` registers), `kc = l1_bytes / 2 / (4·nr)` and
-      `nc = l2_bytes / 2 / (4·kc)` (a multiple of `nr`); with more than one
+      `nc = l2_bytes / 2 / (4·kc)` (a multiple of `nr`; options `cache-k`
+      and `cache-cols` set either, for A/B runs); with more than one
       thread and no loop around it, `parallel_rows` = `parallel-rows`
       (default `4·mr`) and `parallel_cols` = `parallel-cols` (default
       `4·nr`; 0 keeps whole cache tiles), else 0 and 0; `dot` when it is
@@ -249,6 +250,11 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
            /*default=*/"0",
            "Least data (bytes of its operands) per parallel row block of a "
            "non-contraction op (0: l1_bytes)">,
+    Option<"cacheK", "cache-k", "int64_t", /*default=*/"0",
+           "kc of every f32 contraction (0: from L1)">,
+    Option<"cacheCols", "cache-cols", "int64_t", /*default=*/"0",
+           "nc of every f32 contraction, a multiple of nr (0: from L2 and "
+           "kc)">,
     Option<"amxCols", "amx-cols", "int64_t", /*default=*/"0",
            "cache_cols of every AMX contraction, a multiple of 32 (0: from "
            "L2 and the threads)">,
