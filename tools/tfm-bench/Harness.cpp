@@ -169,6 +169,17 @@ CommonOptions CommonOptions::read(Args &args) {
   return o;
 }
 
+std::vector<std::pair<CommonOptions, std::string>>
+CommonOptions::variants() const {
+  std::vector<std::pair<CommonOptions, std::string>> all{{*this, keepDir}};
+  if (versus) {
+    CommonOptions o = *this;
+    llvm::append_range(o.passOptions, *versus);
+    all.push_back({o, keepDir.empty() ? "" : keepDir + "/versus"});
+  }
+  return all;
+}
+
 //===----------------------------------------------------------------------===//
 // Compilation and loading
 //===----------------------------------------------------------------------===//

@@ -121,6 +121,11 @@ struct CommonOptions {
   }
 
   static CommonOptions read(Args &args);
+
+  /// The libraries a bench builds: these options, and with --versus the
+  /// same with its pass options appended, kept (with --keep-dir) in the
+  /// folder and in its `versus` subfolder.
+  std::vector<std::pair<CommonOptions, std::string>> variants() const;
 };
 
 /// Registry with everything the compiler's pipeline needs

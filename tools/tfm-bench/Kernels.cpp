@@ -312,16 +312,7 @@ int runKernelBench(KernelBench &k, const CommonOptions &options) {
   // The bench's library, and with --versus a second one with more pass
   // options, compiled from the same module and run on the same operands.
   std::vector<std::unique_ptr<Variant>> variants;
-  for (bool versus : {false, true}) {
-    if (versus && !options.versus)
-      break;
-    CommonOptions o = options;
-    std::string keep = options.keepDir;
-    if (versus) {
-      llvm::append_range(o.passOptions, *options.versus);
-      if (!keep.empty())
-        keep += "/versus";
-    }
+  for (const auto &[o, keep] : options.variants()) {
     auto v = buildVariant(k, text, o, keep, byName, inputs);
     if (!v) {
       reportError(llvm::toString(v.takeError()));

@@ -238,16 +238,7 @@ int tfm::bench::runModelBench(Args &args) {
   driver.inputPath = modelPath;
   driver.weightsPath = weightsPath;
   std::vector<std::unique_ptr<ModelVariant>> variants;
-  for (bool versus : {false, true}) {
-    if (versus && !options.versus)
-      break;
-    CommonOptions o = options;
-    std::string keep = options.keepDir;
-    if (versus) {
-      llvm::append_range(o.passOptions, *options.versus);
-      if (!keep.empty())
-        keep += "/versus";
-    }
+  for (const auto &[o, keep] : options.variants()) {
     auto v = compileModel(driver, o, keep);
     if (!v)
       return fail(llvm::toString(v.takeError()));
