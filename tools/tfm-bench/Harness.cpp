@@ -403,7 +403,9 @@ PairedTiming tfm::bench::timePairs(const CommonOptions &options,
     }
     t.first.seconds.push_back(sa);
     t.second.seconds.push_back(sb);
-    t.speedups.push_back(sb > 0 ? sa / sb : 0);
+    // A call too short for the clock says nothing about the ratio.
+    if (sa > 0 && sb > 0)
+      t.speedups.push_back(sa / sb);
     total += sa + sb;
     if (total >= options.maxTime && i + 1 >= options.minIters)
       break;

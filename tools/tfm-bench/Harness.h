@@ -202,7 +202,9 @@ struct PairedTiming {
 
 /// timeCalls for two functions at once: warm-up calls of both, then pairs
 /// of calls (a b, then b a: neither always runs on the other's caches)
-/// until `iters` pairs are done or `maxTime` has been spent. On a shared
+/// until `iters` pairs are done or `maxTime` has been spent by both
+/// together (each side gets about half the calls of a run alone; pairs
+/// with a call too short for the clock give no speedup). On a shared
 /// machine whose speed drifts, both sides of a pair see the same moment,
 /// so the pairs' median speedup holds where separate runs disagree.
 PairedTiming timePairs(const CommonOptions &options, double firstCallSeconds,

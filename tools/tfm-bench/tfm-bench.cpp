@@ -79,7 +79,8 @@ common options:
                    versus's; median, min, p90), which a drifting shared
                    machine leaves intact ('' : the same library twice, the
                    noise floor); for a model also the largest difference
-                   between the two libraries' outputs
+                   between the two libraries' outputs. --iters counts
+                   pairs, and --max-time is shared by both libraries
   --no-pack-weights
                    compile without -tfm-pack-weights (weights read as
                    stored), to measure what packing gives

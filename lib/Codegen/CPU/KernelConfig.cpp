@@ -124,21 +124,25 @@ struct CpuConfigurePass
     int64_t mr = std::clamp<int64_t>(
         (int64_t(target.getVectorRegisters()) - 4) / 2, 1, 8);
     int64_t l1 = target.getL1Bytes(), l2 = target.getL2Bytes();
+    // cache-k and cache-cols (A/B runs): at most 2^20 (a 4 MiB panel row
+    // of k, or a 4 MiB row of columns), checked before any use.
+    constexpr int64_t kMaxCacheOption = int64_t(1) << 20;
+    if (cacheK < 0 || cacheCols < 0 || cacheK > kMaxCacheOption ||
+        cacheCols > kMaxCacheOption || cacheCols % nr != 0) {
+      func.emitError() << "-tfm-cpu-configure: cache-k is " << int64_t(cacheK)
+                       << " and cache-cols " << int64_t(cacheCols)
+                       << ", must be 0 to " << kMaxCacheOption
+                       << ", cache-cols a multiple of nr (" << nr
+                       << " on this target)";
+      return signalPassFailure();
+    }
     // The B micro-panel (KC × NR floats) fills half of L1.
     int64_t kc = cacheK > 0 ? int64_t(cacheK)
                             : std::max<int64_t>(1, l1 / 2 / (4 * nr));
     // The packed B block (KC × NC floats) fills half of L2.
     int64_t nc = cacheCols > 0
                      ? int64_t(cacheCols)
-                     : std::max<int64_t>(nr, (l2 / 2 / (4 * kc)) / nr * nr);
-    if (cacheK < 0 || cacheCols < 0 || nc % nr != 0) {
-      func.emitError() << "-tfm-cpu-configure: cache-k is " << int64_t(cacheK)
-                       << " and cache-cols " << int64_t(cacheCols)
-                       << ", must be 0 or positive, cache-cols a multiple of "
-                          "nr ("
-                       << nr << " on this target)";
-      return signalPassFailure();
-    }
+                     : std::max<int64_t>(nr, (l2 / 2 / 4 / kc) / nr * nr);
     // Four register tiles of rows per parallel block: 32 rows on AVX-512,
     // so a 128-token prompt gives four blocks; each block reads the whole
     // packed B tile from L2 for 4·MR·KC·NC FMAs.

@@ -215,6 +215,9 @@ constexpr int64_t kAmxUntiledMaxKeys = 31;
 /// skips blocks (measured there; AVX512-BF16's dot products were not), and
 /// otherwise.
 constexpr int64_t kAmxUnmaskedMaxBlockK = 256, kDefaultMaxBlockK = 128;
+/// The rows of an AMX tile kernel (-tfm-pack-amx takes query tiles of at
+/// least this many rows).
+constexpr int64_t kAmxTileRows = 32;
 
 struct ConfigureAttentionPass
     : tfm::impl::ConfigureAttentionPassBase<ConfigureAttentionPass> {
@@ -357,10 +360,16 @@ struct ConfigureAttentionPass
       // max-block-k = 0: 128, but without a mask, key blocks on AMX tiles run
       // longer: nothing on a diagonal is wasted, and the online softmax's
       // per-block costs halve again (256 against 128: +7-9% at D = 64 and
-      // 128, causal -4%; docs/performance.md, 2026-12-01).
+      // 128, causal -4%; docs/performance.md, 2026-12-01). Only where that
+      // was measured: query tiles of tiles' rows (not a decode step's f32
+      // kernels, no static Tq under 32) and one query head per K/V head
+      // (a GQA group would trade query rows for keys).
+      bool queryTiles = ShapedType::isDynamic(shape->staticTq) ||
+                        shape->staticTq >= kAmxTileRows;
       int64_t opMaxBk = maxBk;
       if (opMaxBk == 0)
-        opMaxBk = amxTiles && op.getMask() == MaskKind::none
+        opMaxBk = amxTiles && op.getMask() == MaskKind::none && queryTiles &&
+                          shape->group == 1
                       ? kAmxUnmaskedMaxBlockK
                       : kDefaultMaxBlockK;
       std::optional<AttentionTiles> tiles =

@@ -96,6 +96,16 @@ module attributes {tfm.precision = bf16, tfm.target = #v4} {
 // CHECK: #tfm.attention_tiling<block_q = 128, block_k = 256, group = 1
 // CHECK-LABEL: func @amx_2m_causal
 // CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1
+// Not where it was not measured: a GQA group (4 query heads per K/V
+// head), a decode step (static Tq = 1: f32 kernels) and a static Tq under
+// 32 keep 128.
+// CHECK-LABEL: func @amx_2m_gqa
+// CHECK: #tfm.attention_tiling<block_q = {{[0-9]+}}, block_k = {{[0-9]+}}, group = 4
+// CHECK-NOT: block_k = 256
+// CHECK-LABEL: func @amx_2m_decode
+// CHECK: #tfm.attention_tiling<block_q = 1, block_k = 128,
+// CHECK-LABEL: func @amx_2m_short_q
+// CHECK: #tfm.attention_tiling<block_q = 8, block_k = 128,
 // CAP128-LABEL: func @amx_2m_unmasked
 // CAP128: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1
 #amx2m = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
@@ -107,6 +117,18 @@ module attributes {tfm.precision = bf16, tfm.target = #amx2m} {
   func.func @amx_2m_causal(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
     %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
     return %o : tensor<1x12x?x64xf32>
+  }
+  func.func @amx_2m_gqa(%q: tensor<1x16x?x64xf32>, %k: tensor<1x4x?x64xf32>, %v: tensor<1x4x?x64xf32>) -> tensor<1x16x?x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<1x16x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x16x?x64xf32>
+    return %o : tensor<1x16x?x64xf32>
+  }
+  func.func @amx_2m_decode(%q: tensor<?x12x1x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>) -> tensor<?x12x1x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<?x12x1x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32> -> tensor<?x12x1x64xf32>
+    return %o : tensor<?x12x1x64xf32>
+  }
+  func.func @amx_2m_short_q(%q: tensor<1x12x8x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x8x64xf32> {
+    %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<1x12x8x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x8x64xf32>
+    return %o : tensor<1x12x8x64xf32>
   }
 }
 

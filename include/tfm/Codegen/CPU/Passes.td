@@ -251,16 +251,17 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
            "Least data (bytes of its operands) per parallel row block of a "
            "non-contraction op (0: l1_bytes)">,
     Option<"cacheK", "cache-k", "int64_t", /*default=*/"0",
-           "kc of every f32 contraction (0: from L1)">,
+           "kc of every f32 contraction, at most 2^20 (0: from L1)">,
     Option<"cacheCols", "cache-cols", "int64_t", /*default=*/"0",
-           "nc of every f32 contraction, a multiple of nr (0: from L2 and "
-           "kc)">,
+           "nc of every f32 contraction, a multiple of nr, at most 2^20 (0: "
+           "from L2 and kc)">,
     Option<"amxCols", "amx-cols", "int64_t", /*default=*/"0",
            "cache_cols of every AMX contraction, a multiple of 32 (0: from "
            "L2 and the threads)">,
     Option<"amxKBlock", "amx-k-block", "int64_t", /*default=*/"0",
-           "k_block of every AMX contraction, a multiple of 32 (0: from L1; "
-           "at most K either way)">,
+           "k_block of every AMX contraction, a multiple of 32 (0: from L2 "
+           "with tiles, from L1 with AVX512-BF16 dot products; at most K "
+           "either way)">,
   ];
   let statistics = [
     Statistic<"numContractions", "contractions",

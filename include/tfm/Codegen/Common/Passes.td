@@ -247,7 +247,8 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     not, and the tiled one was 1.4-7x faster from 32 keys up on AMX, 3.5x
     at 128 keys on Zen 4. An op with a static `Tq` of 1 (decode: query
     tiles of fewer than 32 rows, f32 kernels either way) keeps `N`. With
-    AMX, an op without a mask takes key blocks of up to 256 when
+    AMX, an op without a mask (a `Tq` that is dynamic or at least 32, one
+    query head per K/V head) takes key blocks of up to 256 when
     `max-block-k` is 0, its default (no diagonal blocks to waste, and half the online
     softmax's per-block costs: +7-9% on AMX; causal lost 4%); 128
     otherwise.
@@ -297,7 +298,8 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
            "Largest query block (rows per query head)">,
     Option<"maxBlockK", "max-block-k", "int64_t", /*default=*/"0",
            "Largest key block (0: 128, and 256 for an op without a mask "
-           "whose key blocks run on AMX tiles)">,
+           "whose key blocks run on AMX tiles: a Tq that is dynamic or at "
+           "least 32, one query head per K/V head)">,
     Option<"untiledMaxKeys", "untiled-max-keys", "int64_t", /*default=*/"256",
            "Cost model: attention over at most this many keys keeps the "
            "untiled lowering (statically, or by a runtime branch on Tk; "
