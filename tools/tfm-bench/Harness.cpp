@@ -153,19 +153,15 @@ CommonOptions CommonOptions::read(Args &args) {
   o.injectError = args.has("inject-error");
   o.packWeights = !args.has("no-pack-weights");
   o.precision = args.getChoice("precision", {"f32", "bf16", "f16"});
-  llvm::SmallVector<llvm::StringRef> settings;
-  std::string passOptions = args.getString("pass-option", "");
-  llvm::StringRef(passOptions).split(settings, ' ', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef setting : settings)
-    o.passOptions.push_back(setting.str());
-  if (args.has("versus")) {
-    settings.clear();
-    std::string versus = args.getString("versus", "");
-    llvm::StringRef(versus).split(settings, ' ', -1, /*KeepEmpty=*/false);
-    o.versus.emplace();
-    for (llvm::StringRef setting : settings)
-      o.versus->push_back(setting.str());
-  }
+  // Space-separated PASS:OPTION=VALUE settings.
+  auto settings = [](llvm::StringRef list) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    list.split(parts, ' ', -1, /*KeepEmpty=*/false);
+    return std::vector<std::string>(parts.begin(), parts.end());
+  };
+  o.passOptions = settings(args.getString("pass-option", ""));
+  if (args.has("versus"))
+    o.versus = settings(args.getString("versus", ""));
   return o;
 }
 
@@ -359,25 +355,35 @@ double tfm::bench::timeOnce(const std::function<void()> &fn) {
       .count();
 }
 
-Timing tfm::bench::timeCalls(const CommonOptions &options,
-                             double firstCallSeconds,
-                             const std::function<void()> &fn) {
+namespace {
+/// The timed loop of timeCalls and timePairs: `warmup` untimed calls of
+/// `warm` (none when the checked first call alone took more than
+/// `maxTime`), then `round(i)`, which returns the seconds it timed, until
+/// `iters` rounds are done or `maxTime` has been spent (at least
+/// `minIters` rounds).
+void timedRounds(const CommonOptions &options, double firstCallSeconds,
+                 const std::function<void()> &warm,
+                 const std::function<double(int64_t)> &round) {
   int64_t warmup = firstCallSeconds > options.maxTime ? 0 : options.warmup;
   for (int64_t i = 0; i < warmup; ++i)
-    fn();
-  Timing t;
+    warm();
   double total = 0;
   for (int64_t i = 0; i < options.iters; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    double s = std::chrono::duration<double>(
-                   std::chrono::steady_clock::now() - start)
-                   .count();
-    t.seconds.push_back(s);
-    total += s;
+    total += round(i);
     if (total >= options.maxTime && i + 1 >= options.minIters)
       break;
   }
+}
+} // namespace
+
+Timing tfm::bench::timeCalls(const CommonOptions &options,
+                             double firstCallSeconds,
+                             const std::function<void()> &fn) {
+  Timing t;
+  timedRounds(options, firstCallSeconds, fn, [&](int64_t) {
+    t.seconds.push_back(timeOnce(fn));
+    return t.seconds.back();
+  });
   return t;
 }
 
@@ -385,14 +391,12 @@ PairedTiming tfm::bench::timePairs(const CommonOptions &options,
                                    double firstCallSeconds,
                                    const std::function<void()> &a,
                                    const std::function<void()> &b) {
-  int64_t warmup = firstCallSeconds > options.maxTime ? 0 : options.warmup;
-  for (int64_t i = 0; i < warmup; ++i) {
+  PairedTiming t;
+  auto both = [&] {
     a();
     b();
-  }
-  PairedTiming t;
-  double total = 0;
-  for (int64_t i = 0; i < options.iters; ++i) {
+  };
+  timedRounds(options, firstCallSeconds, both, [&](int64_t i) {
     double sa, sb;
     if (i % 2 == 0) {
       sa = timeOnce(a);
@@ -406,10 +410,8 @@ PairedTiming tfm::bench::timePairs(const CommonOptions &options,
     // A call too short for the clock says nothing about the ratio.
     if (sa > 0 && sb > 0)
       t.speedups.push_back(sa / sb);
-    total += sa + sb;
-    if (total >= options.maxTime && i + 1 >= options.minIters)
-      break;
-  }
+    return sa + sb;
+  });
   return t;
 }
 

@@ -105,7 +105,7 @@ struct CommonOptions {
   /// space-separated list of --pass-option.
   std::vector<std::string> passOptions;
   /// --versus: more pass options (same form) for a second library of the
-  /// same kernel, timed call for call against the first (kernel benches).
+  /// same op or model, timed call for call against the first.
   std::optional<std::vector<std::string>> versus;
 
   /// The relative error the result checks allow for rounding the inputs

@@ -249,9 +249,9 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     tiles of fewer than 32 rows, f32 kernels either way) keeps `N`. With
     AMX, an op without a mask (a `Tq` that is dynamic or at least 32, one
     query head per K/V head) takes key blocks of up to 256 when
-    `max-block-k` is 0, its default (no diagonal blocks to waste, and half the online
-    softmax's per-block costs: +7-9% on AMX; causal lost 4%); 128
-    otherwise.
+    `max-block-k` is 0, its default (no diagonal blocks to waste, and
+    half the online softmax's per-block costs: +7-9% on AMX; causal lost
+    4%); 128 otherwise.
 
     Tensor cores (GPU): on an sm_80+ target whose module precision is bf16
     or f16, an op whose head sizes `D` and `Dv` are multiples of 8 gets
