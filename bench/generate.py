@@ -43,14 +43,23 @@ library and HF once per round), and reports each number as the median
 over the rounds: on a shared machine whose speed drifts, a slow spell then
 hits every side alike instead of one library (the JSON keeps every round).
 
+A decode step at batch 1 reads every weight once, so its bound is the
+memory's read bandwidth: the run starts with bench/peak/peak.c (its
+`read_*_gbs`, summing a 1 GiB buffer on one and on all cores), and each
+decode row also prints the weights' bytes over the step time (GB/s, the
+matrices at 4 bytes, or 2 under --precision=bf16 / llama.cpp@bf16).
+
 Threads: tfm's run-time count and torch.set_num_threads both get --threads
 (default: all cores). Results print as a table and go to
 bench/results/generate-<date>-<host>.json; docs/performance.md records them
 with the CPU, the date and the commit.
 
-llama.cpp (llama-cpp-python) is not measured: PyPI has no binary wheel of
-it for this platform, and building it from source is outside these
-machines' budget.
+`--llamacpp f32,bf16` also times llama.cpp (through llama-cpp-python, on
+the same weights exported to GGUF by bench/llamacpp.py, in f32 and in bf16
+with a KV cache of the same type) the same way, printed as `llama.cpp@DTYPE`
+rows and as tfm / llama.cpp ratios. The default, `auto`, times f32 where
+llama-cpp-python is installed (it has no binary wheel: bench/llamacpp.py
+says how to build it) and says so where it is not.
 """
 
 import argparse
@@ -59,6 +68,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import socket
 import statistics
 import subprocess
@@ -266,6 +276,56 @@ def run_tfm(library, folder, batch, contexts, steps, threads, vocab):
         s.close()
 
 
+def run_llamacpp(folder, gguf_dir, dtype, batch, contexts, steps, threads,
+                 vocab):
+    import numpy as np
+    import llamacpp
+    path = os.path.join(gguf_dir, f"model-{dtype}.gguf")
+    if not os.path.exists(path):
+        llamacpp.export_gguf(folder, path, dtype)
+    s = llamacpp.LlamaCppSession(path, batch, contexts[-1], threads,
+                                 llamacpp.LlamaCppSession.cache_type(dtype))
+    try:
+        s.prefill(np.zeros((batch, 4), dtype=np.int32))  # warm-up
+        s.reset()
+        return sweep(s.prefill, s.decode, batch, contexts, steps, vocab, 7)
+    finally:
+        s.close()
+
+
+def weight_bytes(folder, matrix_bytes):
+    """Bytes a decode step streams: the matrices (2-D tensors) at
+    `matrix_bytes` each element, vectors at 4; of the embedding tables,
+    which a step reads one row of, only a tied LM head (GPT-2's wte)."""
+    import json as _json
+    import struct
+    with open(os.path.join(folder, "model.safetensors"), "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = _json.loads(f.read(n))
+    total = 0
+    untied = "lm_head.weight" in header
+    for name, t in header.items():
+        if name == "__metadata__" or name.endswith("wpe.weight") or (
+                untied and name.endswith("embed_tokens.weight")):
+            continue
+        count = 1
+        for d in t["shape"]:
+            count *= d
+        total += count * (matrix_bytes if len(t["shape"]) == 2 else 4)
+    return total
+
+
+def cache_bytes(folder, context, element_bytes):
+    """Bytes of one sequence's K and V caches at `context` tokens."""
+    with open(os.path.join(folder, "config.json")) as f:
+        c = json.load(f)
+    layers = c.get("n_layer") or c["num_hidden_layers"]
+    width = c.get("n_embd") or c["hidden_size"]
+    heads = c.get("n_head") or c["num_attention_heads"]
+    kv_heads = c.get("num_key_value_heads") or heads
+    return 2 * layers * context * (width // heads) * kv_heads * element_bytes
+
+
 def run_hf(folder, batch, contexts, steps, threads, vocab, dtype="float32"):
     import numpy as np
     import torch
@@ -331,6 +391,10 @@ def main():
                     metavar="NAME:PATH",
                     help="also time this prebuilt library (for the model of "
                     "--models) as tfm@NAME")
+    ap.add_argument("--llamacpp", default="auto", metavar="DTYPES",
+                    help="time llama.cpp too, in these dtypes (f32,bf16); "
+                    "'auto': f32 where llama-cpp-python is installed; "
+                    "'none': not at all")
     args = ap.parse_args()
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
@@ -354,6 +418,23 @@ def main():
         ap.error("--library: give one model in --models")
     if args.quick:
         args.contexts, args.batches, args.steps = "64,128", "1", 4
+    sys.path.insert(0, HERE)
+    import llamacpp
+    llama_missing = llamacpp.available()
+    if args.llamacpp == "none":
+        llama_dtypes = []
+    elif args.llamacpp == "auto":
+        llama_dtypes = [] if llama_missing else ["f32"]
+        if llama_missing:
+            print(f"# llama.cpp not measured: {llama_missing} "
+                  "(bench/llamacpp.py says how to install it)")
+    else:
+        llama_dtypes = args.llamacpp.split(",")
+        if any(d not in ("f32", "bf16") for d in llama_dtypes):
+            ap.error(f"--llamacpp {args.llamacpp!r}: f32 and/or bf16")
+        if llama_missing:
+            ap.error(f"--llamacpp: llama-cpp-python or gguf missing: "
+                     f"{llama_missing}")
     contexts = [int(c) for c in args.contexts.split(",")]
     batches = [int(b) for b in args.batches.split(",")]
     import torch
@@ -367,10 +448,19 @@ def main():
               os.cpu_count(), "threads": args.threads, "commit": commit,
               "torch": torch.__version__, "transformers":
               transformers.__version__, "steps": args.steps,
-              "hf_dtype": args.hf_dtype, "results": []}
+              "hf_dtype": args.hf_dtype, "llamacpp": llama_dtypes,
+              "results": []}
+    if llama_dtypes:
+        import llama_cpp
+        report["llama_cpp_python"] = llama_cpp.__version__
+    import run as bench_run
+    report["peak"] = bench_run.measure_peak(args.work, 0.5)
     print(f"# {report['cpu']}, {report['cores']} cores, {args.threads} "
           f"threads, torch {torch.__version__}, HF in {args.hf_dtype}, "
           f"commit {commit}")
+    print(f"# peak: {json.dumps(report['peak'])}")
+    read_gbs = report["peak"].get("read_all_core_gbs" if args.threads > 1
+                                  else "read_single_core_gbs")
     for kind in args.models.split(","):
         folder = os.path.join(args.work, kind)
         make_folder(kind, folder)
@@ -403,7 +493,15 @@ def main():
             tfm_rounds = {name: [] for name, _ in libraries}
             tfm_tokens_of = {}
             hf_rounds, generate_s = [], []
+            llama_rounds = {d: [] for d in llama_dtypes}
+            llama_tokens_of = {}
             for _ in range(args.rounds):
+                for dtype in llama_dtypes:
+                    rows, tokens = isolated(run_llamacpp, folder, folder,
+                                            dtype, batch, contexts,
+                                            args.steps, args.threads, vocab)
+                    llama_rounds[dtype].append(rows)
+                    llama_tokens_of.setdefault(dtype, tokens)
                 for name, library in libraries:
                     rows, tokens = isolated(run_tfm, library, folder, batch,
                                             contexts, args.steps,
@@ -426,23 +524,63 @@ def main():
                       f"the first decode steps "
                       f"{'agree' if same else 'DIFFER'}; HF generate 128+32 "
                       f"tokens: {t_generate:.2f} s)")
+                flags = " ".join(dict(variants).get(name, ["?"]))
+                bytes_ = 2 if re.search(r"--precision[= ]bf16", flags) else 4
+                streamed = None if flags == "?" else weight_bytes(folder,
+                                                                  bytes_)
                 print("| context | prefill tok/s tfm | HF | tfm/HF | decode "
-                      "tok/s tfm | HF | tfm/HF | decode ms/step tfm |")
-                print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+                      "tok/s tfm | HF | tfm/HF | decode ms/step tfm | "
+                      f"weights + KV GB/s (read peak {read_gbs}) |")
+                print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
                 for t, h in zip(tfm_rows, hf_rows):
+                    gbs = "-" if streamed is None else "%.1f" % (
+                        (streamed + batch * cache_bytes(folder, t["context"],
+                                                        bytes_))
+                        / t["decode_step_s"] * 1e-9)
                     print(f"| {t['context']} | {t['prefill_tok_s']:.0f} | "
                           f"{h['prefill_tok_s']:.0f} | "
                           f"{t['prefill_tok_s'] / h['prefill_tok_s']:.2f} | "
                           f"{t['decode_tok_s']:.1f} | "
                           f"{h['decode_tok_s']:.1f} | "
                           f"{t['decode_tok_s'] / h['decode_tok_s']:.2f} | "
-                          f"{1000 * t['decode_step_s']:.1f} |")
+                          f"{1000 * t['decode_step_s']:.1f} | {gbs} |")
                 report["results"].append({
                     "model": kind, "variant": name, "batch": batch,
                     "tfm": tfm_rows, "hf": hf_rows,
                     "tfm_rounds": tfm_rounds[name], "hf_rounds": hf_rounds,
                     "hf_generate_128_32_s": t_generate,
                     "tokens_agree": same})
+            for dtype in llama_dtypes:
+                rows = median_rows(llama_rounds[dtype], batch)
+                same = llama_tokens_of[dtype] == hf_tokens
+                print(f"\n## {kind}, batch {batch}, llama.cpp@{dtype} "
+                      f"(greedy tokens of the first decode steps "
+                      f"{'agree' if same else 'DIFFER'} with HF's)")
+                bytes_ = 2 if dtype == "bf16" else 4
+                streamed = weight_bytes(folder, bytes_)
+                print("| context | prefill tok/s llama.cpp | decode tok/s "
+                      "llama.cpp | decode ms/step | weights + KV GB/s | "
+                      + " | ".join(f"tfm{'@' + n if n else ''} / llama.cpp "
+                                   "prefill, decode"
+                                   for n, _, _ in runs) + " |")
+                print("| --- " * (5 + len(runs)) + "|")
+                for i, l in enumerate(rows):
+                    gbs = (streamed + batch * cache_bytes(
+                        folder, l["context"], bytes_)) / l["decode_step_s"]
+                    ratios = " | ".join(
+                        f"{t[i]['prefill_tok_s'] / l['prefill_tok_s']:.2f}, "
+                        f"{t[i]['decode_tok_s'] / l['decode_tok_s']:.2f}"
+                        for _, t, _ in runs)
+                    print(f"| {l['context']} | {l['prefill_tok_s']:.0f} | "
+                          f"{l['decode_tok_s']:.1f} | "
+                          f"{1000 * l['decode_step_s']:.1f} | "
+                          f"{gbs * 1e-9:.1f} | "
+                          f"{ratios} |")
+                report["results"].append({
+                    "model": kind, "peer": f"llama.cpp@{dtype}",
+                    "batch": batch, "llamacpp": rows,
+                    "llamacpp_rounds": llama_rounds[dtype],
+                    "tokens_agree_with_hf": same})
     out = args.out or os.path.join(
         HERE, "results", "generate-%s-%s.json" % (report["date"],
                                                    report["host"]))

@@ -8,7 +8,9 @@
 |* the CPU has them, also the bf16 peaks: AVX512-BF16 (vdpbf16ps chains, f32  *|
 |* accumulation) and AMX-BF16 (tdpbf16ps on four accumulator tiles from two   *|
 |* A and two B tiles held in tile registers), counted as 2 FLOPs per          *|
-|* multiply-add like the f32 peak.                                            *|
+|* multiply-add like the f32 peak. Last, the read bandwidth from memory: each *|
+|* thread sums its share of a 1 GiB buffer (larger than the last-level cache *|
+|* of these machines), the bound of a decode step that streams its weights.  *|
 |*                                                                            *|
 |* Build: clang -O3 -march=native -pthread peak.c -o peak                     *|
 |* Usage: peak [seconds per measurement, default 0.5] [threads, default all]  *|
@@ -149,6 +151,60 @@ static int amx_enable(void) {
 }
 #endif
 
+/* Memory read bandwidth: `threads` threads each sum their slice of a
+ * buffer `passes` times. Eight independent accumulators keep the adds off
+ * the critical path, so the loads are what is measured. */
+struct read_job {
+  const vf *p;
+  size_t n;
+  int passes;
+  float result;
+};
+
+static void *run_read(void *arg) {
+  struct read_job *j = arg;
+  vf s[8] = {0};
+  for (int pass = 0; pass < j->passes; ++pass)
+    for (size_t i = 0; i + 8 <= j->n; i += 8)
+#pragma clang loop unroll(full)
+      for (int k = 0; k < 8; ++k)
+        s[k] += j->p[i + k];
+  vf t = s[0];
+  for (int k = 1; k < 8; ++k)
+    t += s[k];
+  j->result = t[0];
+  return NULL;
+}
+
+/* GB/s reading `bytes` of `buf` with `threads` threads; median of 3. */
+static double read_gbs(const vf *buf, size_t bytes, int threads, int passes,
+                       float *sink) {
+  double rate[3];
+  size_t vecs = bytes / sizeof(vf), share = vecs / threads;
+  for (int rep = 0; rep < 3; ++rep) {
+    pthread_t tid[256];
+    struct read_job jobs[256];
+    double t0 = now();
+    for (int t = 0; t < threads; ++t) {
+      jobs[t].p = buf + t * share;
+      jobs[t].n = share;
+      jobs[t].passes = passes;
+      pthread_create(&tid[t], NULL, run_read, &jobs[t]);
+    }
+    for (int t = 0; t < threads; ++t) {
+      pthread_join(tid[t], NULL);
+      *sink += jobs[t].result;
+    }
+    rate[rep] = (double)share * threads * sizeof(vf) * passes /
+                (now() - t0) * 1e-9;
+  }
+  double a = rate[0], b = rate[1], c = rate[2];
+  if (a > b) { double t = a; a = b; b = t; }
+  if (b > c) { double t = b; b = c; c = t; }
+  if (a > b) { double t = a; a = b; b = t; }
+  return b;
+}
+
 typedef float (*kernel_fn)(int64_t iters, float seed);
 
 struct job {
@@ -258,6 +314,19 @@ int main(int argc, char **argv) {
            measure_fn(amx_chains, flops, threads, n, &sink));
   }
 #endif
+  {
+    size_t bytes = (size_t)1 << 30;
+    vf *buf = aligned_alloc(64, bytes);
+    if (buf) {
+      for (size_t i = 0; i < bytes / sizeof(float); ++i)
+        ((float *)buf)[i] = (float)(i & 1023) * 1e-3f;
+      printf("\"read_bytes\": %zu, \"read_single_core_gbs\": %.2f, "
+             "\"read_all_core_gbs\": %.2f, ",
+             bytes, read_gbs(buf, bytes, 1, 2, &sink),
+             read_gbs(buf, bytes, threads, 2, &sink));
+      free(buf);
+    }
+  }
   printf("\"threads\": %d, \"sink\": %g}\n", threads, (double)sink);
   return 0;
 }

@@ -180,7 +180,8 @@ CpuContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 CpuAmxContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               int64_t cacheCols, int64_t kBlock,
-                              int64_t parallelRows, bool dotProducts) {
+                              int64_t parallelRows, bool dotProducts,
+                              int64_t tailDotRows) {
   if (cacheCols < 32 || cacheCols % 32 != 0)
     return emitError() << "'cache_cols' (" << cacheCols
                        << ") must be a positive multiple of 32 (the "
@@ -192,6 +193,13 @@ CpuAmxContractionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "'parallel_rows' (" << parallelRows
                        << ") must be a non-negative multiple of 32 (the "
                           "kernel's two 16-row tiles)";
+  if (tailDotRows < 0 || tailDotRows >= 32)
+    return emitError() << "'tail_dot_rows' (" << tailDotRows
+                       << ") must be in [0, 32) (the rows after the last "
+                          "32-row step)";
+  if (dotProducts && tailDotRows > 0)
+    return emitError() << "'tail_dot_rows' is for tile kernels; with "
+                          "'dot_products' every row takes dot products";
   return success();
 }
 

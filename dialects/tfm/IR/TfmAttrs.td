@@ -292,13 +292,22 @@ def Tfm_CpuAmxContractionAttr : AttrDef<Tfm_Dialect, "CpuAmxContraction"> {
     32 block as four kernels of 8 rows by two 16-column vectors of f32
     accumulators in registers over the whole k block, each step
     broadcasting a bf16 pair of A to every lane and multiplying it with a
-    64-byte row of `Wp` by `vdpbf16ps`.
+    64-byte row of `Wp` by `vdpbf16ps`. The rows after the last whole
+    32-row step (a decode step's one row per sequence) run as kernels of
+    8, 4, 2 and 1 rows, as many as there are rows, read and written in
+    place.
+
+    With `tail_dot_rows` > 0 (tiles, on a CPU that also has AVX512-BF16),
+    those last rows take the dot-product kernels when there are at most
+    that many (a decode step's few): tiles cost 32 rows whatever the count
+    (through a zeroed scratch), dot products cost per row.
   }];
   let parameters = (ins
     "int64_t":$cache_cols,
     "int64_t":$k_block,
     "int64_t":$parallel_rows,
-    DefaultValuedParameter<"bool", "false">:$dot_products
+    DefaultValuedParameter<"bool", "false">:$dot_products,
+    DefaultValuedParameter<"int64_t", "0">:$tail_dot_rows
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -175,6 +175,11 @@ struct CpuConfigurePass
       return signalPassFailure();
     }
     int64_t maxDotRows = dotRows >= 0 ? int64_t(dotRows) : mr / 2;
+    if (amxTailDotRows < 0 || amxTailDotRows >= 32) {
+      func.emitError() << "-tfm-cpu-configure: amx-tail-dot-rows is "
+                       << int64_t(amxTailDotRows) << ", must be in [0, 32)";
+      return signalPassFailure();
+    }
     for (auto [name, value] : {std::pair<StringRef, int64_t>{"amx-cols",
                                                              amxCols},
                                {"amx-k-block", amxKBlock}})
@@ -221,9 +226,14 @@ struct CpuConfigurePass
         bool split = threads && topLevel;
         // Without AMX (-tfm-pack-amx took it for AVX512-BF16): vector dot
         // products over the same blocks.
+        // With tiles, a few last rows on dot products where the target
+        // has them: a tile kernel costs 32 rows for any count.
+        int64_t tailDotRows =
+            tiles && target.hasAvx512Bf16() ? int64_t(amxTailDotRows) : 0;
         op->setAttr(kLoweringConfigAttr,
                     CpuAmxContractionAttr::get(ctx, cols, kBlock,
-                                               split ? 128 : 0, !tiles));
+                                               split ? 128 : 0, !tiles,
+                                               tailDotRows));
         ++configuredContractions;
         return;
       }

@@ -110,8 +110,8 @@ public:
   /// the k loop over pairs [k0, k1); each pair of A broadcast to every lane
   /// (a 32-bit element: its two bf16), multiplied with a 64-byte row of Wp
   /// (16 columns by the pair) by vdpbf16ps.
-  /// `rows` (32, or 8 for one group of a last row block's scratch) from
-  /// o's first row, in kernels of 8.
+  /// `rows` (32 for a whole step, in kernels of 8; or one kernel of 8, 4,
+  /// 2 or 1 for the last rows of a block) from o's first row.
   void dotKernel(const KernelOperands &o, Value k0, Value k1, int64_t rows) {
     MLIRContext *ctx = b.getContext();
     Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
@@ -123,7 +123,7 @@ public:
     // [tiles, K/2, 32].
     Value cTiles[2] = {o.cTile, add(o.cTile, 1)};
     Value bTiles[2] = {o.bTile, add(o.bTile, 1)};
-    constexpr int64_t rowsPerKernel = 8;
+    const int64_t rowsPerKernel = std::min<int64_t>(rows, 8);
     for (int64_t r0 = 0; r0 < rows; r0 += rowsPerKernel) {
       SmallVector<Value> aRows, cRows;
       for (int64_t i = 0; i < rowsPerKernel; ++i) {
@@ -177,10 +177,11 @@ public:
   /// Kernels over column tiles [t0, t1) (an even count) of Wp, writing C's
   /// column tiles from `cTile0`: for each block of `kpBlock` pairs of k
   /// (the 32 rows of A it reads stay in L1 while every column pair reads
-  /// them), every column pair's kernel on that block. The dot-product
-  /// kernels cover `dotRows` rows (tiles always 32).
+  /// them), every column pair's kernel on that block: the tile kernel
+  /// (32 rows) when `dotRows` is 0, else dot-product kernels over
+  /// `dotRows` rows (o.wp then in their [tiles, K/2, 32] form).
   void columns(KernelOperands o, Value t0, Value t1, Value cTile0, int64_t kp,
-               int64_t kpBlock, int64_t dotRows = 32) {
+               int64_t kpBlock, int64_t dotRows) {
     scf::ForOp::create(
         b, loc, idx(0), idx(kp), idx(kpBlock), ValueRange{},
         [&](OpBuilder &kb, Location kl, Value k0, ValueRange) {
@@ -194,7 +195,7 @@ public:
                 b.setInsertionPoint(scf::YieldOp::create(nb, l));
                 o.bTile = t;
                 o.cTile = add(cTile0, arith::SubIOp::create(b, loc, t, t0));
-                if (dotProducts)
+                if (dotRows > 0)
                   dotKernel(o, k0, k1, dotRows);
                 else
                   kernel(o, k0, k1);
@@ -206,8 +207,6 @@ public:
   Location loc;
   /// The accumulators start at zero (tilezero) instead of C's values.
   bool zeroInit = false;
-  /// Vector dot products (AVX512-BF16) instead of tiles.
-  bool dotProducts = false;
 };
 
 /// The allocation (or argument) that view-like ops derive `v` from.
@@ -288,12 +287,16 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
   OpBuilder b(op);
   Location loc = op.getLoc();
   Emitter e(b, loc);
-  e.dotProducts = config.getDotProducts();
-  if (e.dotProducts) {
-    // Wp's 16 columns by a pair of k as one 32-element row: what one
-    // vdpbf16ps multiplies.
+  // Vector dot products (AVX512-BF16) for every row, or (with tiles) for
+  // the rows after the last whole 32-row step.
+  bool dots = config.getDotProducts();
+  int64_t tailDotRows = dots ? 31 : config.getTailDotRows();
+  // Wp's 16 columns by a pair of k as one 32-element row: what one
+  // vdpbf16ps multiplies.
+  Value wpDots;
+  if (tailDotRows > 0) {
     SmallVector<ReassociationIndices> groups{{0}, {1}, {2, 3}};
-    m.wp = memref::CollapseShapeOp::create(b, loc, m.wp, groups);
+    wpDots = memref::CollapseShapeOp::create(b, loc, m.wp, groups);
   }
   // The rows flattened: A [M, K/2, 2], C [M, N/16, 16]. Their rows are
   // contiguous by construction (-tfm-pack-amx: a fresh bf16 tensor, and
@@ -356,72 +359,110 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
                        [&](OpBuilder &nb, Location l, Value r, ValueRange) {
                          OpBuilder::InsertionGuard guard(b);
                          b.setInsertionPoint(scf::YieldOp::create(nb, l));
-                         KernelOperands o{m.a,     r,       aStride, m.c,    r,
-                                          Value(), cStride, m.wp,    Value()};
-                         e.columns(o, t0, t1, t0, kp, kpBlock);
+                         KernelOperands o{
+                             m.a,    r,       aStride, m.c,
+                             r,      Value(), cStride, dots ? wpDots : m.wp,
+                             Value()};
+                         e.columns(o, t0, t1, t0, kp, kpBlock, dots ? 32 : 0);
                        });
     Value rest = arith::SubIOp::create(b, loc, r1, rWhole);
+    // Dot products cost in proportion to the rows they run, and read A and
+    // C in place: kernels of 8 rows, then one of 4, 2 and 1 for each bit of
+    // the count left (a decode step's one row per sequence: one 1-row
+    // kernel, where a tile kernel costs 32 rows).
+    auto dotRows = [&]() {
+      auto rowsAt = [&](Value row, int64_t count) {
+        KernelOperands o{m.a,     row,     aStride, m.c,    row,
+                         Value(), cStride, wpDots,  Value()};
+        e.columns(o, t0, t1, t0, kp, kpBlock, count);
+      };
+      Value groups = arith::DivUIOp::create(b, loc, rest, e.idx(8));
+      scf::ForOp::create(
+          b, loc, e.idx(0), groups, one, ValueRange{},
+          [&](OpBuilder &nb, Location l, Value g, ValueRange) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(scf::YieldOp::create(nb, l));
+            rowsAt(e.add(rWhole, arith::MulIOp::create(b, loc, g, e.idx(8))),
+                   8);
+          });
+      Value row =
+          e.add(rWhole, arith::MulIOp::create(b, loc, groups, e.idx(8)));
+      for (int64_t count : {4, 2, 1}) {
+        Value bit = arith::AndIOp::create(b, loc, rest, e.idx(count));
+        Value set = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit,
+                                          e.idx(0));
+        Value at = row;
+        scf::IfOp::create(b, loc, set, [&](OpBuilder &nb, Location l) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(scf::YieldOp::create(nb, l));
+          rowsAt(at, count);
+        });
+        row = e.add(row, bit);
+      }
+    };
+    if (dots) {
+      dotRows();
+      return;
+    }
+    // Tiles: the last rows through a 32-row scratch (its A rows zeroed);
+    // with tail_dot_rows, at most that many on dot products instead.
     Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
                                       e.idx(0));
-    scf::IfOp::create(b, loc, any, [&](OpBuilder &nb, Location l) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(scf::YieldOp::create(nb, l));
-      MLIRContext *ctx = b.getContext();
-      Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
-      auto aType = MemRefType::get({32, kp, 2}, bf16);
-      auto cType = MemRefType::get({32, blockTiles, 16}, f32);
-      Value aScratch =
-          memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(64));
-      Value cScratch =
-          memref::AllocOp::create(b, loc, cType, b.getI64IntegerAttr(64));
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
-      linalg::FillOp::create(b, loc, zero, aScratch);
-      Value tiles = arith::SubIOp::create(b, loc, t1, t0);
-      auto rowsOf = [&](Value v, Value row, Value count, Value tile,
-                        Value ntiles) -> Value {
-        auto type = cast<MemRefType>(v.getType());
-        SmallVector<OpFoldResult> offsets{row}, sizes{count},
-            strides(type.getRank(), b.getIndexAttr(1));
-        for (int64_t d = 1; d < type.getRank(); ++d) {
-          bool tileDim = tile && d == 1;
-          offsets.push_back(tileDim ? OpFoldResult(tile) : b.getIndexAttr(0));
-          sizes.push_back(tileDim ? OpFoldResult(ntiles)
-                                  : b.getIndexAttr(type.getDimSize(d)));
-        }
-        return memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
-      };
-      Value zeroIdx = e.idx(0);
-      linalg::CopyOp::create(b, loc, rowsOf(m.a, rWhole, rest, {}, {}),
-                             rowsOf(aScratch, zeroIdx, rest, {}, {}));
-      Value cRows = rowsOf(m.c, rWhole, rest, t0, tiles);
-      Value cScratchRows = rowsOf(cScratch, zeroIdx, rest, zeroIdx, tiles);
-      linalg::CopyOp::create(b, loc, cRows, cScratchRows);
-      KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),          cScratch,
-                       zeroIdx,  Value(), e.idx(16 * blockTiles), m.wp,
-                       Value()};
-      if (e.dotProducts) {
-        // Vector dot products cost in proportion to the rows they run:
-        // only the 8-row groups that hold rows of the block (a decode
-        // step's one row per sequence: one group, not four), each over
-        // every column pair and k block.
-        Value groups = arith::CeilDivUIOp::create(b, loc, rest, e.idx(8));
-        scf::ForOp::create(b, loc, zeroIdx, groups, one, ValueRange{},
-                           [&](OpBuilder &nb, Location l, Value g, ValueRange) {
-                             OpBuilder::InsertionGuard guard(b);
-                             b.setInsertionPoint(scf::YieldOp::create(nb, l));
-                             KernelOperands og = o;
-                             og.aRow = og.cRow =
-                                 arith::MulIOp::create(b, loc, g, e.idx(8));
-                             e.columns(og, t0, t1, zeroIdx, kp, kpBlock,
-                                       /*dotRows=*/8);
-                           });
-      } else {
-        e.columns(o, t0, t1, zeroIdx, kp, kpBlock);
-      }
-      linalg::CopyOp::create(b, loc, cScratchRows, cRows);
-      memref::DeallocOp::create(b, loc, aScratch);
-      memref::DeallocOp::create(b, loc, cScratch);
-    });
+    auto scratchRows = [&]() {
+      scf::IfOp::create(b, loc, any, [&](OpBuilder &nb, Location l) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(scf::YieldOp::create(nb, l));
+        MLIRContext *ctx = b.getContext();
+        Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+        auto aType = MemRefType::get({32, kp, 2}, bf16);
+        auto cType = MemRefType::get({32, blockTiles, 16}, f32);
+        Value aScratch =
+            memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(64));
+        Value cScratch =
+            memref::AllocOp::create(b, loc, cType, b.getI64IntegerAttr(64));
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+        linalg::FillOp::create(b, loc, zero, aScratch);
+        Value tiles = arith::SubIOp::create(b, loc, t1, t0);
+        auto rowsOf = [&](Value v, Value row, Value count, Value tile,
+                          Value ntiles) -> Value {
+          auto type = cast<MemRefType>(v.getType());
+          SmallVector<OpFoldResult> offsets{row}, sizes{count},
+              strides(type.getRank(), b.getIndexAttr(1));
+          for (int64_t d = 1; d < type.getRank(); ++d) {
+            bool tileDim = tile && d == 1;
+            offsets.push_back(tileDim ? OpFoldResult(tile) : b.getIndexAttr(0));
+            sizes.push_back(tileDim ? OpFoldResult(ntiles)
+                                    : b.getIndexAttr(type.getDimSize(d)));
+          }
+          return memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
+        };
+        Value zeroIdx = e.idx(0);
+        linalg::CopyOp::create(b, loc, rowsOf(m.a, rWhole, rest, {}, {}),
+                               rowsOf(aScratch, zeroIdx, rest, {}, {}));
+        Value cRows = rowsOf(m.c, rWhole, rest, t0, tiles);
+        Value cScratchRows = rowsOf(cScratch, zeroIdx, rest, zeroIdx, tiles);
+        linalg::CopyOp::create(b, loc, cRows, cScratchRows);
+        KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),          cScratch,
+                         zeroIdx,  Value(), e.idx(16 * blockTiles), m.wp,
+                         Value()};
+        e.columns(o, t0, t1, zeroIdx, kp, kpBlock, /*dotRows=*/0);
+        linalg::CopyOp::create(b, loc, cScratchRows, cRows);
+        memref::DeallocOp::create(b, loc, aScratch);
+        memref::DeallocOp::create(b, loc, cScratch);
+      });
+    };
+    if (tailDotRows == 0) {
+      scratchRows();
+      return;
+    }
+    Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rest,
+                                      e.idx(tailDotRows));
+    auto choice = scf::IfOp::create(b, loc, few, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(choice.thenBlock());
+    dotRows();
+    b.setInsertionPointToStart(choice.elseBlock());
+    scratchRows();
   };
 
   if (parallel) {

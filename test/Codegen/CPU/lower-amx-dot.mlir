@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s -tfm-cpu-lower-amx -canonicalize | FileCheck %s
+// RUN: tfm-opt %s -tfm-cpu-lower-amx -canonicalize -cse | FileCheck %s
 // RUN: tfm-opt %s -tfm-cpu-lower-amx -convert-vector-to-llvm=enable-x86vector | FileCheck %s --check-prefix=LLVM
 
 // A contraction in AMX form scheduled for AVX512-BF16's dot products (a
@@ -26,20 +26,41 @@
 // CHECK-COUNT-14: x86vector.avx512.dot
 // CHECK-NEXT: scf.yield
 // CHECK-COUNT-16: vector.store %{{.*}}, %arg2[{{.*}}] : memref<?x4x16xf32>, vector<16xf32>
-// Three more kernels of 8 rows, then the last rows through the scratch,
-// where only the 8-row groups that hold rows run (a decode step's one row:
-// one 8-row kernel, not four): one kernel of 16 dot products per group.
+// Three more kernels of 8 rows, then the last rows of the block (fewer
+// than 32) in place, without a scratch: kernels of 8 rows while 8 are
+// left, then one kernel of 4, 2 and 1 rows for each bit of the count left
+// (a decode step's one row: one kernel of 2 dot products per column pair).
 // CHECK-COUNT-3: x86vector.avx512.dot
-// CHECK: scf.if
-// CHECK: memref.alloc() {alignment = 64 : i64} : memref<32x32x2xbf16>
-// CHECK: %[[GROUPS:.*]] = arith.ceildivui %[[REST:.*]], %c8 : index
+// CHECK-NOT: memref.alloc
+// CHECK: %[[REST:.*]] = arith.subi
+// CHECK: %[[GROUPS:.*]] = arith.divui %[[REST]], %c8 : index
 // CHECK: scf.for %[[G:.*]] = %c0 to %[[GROUPS]] step %c1
-// CHECK: %[[ROW:.*]] = arith.muli %[[G]], %c8 : index
-// CHECK: scf.for
-// CHECK: vector.load %alloc_0[%[[ROW]],
+// CHECK: %[[OFF:.*]] = arith.muli %[[G]], %c8 : index
+// CHECK: %[[ROW8:.*]] = arith.addi %{{.*}}, %[[OFF]] : index
+// CHECK: vector.load %arg2[%[[ROW8]],
+// CHECK: vector.load %arg0[%[[ROW8]],
 // CHECK-COUNT-16: x86vector.avx512.dot
 // CHECK-NOT: x86vector.avx512.dot
-// CHECK: memref.dealloc
+// CHECK: %[[FOUR:.*]] = arith.andi %[[REST]], %c4 : index
+// CHECK: %[[HAS4:.*]] = arith.cmpi ne, %[[FOUR]], %c0 : index
+// CHECK: scf.if %[[HAS4]]
+// CHECK-COUNT-8: x86vector.avx512.dot
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK: arith.andi %[[REST]], %c2 : index
+// CHECK: scf.if
+// CHECK-COUNT-4: x86vector.avx512.dot
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK: arith.andi %[[REST]], %c1 : index
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: %[[ACC1:.*]]:2 = scf.for
+// CHECK: vector.load %arg0[
+// CHECK-COUNT-2: x86vector.avx512.dot
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK: scf.yield
+// CHECK: vector.store %[[ACC1]]#0, %arg2[
+// CHECK: vector.store %[[ACC1]]#1, %arg2[
+// CHECK-NOT: memref.alloc
 // CHECK-NOT: amx.
 // CHECK-NOT: linalg.generic
 

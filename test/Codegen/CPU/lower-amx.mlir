@@ -150,3 +150,48 @@ func.func @zero_init_kept(%a: memref<64x32x2xbf16>, %w: memref<2x32x16x2xbf16>, 
   }
   return
 }
+
+// -----
+
+// Tiles with tail_dot_rows = 8 (a CPU with AMX and AVX512-BF16): the whole
+// 32-row steps on tiles; the last rows of a block, when at most 8 (a
+// decode step's one per sequence), on vector dot products read and
+// written in place (kernels of 8, 4, 2 and 1 rows over Wp's rows of 32
+// bf16), else through the 32-row scratch on tiles as before.
+// CHECK-LABEL: func @tail_dots
+// CHECK: %[[WPD:.*]] = memref.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : memref<4x32x16x2xbf16> into memref<4x32x32xbf16>
+// CHECK: amx.tile_mulf
+// CHECK: %[[REST:.*]] = arith.subi
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[REST]], %c8 : index
+// CHECK: scf.if %[[FEW]] {
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: amx.
+// CHECK: vector.load %[[WPD]][
+// CHECK: x86vector.avx512.dot
+// CHECK: } else {
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<32x32x2xbf16>
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK: amx.tile_mulf
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK: memref.dealloc
+// CHECK: return
+// Both kinds of kernel reach the LLVM dialect: tile intrinsics and vdpbf16ps.
+// LLVM-LABEL: func @tail_dots
+// LLVM: llvm.call_intrinsic "llvm.x86.tdpbf16ps.internal"
+// LLVM: x86vector.avx512.dot
+// LLVM-NOT: amx.
+#map0 = affine_map<(m, nb, kp, r, t) -> (m, kp, t)>
+#map1 = affine_map<(m, nb, kp, r, t) -> (nb, kp, r, t)>
+#map2 = affine_map<(m, nb, kp, r, t) -> (m, nb, r)>
+func.func @tail_dots(%a: memref<?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<?x4x16xf32>) {
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 128, tail_dot_rows = 8>}
+      ins(%a, %w : memref<?x32x2xbf16>, memref<4x32x16x2xbf16>) outs(%c : memref<?x4x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

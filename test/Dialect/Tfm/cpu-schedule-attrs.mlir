@@ -91,3 +91,26 @@ func.func @amx_k() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 64, k_b
 func.func @amx_rows() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 32, parallel_rows = 100>} {
   return
 }
+
+// -----
+
+// With tiles, the last rows (at most tail_dot_rows of them) on vector dot
+// products.
+// CHECK: #tfm.cpu_amx_contraction<cache_cols = 320, k_block = 256, parallel_rows = 128, tail_dot_rows = 8>
+func.func @amx_tail() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 320, k_block = 256, parallel_rows = 128, tail_dot_rows = 8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tail_dot_rows' (32) must be in [0, 32) (the rows after the last 32-row step)}}
+func.func @amx_tail_rows() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 32, parallel_rows = 0, tail_dot_rows = 32>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tail_dot_rows' is for tile kernels; with 'dot_products' every row takes dot products}}
+func.func @amx_tail_dots() attributes {s = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 32, parallel_rows = 0, dot_products = true, tail_dot_rows = 4>} {
+  return
+}

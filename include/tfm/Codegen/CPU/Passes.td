@@ -214,7 +214,12 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       at most half of L1 with AVX512-BF16 dot products (`l1_bytes / 128`),
       a multiple of 32, at most K; `amx-cols` and
       `amx-k-block` set either for every AMX contraction instead (A/B
-      runs: `tfm-bench --versus`); with
+      runs: `tfm-bench --versus`); with tiles on a target that also has
+      AVX512-BF16, `tail_dot_rows` = `amx-tail-dot-rows` (default 4): the
+      rows after the last whole 32-row step, when at most that many (a
+      decode step's few), run on vector dot products, which cost per row
+      (measured: up to 4 rows they beat a 32-row tile kernel, at 8 they
+      lose); with
       more than one thread and no loop around it, `parallel_rows` = 128
       (four 32-row kernels), else 0;
     - every **other op** gets `#tfm.cpu_elementwise` when it is to be
@@ -262,6 +267,12 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
            "k_block of every AMX contraction, a multiple of 32 (0: from L2 "
            "with tiles, from L1 with AVX512-BF16 dot products; at most K "
            "either way)">,
+    Option<"amxTailDotRows", "amx-tail-dot-rows", "int64_t",
+           /*default=*/"4",
+           "With AMX tiles and AVX512-BF16: the last rows of an AMX "
+           "contraction after its whole 32-row steps, when at most this "
+           "many (0 to 31; 0: none), on vector dot products instead of a "
+           "32-row tile kernel">,
   ];
   let statistics = [
     Statistic<"numContractions", "contractions",
@@ -478,7 +489,9 @@ def CpuLowerAmxPass : Pass<"tfm-cpu-lower-amx", "ModuleOp"> {
     `A`'s row stride, two 16 x 32 B tiles of `Wp`, four `amx.tile_mulf`)
     with the accumulators carried in tile registers, and stores them back.
     The last rows of a block (fewer than 32) go through a 32-row scratch:
-    their `A` rows copied into a zeroed buffer, their `C` rows in and out.
+    their `A` rows copied into a zeroed buffer, their `C` rows in and out;
+    with `tail_dot_rows` > 0, when there are at most that many, they take
+    the dot-product kernels below instead (read and written in place).
 
     **Without AMX** (`dot_products`, a CPU with AVX512-BF16): the same
     blocks, each 32 x 32 kernel as four kernels of 8 rows by two 16-column
@@ -486,10 +499,10 @@ def CpuLowerAmxPass : Pass<"tfm-cpu-lower-amx", "ModuleOp"> {
     one step per pair of `k`: two 64-byte rows of `Wp` (16 columns by the
     pair), and for each row its pair of `A` broadcast as one 32-bit element
     to every lane, multiplied by `x86vector.avx512.dot` (`vdpbf16ps`).
-    Their cost grows with the rows they run, so the scratch of a block's
-    last rows runs only the 8-row kernels of its `ceil(rows / 8)` groups
-    that hold rows (a decode step's one row per sequence: one kernel per
-    column pair, not four; 3.6x faster on a 1 x 768 x 3072 GEMV).
+    Their cost grows with the rows they run, so a block's last rows (fewer
+    than 32) run as kernels of 8 rows and then one kernel of 4, 2 and 1
+    rows for each bit of the count left, reading `A` and `C` in place (a
+    decode step's one row per sequence: one 1-row kernel per column pair).
 
     `-tfm-cpu-convert-amx-to-llvm` converts the AMX ops later; the vector
     dot products go with the vector ops (`convert-vector-to-llvm`'s
