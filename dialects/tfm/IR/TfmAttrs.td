@@ -293,9 +293,9 @@ def Tfm_CpuAmxContractionAttr : AttrDef<Tfm_Dialect, "CpuAmxContraction"> {
     accumulators in registers over the whole k block, each step
     broadcasting a bf16 pair of A to every lane and multiplying it with a
     64-byte row of `Wp` by `vdpbf16ps`. The rows after the last whole
-    32-row step (a decode step's one row per sequence) run as kernels of
-    8, 4, 2 and 1 rows, as many as there are rows, read and written in
-    place.
+    32-row step (a decode step's one row per sequence) run in place as
+    kernels of 8 rows while 8 are left, then at most one each of 4, 2 and
+    1 rows.
 
     With `tail_dot_rows` > 0 (tiles, on a CPU that also has AVX512-BF16),
     those last rows take the dot-product kernels when there are at most

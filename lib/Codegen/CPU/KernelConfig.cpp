@@ -224,10 +224,10 @@ struct CpuConfigurePass
                           : std::max<int64_t>(aBudget / (32 * 2) / 32 * 32, 32),
             k);
         bool split = threads && topLevel;
-        // Without AMX (-tfm-pack-amx took it for AVX512-BF16): vector dot
-        // products over the same blocks.
-        // With tiles, a few last rows on dot products where the target
-        // has them: a tile kernel costs 32 rows for any count.
+        // With tiles, a few last rows on dot products where the target has
+        // them: a tile kernel costs 32 rows for any count. Without AMX
+        // (-tfm-pack-amx took it for AVX512-BF16): vector dot products over
+        // the same blocks, every row.
         int64_t tailDotRows =
             tiles && target.hasAvx512Bf16() ? int64_t(amxTailDotRows) : 0;
         op->setAttr(kLoweringConfigAttr,

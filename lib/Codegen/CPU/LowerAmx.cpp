@@ -124,6 +124,7 @@ public:
     Value cTiles[2] = {o.cTile, add(o.cTile, 1)};
     Value bTiles[2] = {o.bTile, add(o.bTile, 1)};
     const int64_t rowsPerKernel = std::min<int64_t>(rows, 8);
+    assert(rows % rowsPerKernel == 0 && "rows: 32, or one kernel of <= 8");
     for (int64_t r0 = 0; r0 < rows; r0 += rowsPerKernel) {
       SmallVector<Value> aRows, cRows;
       for (int64_t i = 0; i < rowsPerKernel; ++i) {
@@ -205,7 +206,8 @@ public:
 
   OpBuilder &b;
   Location loc;
-  /// The accumulators start at zero (tilezero) instead of C's values.
+  /// The accumulators start at zero (tilezero, or zero vectors) instead of
+  /// C's values.
   bool zeroInit = false;
 };
 
@@ -350,7 +352,7 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
     Value t0 = arith::MulIOp::create(b, loc, cb, e.idx(blockTiles));
     Value t1 =
         arith::MinUIOp::create(b, loc, e.add(t0, blockTiles), e.idx(numTiles));
-    // Whole 32-row steps, then the rest through a scratch.
+    // Whole 32-row steps, then the rest (dot products or a scratch, below).
     Value span = arith::SubIOp::create(b, loc, r1, r0);
     Value whole = arith::MulIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, span, e.idx(32)), e.idx(32));
@@ -367,27 +369,32 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
                        });
     Value rest = arith::SubIOp::create(b, loc, r1, rWhole);
     // Dot products cost in proportion to the rows they run, and read A and
-    // C in place: kernels of 8 rows, then one of 4, 2 and 1 for each bit of
-    // the count left (a decode step's one row per sequence: one 1-row
-    // kernel, where a tile kernel costs 32 rows).
+    // C in place: kernels of 8 rows while 8 are left, then one of 4, 2 and 1
+    // for each bit of the count left (a decode step's one row per sequence:
+    // one 1-row kernel, where a tile kernel costs 32 rows); only the kernels
+    // that at most `tailDotRows` rows can need.
     auto dotRows = [&]() {
       auto rowsAt = [&](Value row, int64_t count) {
         KernelOperands o{m.a,     row,     aStride, m.c,    row,
                          Value(), cStride, wpDots,  Value()};
         e.columns(o, t0, t1, t0, kp, kpBlock, count);
       };
-      Value groups = arith::DivUIOp::create(b, loc, rest, e.idx(8));
-      scf::ForOp::create(
-          b, loc, e.idx(0), groups, one, ValueRange{},
-          [&](OpBuilder &nb, Location l, Value g, ValueRange) {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPoint(scf::YieldOp::create(nb, l));
-            rowsAt(e.add(rWhole, arith::MulIOp::create(b, loc, g, e.idx(8))),
-                   8);
-          });
-      Value row =
-          e.add(rWhole, arith::MulIOp::create(b, loc, groups, e.idx(8)));
+      Value row = rWhole;
+      if (tailDotRows >= 8) {
+        Value groups = arith::DivUIOp::create(b, loc, rest, e.idx(8));
+        scf::ForOp::create(
+            b, loc, e.idx(0), groups, one, ValueRange{},
+            [&](OpBuilder &nb, Location l, Value g, ValueRange) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(scf::YieldOp::create(nb, l));
+              rowsAt(e.add(rWhole, arith::MulIOp::create(b, loc, g, e.idx(8))),
+                     8);
+            });
+        row = e.add(rWhole, arith::MulIOp::create(b, loc, groups, e.idx(8)));
+      }
       for (int64_t count : {4, 2, 1}) {
+        if (count > tailDotRows)
+          continue;
         Value bit = arith::AndIOp::create(b, loc, rest, e.idx(count));
         Value set = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit,
                                           e.idx(0));

@@ -158,9 +158,9 @@ std::optional<Candidate> matchAttention(linalg::LinalgOp op) {
   if (c.k % 32 != 0 || c.packedN == 0)
     return std::nullopt;
   // A query tile of fewer than 32 rows (a decode step's one query per
-  // sequence) would run 32-row kernels through a scratch for a few rows,
-  // after packing every K and V block all the same: the f32 kernels do
-  // less work there.
+  // sequence) would run its few rows through the AMX form's last-row
+  // kernels after packing every K and V block all the same: the f32
+  // kernels do less work there.
   auto aType =
       cast<RankedTensorType>(op.getDpsInputOperand(0)->get().getType());
   if (aType.getDimSize(0) < 32)
@@ -195,14 +195,22 @@ struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
       return;
     // The runtime checks the CPU for AMX (and asks the kernel for the tile
     // state) or AVX512-BF16 before it runs the library (docs/c-abi.md).
+    // With tiles on a target that also has AVX512-BF16, a block's few last
+    // rows may run on its dot products (-tfm-cpu-configure's
+    // tail_dot_rows): such a library needs both.
     Builder b(&getContext());
     SmallVector<StringRef> features;
     if (auto list = module->getAttrOfType<ArrayAttr>(kCpuFeaturesAttr))
       for (auto f : list.getAsRange<StringAttr>())
         features.push_back(f.getValue());
-    StringRef needed = tiles ? "amx-bf16" : "avx512bf16";
-    if (!llvm::is_contained(features, needed))
-      features.push_back(needed);
+    SmallVector<StringRef, 2> needed;
+    if (tiles)
+      needed.push_back("amx-bf16");
+    if (target.hasAvx512Bf16())
+      needed.push_back("avx512bf16");
+    for (StringRef f : needed)
+      if (!llvm::is_contained(features, f))
+        features.push_back(f);
     module->setAttr(kCpuFeaturesAttr, b.getStrArrayAttr(features));
   }
 

@@ -11,7 +11,7 @@
 // CHECK: %[[WP:.*]] = memref.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : memref<4x32x16x2xbf16> into memref<4x32x32xbf16>
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 2)
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c32
-// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c2
+// CHECK: scf.for %[[J:.*]] = %[[T0:.*]] to %{{.*}} step %c2
 // CHECK-COUNT-16: vector.load %arg2[{{.*}}] : memref<?x4x16xf32>, vector<16xf32>
 // CHECK: %[[ACC:.*]]:16 = scf.for %[[K:.*]] = %c0 to %c32 step %c1 iter_args({{.*}}) -> (vector<16xf32>,
 // CHECK-NEXT: vector.load %[[WP]][%[[J]], %[[K]], %c0] : memref<4x32x32xbf16>, vector<32xbf16>
@@ -37,7 +37,9 @@
 // CHECK: scf.for %[[G:.*]] = %c0 to %[[GROUPS]] step %c1
 // CHECK: %[[OFF:.*]] = arith.muli %[[G]], %c8 : index
 // CHECK: %[[ROW8:.*]] = arith.addi %{{.*}}, %[[OFF]] : index
-// CHECK: vector.load %arg2[%[[ROW8]],
+// C's column tiles from the block's first (t0), not from a scratch's 0:
+// CHECK: scf.for %[[T:.*]] = %[[T0]] to %{{.*}} step %c2
+// CHECK: vector.load %arg2[%[[ROW8]], %[[T]], %c0]
 // CHECK: vector.load %arg0[%[[ROW8]],
 // CHECK-COUNT-16: x86vector.avx512.dot
 // CHECK-NOT: x86vector.avx512.dot

@@ -153,21 +153,40 @@ func.func @zero_init_kept(%a: memref<64x32x2xbf16>, %w: memref<2x32x16x2xbf16>, 
 
 // -----
 
-// Tiles with tail_dot_rows = 8 (a CPU with AMX and AVX512-BF16): the whole
-// 32-row steps on tiles; the last rows of a block, when at most 8 (a
-// decode step's one per sequence), on vector dot products read and
-// written in place (kernels of 8, 4, 2 and 1 rows over Wp's rows of 32
-// bf16), else through the 32-row scratch on tiles as before.
+// Tiles with tail_dot_rows = 4 (-tfm-cpu-configure's default for a CPU
+// with AMX and AVX512-BF16): the whole 32-row steps on tiles; the last rows
+// of a block, when at most 4 (a decode step's one per sequence), on vector
+// dot products reading A and C in place: one kernel of 4, 2 and 1 rows for
+// each bit of the count (no 8-row kernels: at most 4 rows come here), over
+// Wp's rows of 32 bf16; more rows through the 32-row scratch on tiles as
+// before.
 // CHECK-LABEL: func @tail_dots
 // CHECK: %[[WPD:.*]] = memref.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : memref<4x32x16x2xbf16> into memref<4x32x32xbf16>
 // CHECK: amx.tile_mulf
 // CHECK: %[[REST:.*]] = arith.subi
-// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[REST]], %c8 : index
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[REST]], %c4 : index
 // CHECK: scf.if %[[FEW]] {
+// CHECK-NOT: arith.divui
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: amx.
+// CHECK: arith.andi %[[REST]], %c4 : index
+// CHECK-NOT: amx.
+// CHECK: vector.load %arg2[
+// CHECK-NOT: amx.
 // CHECK: vector.load %[[WPD]][
-// CHECK: x86vector.avx512.dot
+// CHECK-NOT: amx.
+// CHECK: vector.load %arg0[
+// CHECK-COUNT-8: x86vector.avx512.dot
+// CHECK-NOT: amx.
+// CHECK: arith.andi %[[REST]], %c2 : index
+// CHECK-NOT: amx.
+// CHECK-COUNT-4: x86vector.avx512.dot
+// CHECK-NOT: amx.
+// CHECK: arith.andi %[[REST]], %c1 : index
+// CHECK-NOT: amx.
+// CHECK-COUNT-2: x86vector.avx512.dot
+// CHECK-NOT: amx.
+// CHECK-NOT: x86vector.avx512.dot
 // CHECK: } else {
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<32x32x2xbf16>
 // CHECK-NOT: x86vector.avx512.dot
@@ -184,8 +203,46 @@ func.func @zero_init_kept(%a: memref<64x32x2xbf16>, %w: memref<2x32x16x2xbf16>, 
 #map1 = affine_map<(m, nb, kp, r, t) -> (nb, kp, r, t)>
 #map2 = affine_map<(m, nb, kp, r, t) -> (m, nb, r)>
 func.func @tail_dots(%a: memref<?x32x2xbf16>, %w: memref<4x32x16x2xbf16>, %c: memref<?x4x16xf32>) {
-  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 128, tail_dot_rows = 8>}
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 128, tail_dot_rows = 4>}
       ins(%a, %w : memref<?x32x2xbf16>, memref<4x32x16x2xbf16>) outs(%c : memref<?x4x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// Static rows (35: a 32-row step and 3 last ones) with C just filled with
+// zeros and one k block: the fill goes, the tiles start from tilezero and
+// the last rows' dot kernels from zero vectors (no load of C); the count's
+// bits are known, so only a 2-row and a 1-row kernel remain, no scratch.
+// CHECK-LABEL: func @zero_init_tail
+// CHECK-NOT: linalg.fill
+// CHECK: amx.tile_zero
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: vector.load %{{.*}} : memref<35x2x16xf32>
+// CHECK-COUNT-4: x86vector.avx512.dot
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK: vector.store %{{.*}} : memref<35x2x16xf32>
+// CHECK-NOT: vector.load %{{.*}} : memref<35x2x16xf32>
+// CHECK-COUNT-2: x86vector.avx512.dot
+// CHECK-NOT: x86vector.avx512.dot
+// CHECK-NOT: memref.alloc
+// CHECK: return
+#map0 = affine_map<(m, nb, kp, r, t) -> (m, kp, t)>
+#map1 = affine_map<(m, nb, kp, r, t) -> (nb, kp, r, t)>
+#map2 = affine_map<(m, nb, kp, r, t) -> (m, nb, r)>
+func.func @zero_init_tail(%a: memref<35x32x2xbf16>, %w: memref<2x32x16x2xbf16>, %s: memref<35x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.expand_shape %s [[0], [1, 2]] output_shape [35, 2, 16] : memref<35x32xf32> into memref<35x2x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<35x2x16xf32>)
+  linalg.generic {indexing_maps = [#map0, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"], tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 32, k_block = 64, parallel_rows = 0, tail_dot_rows = 4>}
+      ins(%a, %w : memref<35x32x2xbf16>, memref<2x32x16x2xbf16>) outs(%c : memref<35x2x16xf32>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %0 = arith.extf %x : bf16 to f32
     %1 = arith.extf %y : bf16 to f32

@@ -117,6 +117,23 @@ module attributes {tfm.precision = bf16, tfm.rounded_weights = ["qkv"], tfm.targ
 
 // -----
 
+// A CPU with AMX and AVX512-BF16 (every Sapphire Rapids): the tiles, whose
+// few last rows of a block may run on AVX512-BF16's dot products
+// (-tfm-cpu-configure's tail_dot_rows): the module needs both.
+// CHECK: module attributes {tfm.cpu_features = ["amx-bf16", "avx512bf16"]
+// CHECK-LABEL: func @both
+// CHECK: tfm.prepare = "w:amx[n=1]"
+#both = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+avx512bf16,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 2097152, threads = 2>
+module attributes {tfm.precision = bf16, tfm.rounded_weights = ["w"], tfm.target = #both} {
+  func.func @both(%x: tensor<?x64xf32>, %acc: tensor<?x64xf32>) -> tensor<?x64xf32> {
+    %w = tfm.weight "w" : tensor<64x64xf32>
+    %r = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+    return %r : tensor<?x64xf32>
+  }
+}
+
+// -----
+
 // A CPU with AVX512-BF16 and no AMX (Zen 4): the same packing, for
 // -tfm-cpu-lower-amx's vector dot products; the module needs AVX512-BF16
 // at run time.
@@ -196,6 +213,9 @@ module attributes {tfm.precision = bf16, tfm.rounded_weights = ["odd"], tfm.targ
 // CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
 // CHECK: linalg.matmul
 // CHECK: return
+// STATS: PackAmxPass
+// STATS-NEXT: (S) 0 amx-attention
+// STATS-NEXT: (S) 1 amx-contractions
 // STATS: PackAmxPass
 // STATS-NEXT: (S) 0 amx-attention
 // STATS-NEXT: (S) 1 amx-contractions
