@@ -45,7 +45,8 @@ hits every side alike instead of one library (the JSON keeps every round).
 
 A decode step at batch 1 reads every weight once, so its bound is the
 memory's read bandwidth: the run starts with bench/peak/peak.c (its
-`read_*_gbs`, summing a 1 GiB buffer on one and on all cores), and each
+`read_*_gbs`, summing a 1 GiB buffer on one and on all cores; the
+all-core figure is the bound for any --threads above 1), and each
 decode row also prints the weights' bytes over the step time (GB/s, the
 matrices at 4 bytes, or 2 under --precision=bf16 / llama.cpp@bf16).
 
@@ -281,7 +282,9 @@ def run_llamacpp(folder, gguf_dir, dtype, batch, contexts, steps, threads,
     import numpy as np
     import llamacpp
     path = os.path.join(gguf_dir, f"model-{dtype}.gguf")
-    if not os.path.exists(path):
+    # Made again when the exporter is newer than the file.
+    if not os.path.exists(path) or (os.path.getmtime(path) <
+                                    os.path.getmtime(llamacpp.__file__)):
         llamacpp.export_gguf(folder, path, dtype)
     s = llamacpp.LlamaCppSession(path, batch, contexts[-1], threads,
                                  llamacpp.LlamaCppSession.cache_type(dtype))

@@ -8,7 +8,7 @@ Two pieces, both used only by bench/generate.py (never by the test suite):
     Conv1D weights transposed to [out, in], LLaMA's Q and K rows permuted
     from Hugging Face's rotate-half order to llama.cpp's interleaved RoPE
     pairs. Norm weights and biases stay f32 in a bf16 file, as the
-    converter keeps 1-D tensors. The tokenizer is a stand-in (GPT-2's 256
+    converter keeps 1-D tensors (and GPT-2's position table). The tokenizer is a stand-in (GPT-2's 256
     byte symbols, then placeholder strings up to the vocabulary size): the
     benchmark feeds token ids, never text, and llama.cpp only needs a
     vocabulary it can load.
@@ -87,9 +87,9 @@ def export_gguf(folder, path, dtype="f32"):
                          gguf.LlamaFileType.ALL_F32)
     vocab = config["vocab_size"]
 
-    def add(name, array):
+    def add(name, array, keep_f32=False):
         array = np.ascontiguousarray(array, dtype=np.float32)
-        if bf16 and array.ndim == 2:
+        if bf16 and array.ndim == 2 and not keep_f32:
             writer.add_tensor(name, gguf.quants.quantize(
                 array, gguf.GGMLQuantizationType.BF16),
                 raw_dtype=gguf.GGMLQuantizationType.BF16)
@@ -107,7 +107,8 @@ def export_gguf(folder, path, dtype="f32"):
         prefix = "transformer." if "transformer.wte.weight" in tensors else ""
         t = lambda n: tensors[prefix + n]  # noqa: E731
         add("token_embd.weight", t("wte.weight"))
-        add("position_embd.weight", t("wpe.weight"))
+        # f32 in every file, as llama.cpp's converter keeps it.
+        add("position_embd.weight", t("wpe.weight"), keep_f32=True)
         for i in range(layers):
             h = f"h.{i}."
             for hf, ours in (("ln_1", "attn_norm"), ("ln_2", "ffn_norm")):
@@ -134,7 +135,10 @@ def export_gguf(folder, path, dtype="f32"):
         writer.add_head_count(heads)
         writer.add_head_count_kv(kv_heads)
         writer.add_layer_norm_rms_eps(config["rms_norm_eps"])
-        writer.add_rope_freq_base(config.get("rope_theta", 10000.0))
+        # transformers 5 keeps it in rope_parameters.
+        theta = config.get("rope_theta") or config.get(
+            "rope_parameters", {}).get("rope_theta", 10000.0)
+        writer.add_rope_freq_base(theta)
         writer.add_rope_dimension_count(config.get("head_dim") or d // heads)
         writer.add_vocab_size(vocab)
         t = lambda n: tensors["model." + n]  # noqa: E731
