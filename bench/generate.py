@@ -300,11 +300,10 @@ def weight_bytes(folder, matrix_bytes):
     """Bytes a decode step streams: the matrices (2-D tensors) at
     `matrix_bytes` each element, vectors at 4; of the embedding tables,
     which a step reads one row of, only a tied LM head (GPT-2's wte)."""
-    import json as _json
     import struct
     with open(os.path.join(folder, "model.safetensors"), "rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
-        header = _json.loads(f.read(n))
+        header = json.loads(f.read(n))
     total = 0
     untied = "lm_head.weight" in header
     for name, t in header.items():
@@ -527,10 +526,12 @@ def main():
                       f"the first decode steps "
                       f"{'agree' if same else 'DIFFER'}; HF generate 128+32 "
                       f"tokens: {t_generate:.2f} s)")
-                flags = " ".join(dict(variants).get(name, ["?"]))
-                bytes_ = 2 if re.search(r"--precision[= ]bf16", flags) else 4
-                streamed = None if flags == "?" else weight_bytes(folder,
-                                                                  bytes_)
+                # A prebuilt library's precision is unknown: no GB/s.
+                flags = dict(variants).get(name)
+                bytes_ = 2 if flags and re.search(r"--precision[= ]bf16",
+                                                  " ".join(flags)) else 4
+                streamed = (None if flags is None else
+                            weight_bytes(folder, bytes_))
                 print("| context | prefill tok/s tfm | HF | tfm/HF | decode "
                       "tok/s tfm | HF | tfm/HF | decode ms/step tfm | "
                       f"weights + KV GB/s (read peak {read_gbs}) |")

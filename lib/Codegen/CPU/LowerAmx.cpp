@@ -292,6 +292,7 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
   // Vector dot products (AVX512-BF16) for every row, or (with tiles) for
   // the rows after the last whole 32-row step.
   bool dots = config.getDotProducts();
+  // (31: every count of last rows.)
   int64_t tailDotRows = dots ? 31 : config.getTailDotRows();
   // Wp's 16 columns by a pair of k as one 32-element row: what one
   // vdpbf16ps multiplies.
@@ -411,62 +412,63 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
       dotRows();
       return;
     }
-    // Tiles: the last rows through a 32-row scratch (its A rows zeroed);
-    // with tail_dot_rows, at most that many on dot products instead.
-    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
-                                      e.idx(0));
+    // Tiles: the last rows through a 32-row scratch (its A rows zeroed),
+    // built at b's insertion point; with tail_dot_rows, at most that many
+    // on dot products instead.
     auto scratchRows = [&]() {
-      scf::IfOp::create(b, loc, any, [&](OpBuilder &nb, Location l) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(scf::YieldOp::create(nb, l));
-        MLIRContext *ctx = b.getContext();
-        Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
-        auto aType = MemRefType::get({32, kp, 2}, bf16);
-        auto cType = MemRefType::get({32, blockTiles, 16}, f32);
-        Value aScratch =
-            memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(64));
-        Value cScratch =
-            memref::AllocOp::create(b, loc, cType, b.getI64IntegerAttr(64));
-        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
-        linalg::FillOp::create(b, loc, zero, aScratch);
-        Value tiles = arith::SubIOp::create(b, loc, t1, t0);
-        auto rowsOf = [&](Value v, Value row, Value count, Value tile,
-                          Value ntiles) -> Value {
-          auto type = cast<MemRefType>(v.getType());
-          SmallVector<OpFoldResult> offsets{row}, sizes{count},
-              strides(type.getRank(), b.getIndexAttr(1));
-          for (int64_t d = 1; d < type.getRank(); ++d) {
-            bool tileDim = tile && d == 1;
-            offsets.push_back(tileDim ? OpFoldResult(tile) : b.getIndexAttr(0));
-            sizes.push_back(tileDim ? OpFoldResult(ntiles)
-                                    : b.getIndexAttr(type.getDimSize(d)));
-          }
-          return memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
-        };
-        Value zeroIdx = e.idx(0);
-        linalg::CopyOp::create(b, loc, rowsOf(m.a, rWhole, rest, {}, {}),
-                               rowsOf(aScratch, zeroIdx, rest, {}, {}));
-        Value cRows = rowsOf(m.c, rWhole, rest, t0, tiles);
-        Value cScratchRows = rowsOf(cScratch, zeroIdx, rest, zeroIdx, tiles);
-        linalg::CopyOp::create(b, loc, cRows, cScratchRows);
-        KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),          cScratch,
-                         zeroIdx,  Value(), e.idx(16 * blockTiles), m.wp,
-                         Value()};
-        e.columns(o, t0, t1, zeroIdx, kp, kpBlock, /*dotRows=*/0);
-        linalg::CopyOp::create(b, loc, cScratchRows, cRows);
-        memref::DeallocOp::create(b, loc, aScratch);
-        memref::DeallocOp::create(b, loc, cScratch);
-      });
+      MLIRContext *ctx = b.getContext();
+      Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+      auto aType = MemRefType::get({32, kp, 2}, bf16);
+      auto cType = MemRefType::get({32, blockTiles, 16}, f32);
+      Value aScratch =
+          memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(64));
+      Value cScratch =
+          memref::AllocOp::create(b, loc, cType, b.getI64IntegerAttr(64));
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+      linalg::FillOp::create(b, loc, zero, aScratch);
+      Value tiles = arith::SubIOp::create(b, loc, t1, t0);
+      auto rowsOf = [&](Value v, Value row, Value count, Value tile,
+                        Value ntiles) -> Value {
+        auto type = cast<MemRefType>(v.getType());
+        SmallVector<OpFoldResult> offsets{row}, sizes{count},
+            strides(type.getRank(), b.getIndexAttr(1));
+        for (int64_t d = 1; d < type.getRank(); ++d) {
+          bool tileDim = tile && d == 1;
+          offsets.push_back(tileDim ? OpFoldResult(tile) : b.getIndexAttr(0));
+          sizes.push_back(tileDim ? OpFoldResult(ntiles)
+                                  : b.getIndexAttr(type.getDimSize(d)));
+        }
+        return memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
+      };
+      Value zeroIdx = e.idx(0);
+      linalg::CopyOp::create(b, loc, rowsOf(m.a, rWhole, rest, {}, {}),
+                             rowsOf(aScratch, zeroIdx, rest, {}, {}));
+      Value cRows = rowsOf(m.c, rWhole, rest, t0, tiles);
+      Value cScratchRows = rowsOf(cScratch, zeroIdx, rest, zeroIdx, tiles);
+      linalg::CopyOp::create(b, loc, cRows, cScratchRows);
+      KernelOperands o{aScratch, zeroIdx, e.idx(2 * kp),          cScratch,
+                       zeroIdx,  Value(), e.idx(16 * blockTiles), m.wp,
+                       Value()};
+      e.columns(o, t0, t1, zeroIdx, kp, kpBlock, /*dotRows=*/0);
+      linalg::CopyOp::create(b, loc, cScratchRows, cRows);
+      memref::DeallocOp::create(b, loc, aScratch);
+      memref::DeallocOp::create(b, loc, cScratch);
     };
-    if (tailDotRows == 0) {
+    // Scratch if any rows are left; with tail_dot_rows, dot products if at
+    // most that many (none left runs no kernel), else the scratch.
+    bool withDots = tailDotRows > 0;
+    Value cond = withDots
+                     ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                             rest, e.idx(tailDotRows))
+                     : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                             rest, e.idx(0));
+    auto choice = scf::IfOp::create(b, loc, cond, withDots);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(choice.thenBlock());
+    if (!withDots) {
       scratchRows();
       return;
     }
-    Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rest,
-                                      e.idx(tailDotRows));
-    auto choice = scf::IfOp::create(b, loc, few, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(choice.thenBlock());
     dotRows();
     b.setInsertionPointToStart(choice.elseBlock());
     scratchRows();
