@@ -163,6 +163,7 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   if (options.vectorize) {
     pm.addPass(createApproximateMathPass());
     pm.addPass(createLowerVectorOpsPass());
+    pm.addPass(createCpuPrefetchPass());
   }
   // bf16 conversions without AVX512-BF16: integer ops, not libcalls.
   pm.addPass(createExpandBf16Pass());

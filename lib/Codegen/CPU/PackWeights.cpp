@@ -127,12 +127,15 @@ struct PackWeightsPass : tfm::impl::PackWeightsPassBase<PackWeightsPass> {
       }
       granule = registerTileWidth(target);
     }
-    // Eight register tiles at most: measured on AVX-512, 256-wide panels
-    // made GPT-2's projections 8-20 % faster than reading the weights as
-    // stored, 32-wide ones 8 % slower (each A micro-panel is then reused by
-    // one register tile only); see docs/performance.md.
-    widest = maxPanel > 0 ? int64_t(maxPanel) : 8 * granule;
-    widest16 = maxPanel > 0 ? int64_t(maxPanel) : granule;
+    // One register tile: its strip of B is contiguous, and the kernel
+    // streams it with -tfm-cpu-prefetch running ahead. Eight tiles (f32's
+    // default until 2026-12-02) reused A from L1 but read B at a 1 KiB
+    // stride: with the prefetches, one-tile panels ran a GPT-2 f32 batch-8
+    // decode step 2x faster and its prefill 6 % faster on a Xeon with
+    // AVX-512; 16-bit panels had been one tile wide since a one-row decode
+    // GEMV stalled on eight-tile ones (bf16 on AVX2: 28.0 -> 18.3 ms per
+    // step). docs/performance.md.
+    widest = maxPanel > 0 ? int64_t(maxPanel) : granule;
     if (granule < 1 || widest % granule) {
       getOperation().emitError("tfm-pack-weights: panel must be positive and "
                                "max-panel 0 or a multiple of it, got panel=")
@@ -169,9 +172,8 @@ private:
 
   /// Per function: packed value by its `tfm.prepare` name.
   llvm::StringMap<Value> packs;
-  /// The panel granule and the widest panel of this run (f32 panels, and
-  /// 16-bit ones).
-  int64_t granule = 0, widest = 0, widest16 = 0;
+  /// The panel granule and the widest panel of this run.
+  int64_t granule = 0, widest = 0;
   /// The module's 16-bit precision (null: f32 panels only), and the weights
   /// the runtime rounds to it.
   FloatType sixteenBit;
@@ -257,14 +259,6 @@ void PackWeightsPass::runOnFunction(func::FuncOp func) {
     std::optional<Candidate> c = match(op, granule, widest);
     if (!c)
       return;
-    // A 16-bit panel is one register tile wide unless max-panel says
-    // otherwise: a register kernel then streams its KC x NR strip
-    // contiguously. Eight tiles wide, each k step of a tile read 32 bytes
-    // of a 256-byte row, and a one-row decode GEMV stalled on those loads
-    // (GPT-2 bf16 decode on AVX2: 28.0 -> 18.3 ms per step with one-tile
-    // panels, prefill unchanged; docs/performance.md).
-    if (sixteenBit && rounded.contains(c->block.weight.getName()))
-      c->panel = panelWidth(c->packedN, granule, widest16);
     work.push_back({op, *c});
   });
   MLIRContext *ctx = func.getContext();

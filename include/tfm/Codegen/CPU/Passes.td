@@ -26,12 +26,15 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     `-tfm-tile-and-vectorize` stream is contiguous (an unpacked `W[k, n]`
     is read at a stride of `N` floats, a page every row or two; an unpacked
     `W[n, k]` is transposed on every call). `P` is the widest multiple of
-    `panel` that divides `N - N mod panel` and is at most `max-panel`: the
-    `P / panel` register tiles of a panel reuse each block of `A` from L1.
-    A 16-bit panel (below) is one `panel` wide unless `max-panel` is given:
-    each register tile then streams its strip contiguously, which a decode
-    step's one-row GEMV needs more than `A`'s reuse (prefill measured the
-    same either way).
+    `panel` that divides `N - N mod panel` and is at most `max-panel`
+    (default: `panel`, one register tile). One tile wide, each register
+    tile streams its `KC x P` strip of `B` contiguously, keeps it in L1
+    while it runs every row block of `A` (the order of Goto's GEMM), and
+    `-tfm-cpu-prefetch` can run ahead of it; wider panels let `P / panel`
+    register tiles reuse each block of `A` from L1, but each tile then
+    reads a `P·4`-byte row's slice per `k` step, a stride that the cache
+    sets and the hardware prefetchers serve badly (an 8-tile panel: a
+    batch-8 decode step 2x slower; docs/performance.md).
     The output's `N` must be static. The weight's map must
     be `(k, n)` or `(n, k)` with `n` a parallel loop that is the innermost
     dimension of the output and that the other input does not use, and `k`
@@ -73,8 +76,7 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
            "it (0: the register tile's width on the module's target, two "
            "vectors)">,
     Option<"maxPanel", "max-panel", "int64_t", /*default=*/"0",
-           "Widest panel (a multiple of panel; 0: eight panels for f32 "
-           "panels, one for 16-bit ones)">,
+           "Widest panel (a multiple of panel; 0: one, panel itself)">,
     Option<"sixteenBitPanels", "sixteen-bit-panels", "bool", /*default=*/"true",
            "Store the panels of weights rounded to the module's 16-bit "
            "precision in that type">,
@@ -628,6 +630,47 @@ def LowerVectorOpsPass : Pass<"tfm-lower-vector-ops"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
+  let summary = "Prefetch the rows of B that the GEMM kernels stream";
+  let description = [{
+    `scf.for %k { vector.transfer_read %B[%k, ..] } => scf.for %k { memref.prefetch %B[min(%k + d, last), ..] ; vector.transfer_read .. }`
+
+    Runs after bufferization and `-tfm-lower-vector-ops`, on the kernels'
+    `k` loops: an `scf.for` that carries vectors only (the `MR x NR`
+    accumulator of a register kernel of `-tfm-tile-and-vectorize`, the
+    rows of a dot-product kernel of `-tfm-cpu-lower-amx`). Every row of
+    `B` such a loop reads gets a `memref.prefetch` (read, locality 3) of
+    each of its cache lines `d = ceil(bytes-ahead / row bytes)` rows
+    ahead, clamped to the memref's last row: a `vector.transfer_read`
+    (minor identity) or `vector.load` of one row (`[1, N]` or `[N]`) of at
+    least 32 bytes (not `A`'s few elements) from a memref defined outside
+    the loop whose innermost stride is 1, at indices of which one (not the
+    innermost) is the induction variable, read directly or through a unit
+    stride subview made in the loop and read at its origin. Past the `k`
+    block, the rows are the next block of the same panel in a panel-major
+    weight, which the kernel reads next.
+    `bytes-ahead` = 0 inserts nothing. The default, 4 KiB (32 rows of a
+    one-tile f32 panel), was measured on a Xeon with AVX-512 (2-8 KiB
+    gave the same within the noise): a GPT-2 f32 decode step at batch 8
+    ran 2x faster with one-tile panels and the prefetches than with
+    eight-tile panels and none, prefill 6 % faster, batch 1 the same
+    (docs/performance.md). The hardware prefetchers stop at 4 KiB pages;
+    a kernel whose `B` strip comes from memory (a decode step streams
+    every weight once) stalls on its loads without these.
+  }];
+  let options = [
+    Option<"bytesAhead", "bytes-ahead", "int64_t", /*default=*/"4096",
+           "Bytes of B ahead of the row read that are prefetched (0: none)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+  let statistics = [
+    Statistic<"numPrefetches", "prefetches", "Prefetches of B rows inserted">,
   ];
 }
 

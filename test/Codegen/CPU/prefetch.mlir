@@ -1,0 +1,158 @@
+// RUN: tfm-opt %s -tfm-cpu-prefetch -cse -split-input-file | FileCheck %s
+// RUN: tfm-opt %s -tfm-cpu-prefetch="bytes-ahead=256" -cse -split-input-file | FileCheck %s --check-prefix=NEAR
+// RUN: tfm-opt %s -tfm-cpu-prefetch="bytes-ahead=0" -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: tfm-opt %s -tfm-cpu-prefetch -split-input-file -mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+
+// A register kernel's k loop (-tfm-tile-and-vectorize, bufferized: one
+// 8 x 32 accumulator vector carried, B's row k read as [1, 32] from a
+// subview made in the loop): each of the row's two 64-byte lines is
+// prefetched 4 KiB (32 rows of 128 bytes) ahead, clamped to B's last row
+// (191; the index arithmetic that does not change in the loop is built
+// before it). A's column (an [8, 1] read) is left alone.
+// CHECK-LABEL: func.func @kernel
+// CHECK-DAG: %[[C191:.*]] = arith.constant 191 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[A:.*]] = arith.addi %[[K]], %[[C32]]
+// CHECK: %[[R:.*]] = arith.minui %[[A]], %[[C191]]
+// CHECK: memref.prefetch %arg1[%[[R]], %[[C0]]], read, locality<3>, data
+// CHECK: memref.prefetch %arg1[%[[R]], %[[C16]]], read, locality<3>, data
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read
+// CHECK: scf.yield
+// 256 bytes ahead: two rows.
+// NEAR-LABEL: func.func @kernel
+// NEAR: %[[C2:.*]] = arith.constant 2 : index
+// NEAR: arith.addi %{{.*}}, %[[C2]]
+// NEAR-COUNT-2: memref.prefetch
+// NEAR-NOT: memref.prefetch
+// OFF-NOT: memref.prefetch
+// STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 2 prefetches
+// STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 1 prefetches
+// STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 2 prefetches
+// STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 0 prefetches
+func.func @kernel(%a: memref<8x192xf32>, %b: memref<192x32xf32>, %acc: vector<8x32xf32>, %n0: index) -> vector<8x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c192 = arith.constant 192 : index
+  %cst = arith.constant 0.0 : f32
+  %r = scf.for %k = %c0 to %c192 step %c1 iter_args(%arg = %acc) -> (vector<8x32xf32>) {
+    %ak = memref.subview %a[0, %k] [8, 1] [1, 1] : memref<8x192xf32> to memref<8x1xf32, strided<[192, 1], offset: ?>>
+    %bk = memref.subview %b[%k, 0] [1, 32] [1, 1] : memref<192x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %x = vector.transfer_read %ak[%c0, %c0], %cst {in_bounds = [true, true]} : memref<8x1xf32, strided<[192, 1], offset: ?>>, vector<8x1xf32>
+    %y = vector.transfer_read %bk[%c0, %c0], %cst {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %s = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %arg : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    scf.yield %s : vector<8x32xf32>
+  }
+  return %r : vector<8x32xf32>
+}
+
+// -----
+
+// A 16-bit panel (bf16 rows of 32: one 64-byte line) of a packed weight
+// [panels, K, 32], its panel index an outer offset: one prefetch per row,
+// 64 rows ahead, clamped to the dynamic K's last row.
+// CHECK-LABEL: func.func @bf16_panel
+// NEAR-LABEL: func.func @bf16_panel
+// CHECK: %[[K1:.*]] = memref.dim %arg0, %{{.*}} : memref<4x?x32xbf16>
+// CHECK: %[[LAST:.*]] = arith.subi %[[K1]], %{{.*}}
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.for %[[K:[^ ]*]] =
+// CHECK: %[[A:.*]] = arith.addi %[[K]], %[[C64]]
+// CHECK: %[[R:.*]] = arith.minui %[[A]], %[[LAST]]
+// CHECK: memref.prefetch %arg0[%arg1, %[[R]], %{{.*}}], read, locality<3>, data
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.yield
+func.func @bf16_panel(%w: memref<4x?x32xbf16>, %p: index, %acc: vector<1x32xf32>, %kn: index) -> vector<1x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %pad = arith.constant 0.0 : bf16
+  %r = scf.for %k = %c0 to %kn step %c1 iter_args(%arg = %acc) -> (vector<1x32xf32>) {
+    %bk = memref.subview %w[%p, %k, 0] [1, 1, 32] [1, 1, 1] : memref<4x?x32xbf16> to memref<1x32xbf16, strided<[32, 1], offset: ?>>
+    %y = vector.transfer_read %bk[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xbf16, strided<[32, 1], offset: ?>>, vector<1x32xbf16>
+    %e = arith.extf %y : vector<1x32xbf16> to vector<1x32xf32>
+    %s = arith.addf %arg, %e : vector<1x32xf32>
+    scf.yield %s : vector<1x32xf32>
+  }
+  return %r : vector<1x32xf32>
+}
+
+// -----
+
+// -tfm-cpu-lower-amx's dot-product kernel (AVX512-BF16): two vector
+// accumulators, two 64-byte rows of Wp [tiles, K/2, 32] read with
+// vector.load at (tile, k) each step, one of them at a tile index computed
+// in the loop: a prefetch per row, 64 rows ahead; A's pair (4 bytes) is
+// left alone.
+// CHECK-LABEL: func.func @dot_kernel
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C383:.*]] = arith.constant 383 : index
+// CHECK: scf.for %[[K:[^ ]*]] =
+// CHECK: %[[A:.*]] = arith.addi %[[K]], %[[C64]]
+// CHECK: %[[R:.*]] = arith.minui %[[A]], %[[C383]]
+// CHECK: memref.prefetch %arg0[%arg2, %[[R]], %{{.*}}], read, locality<3>, data
+// CHECK: vector.load %arg0[%arg2, %[[K]], %{{.*}}]
+// CHECK: %[[T1:.*]] = arith.addi %arg2, %c1
+// CHECK: memref.prefetch %arg0[%[[T1]], %[[R]], %{{.*}}], read, locality<3>, data
+// CHECK: vector.load %arg0[%[[T1]], %[[K]], %{{.*}}]
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.yield
+func.func @dot_kernel(%wp: memref<48x384x32xbf16>, %a: memref<1x384x2xbf16>, %t: index, %acc: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c384 = arith.constant 384 : index
+  %r:2 = scf.for %k = %c0 to %c384 step %c1 iter_args(%x = %acc, %y = %acc) -> (vector<16xf32>, vector<16xf32>) {
+    %w0 = vector.load %wp[%t, %k, %c0] : memref<48x384x32xbf16>, vector<32xbf16>
+    %t1 = arith.addi %t, %c1 : index
+    %w1 = vector.load %wp[%t1, %k, %c0] : memref<48x384x32xbf16>, vector<32xbf16>
+    %p = vector.load %a[%c0, %k, %c0] : memref<1x384x2xbf16>, vector<2xbf16>
+    %pw = vector.bitcast %p : vector<2xbf16> to vector<1xi32>
+    %e = vector.extract %pw[0] : i32 from vector<1xi32>
+    %bc = vector.broadcast %e : i32 to vector<16xi32>
+    %av = vector.bitcast %bc : vector<16xi32> to vector<32xbf16>
+    %x1 = x86vector.avx512.dot %x, %av, %w0 : vector<32xbf16> -> vector<16xf32>
+    %y1 = x86vector.avx512.dot %y, %av, %w1 : vector<32xbf16> -> vector<16xf32>
+    scf.yield %x1, %y1 : vector<16xf32>, vector<16xf32>
+  }
+  return %r#0, %r#1 : vector<16xf32>, vector<16xf32>
+}
+
+// -----
+
+// Left alone: a loop that carries a scalar beside its vector (no kernel),
+// a row read from a subview made outside the loop, and one whose offset is
+// not the induction variable.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @left_alone(%b: memref<192x32xf32>, %acc: vector<8x32xf32>, %i: index) -> (vector<8x32xf32>, vector<8x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c192 = arith.constant 192 : index
+  %cst = arith.constant 0.0 : f32
+  %r:2 = scf.for %k = %c0 to %c192 step %c1 iter_args(%x = %acc, %z = %cst) -> (vector<8x32xf32>, f32) {
+    %bk = memref.subview %b[%k, 0] [1, 32] [1, 1] : memref<192x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %y = vector.transfer_read %bk[%c0, %c0], %cst {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %yb = vector.broadcast %y : vector<1x32xf32> to vector<8x32xf32>
+    %s = arith.addf %x, %yb : vector<8x32xf32>
+    scf.yield %s, %z : vector<8x32xf32>, f32
+  }
+  %outside = memref.subview %b[%i, 0] [1, 32] [1, 1] : memref<192x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+  %t = scf.for %k = %c0 to %c192 step %c1 iter_args(%x = %acc) -> (vector<8x32xf32>) {
+    %y = vector.transfer_read %outside[%c0, %c0], %cst {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %bi = memref.subview %b[%i, 0] [1, 32] [1, 1] : memref<192x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %w = vector.transfer_read %bi[%c0, %c0], %cst {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %yb = vector.broadcast %y : vector<1x32xf32> to vector<8x32xf32>
+    %wb = vector.broadcast %w : vector<1x32xf32> to vector<8x32xf32>
+    %s = arith.addf %x, %yb : vector<8x32xf32>
+    %s2 = arith.addf %s, %wb : vector<8x32xf32>
+    scf.yield %s2 : vector<8x32xf32>
+  }
+  return %r#0, %t : vector<8x32xf32>, vector<8x32xf32>
+}
