@@ -111,8 +111,8 @@ struct TfmToLLVMPipelineOptions
 ///    function boundaries with identity layouts, buffer hoisting and the
 ///    deallocation pipeline;
 /// 3. what was not vectorized to loops, canonicalize, cse, loop-invariant
-///    code motion, tfm-approximate-math and tfm-lower-vector-ops
-///    (optional), tfm-cpu-openmp (scf.forall -> OpenMP worksharing loops
+///    code motion, tfm-approximate-math, tfm-lower-vector-ops and
+///    tfm-cpu-prefetch (optional), tfm-cpu-openmp (scf.forall -> OpenMP worksharing loops
 ///    when the target has threads);
 /// 4. vector transfers to scf, scf/affine/vector/math/arith/index/memref/
 ///    func/cf/omp to the LLVM dialect (contractions as outer products),

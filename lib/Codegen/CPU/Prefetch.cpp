@@ -2,10 +2,11 @@
 //
 // -tfm-cpu-prefetch: in every kernel's k loop (an scf.for that carries
 // only vector accumulators: -tfm-tile-and-vectorize's register kernels,
-// -tfm-cpu-lower-amx's dot-product kernels), each row of B the loop reads
-// (a vector read of 32 bytes or more at the induction variable, of memory
-// from outside the loop) is prefetched `bytes-ahead` bytes ahead, one
-// memref.prefetch per cache line of the row. See Passes.td.
+// -tfm-cpu-lower-amx's dot-product kernels), each row of a panel the loop
+// reads (a vector read of a whole row, 32 bytes or more, at the induction
+// variable, of rows that follow one another in memory) is prefetched
+// `bytes-ahead` bytes ahead, one memref.prefetch per cache line of the
+// row. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 namespace mlir::tfm {
 #define GEN_PASS_DEF_CPUPREFETCHPASS
 #include "tfm/Codegen/CPU/Passes.h.inc"
@@ -29,18 +32,26 @@ using namespace mlir;
 
 namespace {
 
+/// The cache line of every x86 CPU tfm targets (the target description
+/// carries no line size).
 constexpr int64_t kLineBytes = 64;
 
-/// A row of B that a kernel's k loop reads: `read` (a vector.transfer_read
-/// or vector.load) of `bytes` contiguous bytes of `parent` (defined outside
-/// the loop) at `indices`, of which index `dim` is the loop's induction
-/// variable; through a subview made in the loop (a register kernel's row
-/// of a panel) or directly (-tfm-cpu-lower-amx's dot-product kernels).
-struct BRow {
+/// A row of a panel that a kernel's k loop reads: `read` (a
+/// vector.transfer_read or vector.load) of the `bytes` bytes of one row of
+/// `source`, a memref from outside the loop whose rows along dimension
+/// `dim` follow one another (stride: one row). Index `i` into `source` is
+/// the sum of `terms[i]`; index `dim` is the loop's induction variable
+/// plus the sum of `offsets` (values from outside the loop). The read is
+/// of `source` itself (-tfm-cpu-lower-amx's dot kernels) or of a subview
+/// made in the loop (a register kernel's row); subviews made outside the
+/// loop (a k block of a panel) are looked through, so that the rows past
+/// the block are those of the panel.
+struct PanelRow {
   Operation *read;
-  Value parent;
-  SmallVector<OpFoldResult> indices;
+  Value source;
+  SmallVector<SmallVector<OpFoldResult>> terms;
   unsigned dim;
+  SmallVector<OpFoldResult> offsets;
   int64_t bytes, elementBytes;
 };
 
@@ -54,57 +65,73 @@ bool isKernelLoop(scf::ForOp loop) {
          });
 }
 
-/// The row `op` reads, if it is one: a vector of one row ([1, N] or [N])
-/// of at least 32 bytes (not A's few elements), read from memory that is
-/// contiguous along the row.
-std::optional<BRow> matchBRow(scf::ForOp loop, Operation *op) {
+/// The static strides of `type` when it has two dimensions or more, its
+/// innermost stride is 1 and its elements are `element`, else nothing.
+std::optional<SmallVector<int64_t>> rowMajorStrides(Type type, Type element) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || memref.getRank() < 2 || memref.getElementType() != element)
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return std::nullopt;
+  return strides;
+}
+
+/// The panel row `op` reads, if it reads one: a vector of one row ([1, N]
+/// or [N]) of at least 32 bytes (not A's few elements), minor identity,
+/// along the innermost dimension of a row-major memref, at indices of
+/// which one other than the innermost is the induction variable, and
+/// whose rows along that dimension are `N` elements apart (a panel's; not
+/// a row of a wider buffer, whose next rows are not the next bytes).
+std::optional<PanelRow> matchPanelRow(scf::ForOp loop, Operation *op) {
   VectorType vt;
   Value base;
-  SmallVector<Value> readIndices;
+  ValueRange indices;
   if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
     if (!read.getPermutationMap().isMinorIdentity())
       return std::nullopt;
     vt = read.getVectorType();
     base = read.getBase();
-    readIndices = read.getIndices();
+    indices = read.getIndices();
   } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
     vt = load.getVectorType();
     base = load.getBase();
-    readIndices = load.getIndices();
+    indices = load.getIndices();
   } else {
     return std::nullopt;
   }
+  Type element = vt.getElementType();
   if (vt.isScalable() || vt.getRank() > 2 ||
       (vt.getRank() == 2 && vt.getDimSize(0) != 1) ||
-      !vt.getElementType().isIntOrFloat())
+      !element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+      !rowMajorStrides(base.getType(), element))
     return std::nullopt;
-  int64_t elementBytes = vt.getElementType().getIntOrFloatBitWidth() / 8;
-  int64_t bytes = vt.getShape().back() * elementBytes;
-  if (elementBytes == 0 || bytes < 32)
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t length = vt.getShape().back();
+  if (length * elementBytes < 32)
     return std::nullopt;
-  BRow r{op, base, getAsOpFoldResult(readIndices), 0, bytes, elementBytes};
-  if (auto row = base.getDefiningOp<memref::SubViewOp>();
-      row && row->getParentOp() == loop.getOperation()) {
-    // A subview made in the loop, read at its origin.
-    if (!row.hasUnitStride() ||
-        !llvm::all_of(readIndices, [](Value v) { return isZeroInteger(v); }))
+  PanelRow r{op, base, {}, 0, {}, length * elementBytes, elementBytes};
+  SmallVector<OpFoldResult> at = getAsOpFoldResult(indices);
+  // A subview made in the loop, read at its origin: its offsets index its
+  // source.
+  if (auto sub = base.getDefiningOp<memref::SubViewOp>();
+      sub && sub->getParentOp() == loop.getOperation()) {
+    if (!sub.hasUnitStride() ||
+        sub.getDroppedDims().test(sub.getSourceType().getRank() - 1) ||
+        !llvm::all_of(indices, [](Value v) { return isZeroInteger(v); }))
       return std::nullopt;
-    r.parent = row.getSource();
-    r.indices = row.getMixedOffsets();
+    r.source = sub.getSource();
+    at = sub.getMixedOffsets();
   }
-  if (!loop.isDefinedOutsideOfLoop(r.parent))
-    return std::nullopt;
-  auto parentType = dyn_cast<MemRefType>(r.parent.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (!parentType ||
-      failed(parentType.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1)
+  if (!loop.isDefinedOutsideOfLoop(r.source))
     return std::nullopt;
   std::optional<unsigned> dim;
-  for (auto [i, ofr] : llvm::enumerate(r.indices)) {
+  for (auto [i, ofr] : llvm::enumerate(at)) {
+    r.terms.push_back({ofr});
     if (dyn_cast<Value>(ofr) == loop.getInductionVar()) {
-      if (dim || i + 1 == r.indices.size())
+      if (dim || i + 1 == at.size())
         return std::nullopt;
       dim = i;
     }
@@ -112,7 +139,58 @@ std::optional<BRow> matchBRow(scf::ForOp loop, Operation *op) {
   if (!dim)
     return std::nullopt;
   r.dim = *dim;
+  std::optional<SmallVector<int64_t>> strides =
+      rowMajorStrides(r.source.getType(), element);
+  if (!strides || (*strides)[r.dim] != length)
+    return std::nullopt;
+  // Subviews made outside the loop (a k block of a panel), unit strides,
+  // that keep the innermost dimension and whose source's rows still
+  // follow one another: the rows past the block are their source's.
+  while (auto sub = r.source.getDefiningOp<memref::SubViewOp>()) {
+    auto srcType = cast<MemRefType>(sub.getSourceType());
+    llvm::SmallBitVector dropped = sub.getDroppedDims();
+    std::optional<SmallVector<int64_t>> srcStrides =
+        rowMajorStrides(srcType, element);
+    if (!sub.hasUnitStride() || dropped.test(srcType.getRank() - 1) ||
+        !srcStrides)
+      break;
+    PanelRow up = r;
+    up.source = sub.getSource();
+    up.terms.clear();
+    unsigned kept = 0;
+    for (auto [d, off] : llvm::enumerate(sub.getMixedOffsets())) {
+      if (dropped.test(d)) {
+        up.terms.push_back({off});
+        continue;
+      }
+      if (kept == r.dim) {
+        up.dim = d;
+        up.terms.push_back(r.terms[kept]);
+        up.offsets.push_back(off);
+      } else {
+        SmallVector<OpFoldResult> sum(r.terms[kept]);
+        sum.push_back(off);
+        up.terms.push_back(sum);
+      }
+      ++kept;
+    }
+    if ((*srcStrides)[up.dim] != length)
+      break;
+    r = up;
+  }
   return r;
+}
+
+/// The sum of `terms` at the builder's insertion point (constants folded).
+Value sum(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> terms) {
+  Value total;
+  for (OpFoldResult t : terms) {
+    if (isZeroInteger(t))
+      continue;
+    Value v = getValueOrCreateConstantIndexOp(b, loc, t);
+    total = total ? b.createOrFold<arith::AddIOp>(loc, total, v) : v;
+  }
+  return total ? total : arith::ConstantIndexOp::create(b, loc, 0).getResult();
 }
 
 struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
@@ -120,14 +198,20 @@ struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
   CpuPrefetchPass(const CpuPrefetchPass &other) : Base(other) {}
 
   void runOnOperation() override {
-    if (bytesAhead <= 0)
+    if (bytesAhead < 0) {
+      getOperation()->emitError()
+          << "-tfm-cpu-prefetch: bytes-ahead must be 0 or more, got "
+          << int64_t(bytesAhead);
+      return signalPassFailure();
+    }
+    if (bytesAhead == 0)
       return;
-    SmallVector<std::pair<scf::ForOp, BRow>> work;
+    SmallVector<std::pair<scf::ForOp, PanelRow>> work;
     getOperation()->walk([&](scf::ForOp loop) {
       if (!isKernelLoop(loop))
         return;
       for (Operation &op : loop.getBody()->without_terminator())
-        if (std::optional<BRow> r = matchBRow(loop, &op))
+        if (std::optional<PanelRow> r = matchPanelRow(loop, &op))
           work.push_back({loop, *r});
     });
     for (auto &[loop, r] : work)
@@ -135,54 +219,47 @@ struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
   }
 
   /// Before `r.read`: a prefetch of every cache line of the row
-  /// ceil(bytes-ahead / row bytes) rows ahead, clamped to the last row of
-  /// the parent (its rows past the k block: the next block of a panel).
-  /// What does not change in the loop is computed before it.
-  void prefetch(scf::ForOp loop, BRow r) {
+  /// ceil(bytes-ahead / row bytes) steps of the loop ahead, clamped to the
+  /// source's last row. The clamp and the distance are computed before
+  /// the loop; a source of no more rows than the distance gets none (it
+  /// would prefetch its last row again and again).
+  void prefetch(scf::ForOp loop, const PanelRow &r) {
+    int64_t rowsAhead = llvm::divideCeil(int64_t(bytesAhead), r.bytes);
+    auto type = cast<MemRefType>(r.source.getType());
+    if (!type.isDynamicDim(r.dim) && type.getDimSize(r.dim) <= rowsAhead)
+      return;
     OpBuilder b(loop);
     Location loc = r.read->getLoc();
     auto idx = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    int64_t rowsAhead = llvm::divideCeil(int64_t(bytesAhead), r.bytes);
     Value last = b.createOrFold<arith::SubIOp>(
-        loc, b.createOrFold<memref::DimOp>(loc, r.parent, r.dim), idx(1));
-    Value delta =
-        b.createOrFold<arith::MulIOp>(loc, loop.getStep(), idx(rowsAhead));
-    // Indices defined in the loop (a dot-product kernel's B tile column)
-    // are used where they are; the others, and each line's offset, before
-    // the loop.
-    SmallVector<Value> indices;
-    for (OpFoldResult ofr : r.indices)
-      indices.push_back(getValueOrCreateConstantIndexOp(b, loc, ofr));
-    Value first = indices.back();
-    bool firstOutside = loop.isDefinedOutsideOfLoop(first);
-    SmallVector<Value> lines;
-    auto lineAt = [&](int64_t byte) {
-      return b.createOrFold<arith::AddIOp>(loc, first,
-                                           idx(byte / r.elementBytes));
-    };
-    if (firstOutside)
-      for (int64_t byte = 0; byte < r.bytes; byte += kLineBytes)
-        lines.push_back(lineAt(byte));
+        loc, b.createOrFold<memref::DimOp>(loc, r.source, r.dim), idx(1));
+    SmallVector<OpFoldResult> ahead(r.offsets);
+    ahead.push_back(
+        b.createOrFold<arith::MulIOp>(loc, loop.getStep(), idx(rowsAhead)));
+    Value delta = sum(b, loc, ahead);
     b.setInsertionPoint(r.read);
-    if (!firstOutside)
-      for (int64_t byte = 0; byte < r.bytes; byte += kLineBytes)
-        lines.push_back(lineAt(byte));
+    SmallVector<Value> indices;
+    for (auto [i, terms] : llvm::enumerate(r.terms))
+      indices.push_back(i == r.dim ? Value() : sum(b, loc, terms));
     indices[r.dim] = b.createOrFold<arith::MinUIOp>(
         loc,
         b.createOrFold<arith::AddIOp>(loc, loop.getInductionVar(), delta),
         last);
-    for (Value line : lines) {
-      indices.back() = line;
-      memref::PrefetchOp::create(b, loc, r.parent, indices, /*isWrite=*/false,
+    Value first = indices.back();
+    for (int64_t byte = 0; byte < r.bytes; byte += kLineBytes) {
+      indices.back() = b.createOrFold<arith::AddIOp>(
+          loc, first, idx(byte / r.elementBytes));
+      memref::PrefetchOp::create(b, loc, r.source, indices, /*isWrite=*/false,
                                  /*localityHint=*/3, /*isDataCache=*/true);
       ++prefetches;
     }
   }
 
-  tfm::PassStatistic prefetches{this, numPrefetches, "prefetches",
-                                "Prefetches of B rows inserted"};
+  tfm::PassStatistic prefetches{
+      this, numPrefetches, "prefetches",
+      "memref.prefetch ops inserted (one per cache line of a row)"};
 };
 
 } // namespace

@@ -620,8 +620,9 @@ TileAndVectorizePass::parallelBatch(RewriterBase &rw, linalg::GenericOp op,
       any = true;
     }
   // The rows too, in blocks of four row blocks: a few panels of a packed
-  // weight (3 for a 768-wide projection in 256-wide panels) would leave
-  // threads idle (on 2 threads, 82 % of OpenBLAS for that shape), and each
+  // weight (3 for a 768-wide projection in 256-wide panels, max-panel=256)
+  // would leave threads idle (on 2 threads, 82 % of OpenBLAS for that
+  // shape), and each
   // block still reuses every B panel it reads 4 * MC / MR times.
   if (any)
     sizes[g.m] = 4 * s.mc;

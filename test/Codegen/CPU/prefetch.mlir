@@ -1,20 +1,22 @@
-// RUN: tfm-opt %s -tfm-cpu-prefetch -cse -split-input-file | FileCheck %s
-// RUN: tfm-opt %s -tfm-cpu-prefetch="bytes-ahead=256" -cse -split-input-file | FileCheck %s --check-prefix=NEAR
+// RUN: tfm-opt %s -tfm-cpu-prefetch -canonicalize -split-input-file | FileCheck %s
+// RUN: tfm-opt %s -tfm-cpu-prefetch="bytes-ahead=256" -canonicalize -split-input-file | FileCheck %s --check-prefix=NEAR
 // RUN: tfm-opt %s -tfm-cpu-prefetch="bytes-ahead=0" -split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: tfm-opt %s -tfm-cpu-prefetch -split-input-file -mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+// RUN: not tfm-opt %s -tfm-cpu-prefetch="bytes-ahead=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: -tfm-cpu-prefetch: bytes-ahead must be 0 or more, got -1
 
 // A register kernel's k loop (-tfm-tile-and-vectorize, bufferized: one
 // 8 x 32 accumulator vector carried, B's row k read as [1, 32] from a
-// subview made in the loop): each of the row's two 64-byte lines is
-// prefetched 4 KiB (32 rows of 128 bytes) ahead, clamped to B's last row
-// (191; the index arithmetic that does not change in the loop is built
-// before it). A's column (an [8, 1] read) is left alone.
+// subview made in the loop, of a panel whose rows are 32 floats apart):
+// each of the row's two 64-byte lines is prefetched 4 KiB (32 rows of 128
+// bytes) ahead, clamped to B's last row (191). A's column (an [8, 1] read)
+// is left alone.
 // CHECK-LABEL: func.func @kernel
 // CHECK-DAG: %[[C191:.*]] = arith.constant 191 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: scf.for %[[K:[^ ]*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK: %[[A:.*]] = arith.addi %[[K]], %[[C32]]
 // CHECK: %[[R:.*]] = arith.minui %[[A]], %[[C191]]
 // CHECK: memref.prefetch %arg1[%[[R]], %[[C0]]], read, locality<3>, data
@@ -28,7 +30,11 @@
 // NEAR: arith.addi %{{.*}}, %[[C2]]
 // NEAR-COUNT-2: memref.prefetch
 // NEAR-NOT: memref.prefetch
+// NEAR-LABEL: func.func @k_block
 // OFF-NOT: memref.prefetch
+// Statistics, one per function below.
+// STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 2 prefetches
 // STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 2 prefetches
 // STATS: CpuPrefetchPass
@@ -37,7 +43,7 @@
 // STATS-NEXT: (S) 2 prefetches
 // STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 0 prefetches
-func.func @kernel(%a: memref<8x192xf32>, %b: memref<192x32xf32>, %acc: vector<8x32xf32>, %n0: index) -> vector<8x32xf32> {
+func.func @kernel(%a: memref<8x192xf32>, %b: memref<192x32xf32>, %acc: vector<8x32xf32>) -> vector<8x32xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c192 = arith.constant 192 : index
@@ -55,14 +61,47 @@ func.func @kernel(%a: memref<8x192xf32>, %b: memref<192x32xf32>, %acc: vector<8x
 
 // -----
 
+// The k block [192, 384) of panel %p of a packed weight [4, 768, 32], a
+// subview made outside the loop, in steps of 2 rows: the prefetches index
+// the panel itself, 64 rows (32 steps) ahead of the block's row, so that
+// the last steps of the block fetch the next block's first rows; the clamp
+// is the panel's last row (767).
+// CHECK-LABEL: func.func @k_block
+// CHECK-DAG: %[[C767:.*]] = arith.constant 767 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: scf.for %[[K:[^ ]*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[A:.*]] = arith.addi %[[K]], %[[C256]]
+// CHECK: %[[R:.*]] = arith.minui %[[A]], %[[C767]]
+// CHECK: memref.prefetch %arg0[%arg1, %[[R]], %{{.*}}], read, locality<3>, data
+// CHECK: memref.prefetch %arg0[%arg1, %[[R]], %{{.*}}], read, locality<3>, data
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.yield
+func.func @k_block(%w: memref<4x768x32xf32>, %p: index, %acc: vector<8x32xf32>) -> vector<8x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c192 = arith.constant 192 : index
+  %cst = arith.constant 0.0 : f32
+  %blk = memref.subview %w[%p, 192, 0] [1, 192, 32] [1, 1, 1] : memref<4x768x32xf32> to memref<192x32xf32, strided<[32, 1], offset: ?>>
+  %r = scf.for %k = %c0 to %c192 step %c2 iter_args(%arg = %acc) -> (vector<8x32xf32>) {
+    %bk = memref.subview %blk[%k, 0] [1, 32] [1, 1] : memref<192x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %y = vector.transfer_read %bk[%c0, %c0], %cst {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %yb = vector.broadcast %y : vector<1x32xf32> to vector<8x32xf32>
+    %s = arith.addf %arg, %yb : vector<8x32xf32>
+    scf.yield %s : vector<8x32xf32>
+  }
+  return %r : vector<8x32xf32>
+}
+
+// -----
+
 // A 16-bit panel (bf16 rows of 32: one 64-byte line) of a packed weight
-// [panels, K, 32], its panel index an outer offset: one prefetch per row,
-// 64 rows ahead, clamped to the dynamic K's last row.
+// [panels, K, 32], read through a rank-reducing subview made in the loop
+// (the panel index an outer offset): one prefetch per row, 64 rows ahead,
+// clamped to the dynamic K's last row.
 // CHECK-LABEL: func.func @bf16_panel
-// NEAR-LABEL: func.func @bf16_panel
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: %[[K1:.*]] = memref.dim %arg0, %{{.*}} : memref<4x?x32xbf16>
 // CHECK: %[[LAST:.*]] = arith.subi %[[K1]], %{{.*}}
-// CHECK: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: scf.for %[[K:[^ ]*]] =
 // CHECK: %[[A:.*]] = arith.addi %[[K]], %[[C64]]
 // CHECK: %[[R:.*]] = arith.minui %[[A]], %[[LAST]]
@@ -98,8 +137,8 @@ func.func @bf16_panel(%w: memref<4x?x32xbf16>, %p: index, %acc: vector<1x32xf32>
 // CHECK: %[[R:.*]] = arith.minui %[[A]], %[[C383]]
 // CHECK: memref.prefetch %arg0[%arg2, %[[R]], %{{.*}}], read, locality<3>, data
 // CHECK: vector.load %arg0[%arg2, %[[K]], %{{.*}}]
-// CHECK: %[[T1:.*]] = arith.addi %arg2, %c1
-// CHECK: memref.prefetch %arg0[%[[T1]], %[[R]], %{{.*}}], read, locality<3>, data
+// CHECK: %[[T1:.*]] = arith.addi %arg2, %{{.*}}
+// CHECK: memref.prefetch %arg0[%[[T1]], %{{.*}}, %{{.*}}], read, locality<3>, data
 // CHECK: vector.load %arg0[%[[T1]], %[[K]], %{{.*}}]
 // CHECK-NOT: memref.prefetch
 // CHECK: scf.yield
@@ -125,15 +164,19 @@ func.func @dot_kernel(%wp: memref<48x384x32xbf16>, %a: memref<1x384x2xbf16>, %t:
 
 // -----
 
-// Left alone: a loop that carries a scalar beside its vector (no kernel),
-// a row read from a subview made outside the loop, and one whose offset is
-// not the induction variable.
+// Left alone: a loop that carries a scalar beside its vector (no kernel);
+// rows read from a subview made outside the loop, at an offset that is not
+// the induction variable, of a buffer whose rows are 64 floats apart (a
+// cache tile's packed B: the next row is not the next 128 bytes), at the
+// innermost index (a row's columns), through a transposing map, as a
+// [2, 32] vector; and a panel of no more rows (16) than the distance (32).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: memref.prefetch
 // CHECK: return
-func.func @left_alone(%b: memref<192x32xf32>, %acc: vector<8x32xf32>, %i: index) -> (vector<8x32xf32>, vector<8x32xf32>) {
+func.func @left_alone(%b: memref<192x32xf32>, %wide: memref<192x64xf32>, %small: memref<16x32xf32>, %acc: vector<8x32xf32>, %i: index) -> (vector<8x32xf32>, vector<8x32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
   %c192 = arith.constant 192 : index
   %cst = arith.constant 0.0 : f32
   %r:2 = scf.for %k = %c0 to %c192 step %c1 iter_args(%x = %acc, %z = %cst) -> (vector<8x32xf32>, f32) {
@@ -148,11 +191,28 @@ func.func @left_alone(%b: memref<192x32xf32>, %acc: vector<8x32xf32>, %i: index)
     %y = vector.transfer_read %outside[%c0, %c0], %cst {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
     %bi = memref.subview %b[%i, 0] [1, 32] [1, 1] : memref<192x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
     %w = vector.transfer_read %bi[%c0, %c0], %cst {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %v = vector.transfer_read %wide[%k, %c0], %cst {in_bounds = [true, true]} : memref<192x64xf32>, vector<1x32xf32>
+    %col = vector.transfer_read %b[%c0, %k], %cst {in_bounds = [true, true]} : memref<192x32xf32>, vector<1x32xf32>
+    %tr = vector.transfer_read %b[%k, %c0], %cst {in_bounds = [true, true], permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : memref<192x32xf32>, vector<32x1xf32>
+    %two = vector.transfer_read %b[%k, %c0], %cst {in_bounds = [true, true]} : memref<192x32xf32>, vector<2x32xf32>
+    %sm = vector.transfer_read %small[%k, %c0], %cst {in_bounds = [true, true]} : memref<16x32xf32>, vector<1x32xf32>
     %yb = vector.broadcast %y : vector<1x32xf32> to vector<8x32xf32>
     %wb = vector.broadcast %w : vector<1x32xf32> to vector<8x32xf32>
+    %vb = vector.broadcast %v : vector<1x32xf32> to vector<8x32xf32>
+    %cb = vector.broadcast %col : vector<1x32xf32> to vector<8x32xf32>
+    %sb = vector.broadcast %sm : vector<1x32xf32> to vector<8x32xf32>
+    %tt = vector.transpose %tr, [1, 0] : vector<32x1xf32> to vector<1x32xf32>
+    %tb = vector.broadcast %tt : vector<1x32xf32> to vector<8x32xf32>
+    %t2 = vector.extract %two[0] : vector<32xf32> from vector<2x32xf32>
+    %t2b = vector.broadcast %t2 : vector<32xf32> to vector<8x32xf32>
     %s = arith.addf %x, %yb : vector<8x32xf32>
     %s2 = arith.addf %s, %wb : vector<8x32xf32>
-    scf.yield %s2 : vector<8x32xf32>
+    %s3 = arith.addf %s2, %vb : vector<8x32xf32>
+    %s4 = arith.addf %s3, %cb : vector<8x32xf32>
+    %s5 = arith.addf %s4, %sb : vector<8x32xf32>
+    %s6 = arith.addf %s5, %tb : vector<8x32xf32>
+    %s7 = arith.addf %s6, %t2b : vector<8x32xf32>
+    scf.yield %s7 : vector<8x32xf32>
   }
   return %r#0, %t : vector<8x32xf32>, vector<8x32xf32>
 }

@@ -6,7 +6,7 @@
 // in registers and runs the f32 vector.contract of an f32 panel; no f32
 // copy of the panel is made. Both the full MR-row tiles and the remaining
 // rows do so. The bf16 panel is one register tile (16 columns) wide: the
-// default for 16-bit panels.
+// default for every panel.
 // Everything is vectorized (the widening tiles too), and the only tensor
 // made is the bf16 panel: no f32 copy of it.
 // NOCOPY-LABEL: func @bf16_panel

@@ -79,7 +79,8 @@ func.func @in_loop(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x6
 
 // -----
 
-// A packed weight (-tfm-pack-weights): three 256-wide panels of B. The
+// A packed weight (-tfm-pack-weights with max-panel=256): three 256-wide
+// panels of B. The
 // forall takes the panels and the rows in blocks of 4·MC = 128, so that two
 // threads do not split three panels 2:1.
 // CHECK-LABEL: func.func @packed_panels

@@ -32,9 +32,10 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     while it runs every row block of `A` (the order of Goto's GEMM), and
     `-tfm-cpu-prefetch` can run ahead of it; wider panels let `P / panel`
     register tiles reuse each block of `A` from L1, but each tile then
-    reads a `P·4`-byte row's slice per `k` step, a stride that the cache
-    sets and the hardware prefetchers serve badly (an 8-tile panel: a
-    batch-8 decode step 2x slower; docs/performance.md).
+    reads a slice of a `P`-element row per `k` step, a stride that the
+    cache sets and the hardware prefetchers serve badly (f32 panels of 8
+    tiles, 1 KiB rows: a batch-8 decode step 2x slower;
+    docs/performance.md).
     The output's `N` must be static. The weight's map must
     be `(k, n)` or `(n, k)` with `n` a parallel loop that is the innermost
     dimension of the output and that the other input does not use, and `k`
@@ -643,23 +644,31 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     accumulator of a register kernel of `-tfm-tile-and-vectorize`, the
     rows of a dot-product kernel of `-tfm-cpu-lower-amx`). Every row of
     `B` such a loop reads gets a `memref.prefetch` (read, locality 3) of
-    each of its cache lines `d = ceil(bytes-ahead / row bytes)` rows
-    ahead, clamped to the memref's last row: a `vector.transfer_read`
-    (minor identity) or `vector.load` of one row (`[1, N]` or `[N]`) of at
-    least 32 bytes (not `A`'s few elements) from a memref defined outside
-    the loop whose innermost stride is 1, at indices of which one (not the
-    innermost) is the induction variable, read directly or through a unit
-    stride subview made in the loop and read at its origin. Past the `k`
-    block, the rows are the next block of the same panel in a panel-major
-    weight, which the kernel reads next.
-    `bytes-ahead` = 0 inserts nothing. The default, 4 KiB (32 rows of a
-    one-tile f32 panel), was measured on a Xeon with AVX-512 (2-8 KiB
-    gave the same within the noise): a GPT-2 f32 decode step at batch 8
-    ran 2x faster with one-tile panels and the prefetches than with
-    eight-tile panels and none, prefill 6 % faster, batch 1 the same
-    (docs/performance.md). The hardware prefetchers stop at 4 KiB pages;
-    a kernel whose `B` strip comes from memory (a decode step streams
-    every weight once) stalls on its loads without these.
+    each of its cache lines `d = ceil(bytes-ahead / row bytes)` steps of
+    the loop ahead (`d · step` rows), clamped to the last row: a
+    `vector.transfer_read` (minor identity) or `vector.load` of one whole
+    row (`[1, N]` or `[N]`, at least 32 bytes: not `A`'s few elements)
+    along the innermost dimension of a row-major memref defined outside
+    the loop, at indices of which one (not the innermost) is the
+    induction variable, whose rows along that dimension are `N` elements
+    apart (a panel's rows, each the next bytes; not a row of a wider
+    buffer, a cache tile's packed `B` or a strided K/V block, where the
+    next row is elsewhere), read directly or through a subview made in the
+    loop (unit strides, read at its origin). Subviews made outside the
+    loop that keep the rows contiguous (a `k` block of a panel) are looked
+    through: the prefetches index the panel, so the last steps of a block
+    fetch the next block's first rows, and the clamp is the panel's last
+    row. A memref of no more rows than `d` (static) gets none.
+    `bytes-ahead` = 0 inserts nothing; a negative value is an error. The
+    default, 4 KiB (32 rows of an AVX-512 one-tile f32 panel), was
+    measured on a Xeon with AVX-512 (2-8 KiB gave the same within the
+    noise): a GPT-2 f32 decode step at batch 8 ran 2x faster with one-tile
+    panels and the prefetches than with eight-tile panels and none,
+    prefill 6 % faster, batch 1 the same; a bf16 decode step on the AMX
+    machine's dot products 11 % faster (docs/performance.md). The hardware
+    prefetchers stop at 4 KiB pages; a kernel whose `B` strip comes from
+    memory (a decode step streams every weight once) stalled on its loads
+    without these.
   }];
   let options = [
     Option<"bytesAhead", "bytes-ahead", "int64_t", /*default=*/"4096",
@@ -670,7 +679,8 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     "::mlir::memref::MemRefDialect",
   ];
   let statistics = [
-    Statistic<"numPrefetches", "prefetches", "Prefetches of B rows inserted">,
+    Statistic<"numPrefetches", "prefetches",
+              "memref.prefetch ops inserted (one per cache line of a row)">,
   ];
 }
 
