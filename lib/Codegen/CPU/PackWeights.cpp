@@ -131,8 +131,9 @@ struct PackWeightsPass : tfm::impl::PackWeightsPassBase<PackWeightsPass> {
     // streams it with -tfm-cpu-prefetch running ahead. Eight tiles (f32's
     // default until 2026-12-02) reused A from L1 but read B at a 1 KiB
     // stride: with the prefetches, one-tile panels ran a GPT-2 f32 batch-8
-    // decode step 2x faster and its prefill 6 % faster on a Xeon with
-    // AVX-512; 16-bit panels had been one tile wide since a one-row decode
+    // decode step 2x faster and its prefill of 512 rows 6 % faster on a
+    // Xeon with AVX-512 (4096 rows: 10 % slower, A no longer shared by
+    // eight tiles); 16-bit panels had been one tile wide since a one-row decode
     // GEMV stalled on eight-tile ones (bf16 on AVX2: 28.0 -> 18.3 ms per
     // step). docs/performance.md.
     widest = maxPanel > 0 ? int64_t(maxPanel) : granule;

@@ -104,8 +104,8 @@ std::optional<PanelRow> matchPanelRow(scf::ForOp loop, Operation *op) {
   }
   Type element = vt.getElementType();
   if (vt.isScalable() || vt.getRank() > 2 ||
-      (vt.getRank() == 2 && vt.getDimSize(0) != 1) ||
-      !element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+      (vt.getRank() == 2 && vt.getDimSize(0) != 1) || !element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() % 8 != 0 ||
       !rowMajorStrides(base.getType(), element))
     return std::nullopt;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
@@ -244,13 +244,12 @@ struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
     for (auto [i, terms] : llvm::enumerate(r.terms))
       indices.push_back(i == r.dim ? Value() : sum(b, loc, terms));
     indices[r.dim] = b.createOrFold<arith::MinUIOp>(
-        loc,
-        b.createOrFold<arith::AddIOp>(loc, loop.getInductionVar(), delta),
+        loc, b.createOrFold<arith::AddIOp>(loc, loop.getInductionVar(), delta),
         last);
     Value first = indices.back();
     for (int64_t byte = 0; byte < r.bytes; byte += kLineBytes) {
-      indices.back() = b.createOrFold<arith::AddIOp>(
-          loc, first, idx(byte / r.elementBytes));
+      indices.back() =
+          b.createOrFold<arith::AddIOp>(loc, first, idx(byte / r.elementBytes));
       memref::PrefetchOp::create(b, loc, r.source, indices, /*isWrite=*/false,
                                  /*localityHint=*/3, /*isDataCache=*/true);
       ++prefetches;

@@ -34,8 +34,8 @@ def PackWeightsPass : Pass<"tfm-pack-weights", "ModuleOp"> {
     register tiles reuse each block of `A` from L1, but each tile then
     reads a slice of a `P`-element row per `k` step, a stride that the
     cache sets and the hardware prefetchers serve badly (f32 panels of 8
-    tiles, 1 KiB rows: a batch-8 decode step 2x slower;
-    docs/performance.md).
+    tiles, 1 KiB rows: a batch-8 decode step 2x slower, though prefill
+    GEMMs of 4096 rows ran 10 % faster with them; docs/performance.md).
     The output's `N` must be static. The weight's map must
     be `(k, n)` or `(n, k)` with `n` a parallel loop that is the innermost
     dimension of the output and that the other input does not use, and `k`
@@ -664,7 +664,8 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     measured on a Xeon with AVX-512 (2-8 KiB gave the same within the
     noise): a GPT-2 f32 decode step at batch 8 ran 2x faster with one-tile
     panels and the prefetches than with eight-tile panels and none,
-    prefill 6 % faster, batch 1 the same; a bf16 decode step on the AMX
+    prefill of 512 rows 6 % faster (4096 rows: 10 % slower, the wider
+    panels' reuse of `A`), batch 1 the same; a bf16 decode step on the AMX
     machine's dot products 11 % faster (docs/performance.md). The hardware
     prefetchers stop at 4 KiB pages; a kernel whose `B` strip comes from
     memory (a decode step streams every weight once) stalled on its loads
