@@ -133,9 +133,9 @@ struct PackWeightsPass : tfm::impl::PackWeightsPassBase<PackWeightsPass> {
     // stride: with the prefetches, one-tile panels ran a GPT-2 f32 batch-8
     // decode step 2x faster and its prefill of 512 rows 6 % faster on a
     // Xeon with AVX-512 (4096 rows: 10 % slower, A no longer shared by
-    // eight tiles); 16-bit panels had been one tile wide since a one-row decode
-    // GEMV stalled on eight-tile ones (bf16 on AVX2: 28.0 -> 18.3 ms per
-    // step). docs/performance.md.
+    // eight tiles); 16-bit panels had been one tile wide since a one-row
+    // decode GEMV stalled on eight-tile ones (bf16 on AVX2: 28.0 -> 18.3 ms
+    // per step). docs/performance.md.
     widest = maxPanel > 0 ? int64_t(maxPanel) : granule;
     if (granule < 1 || widest % granule) {
       getOperation().emitError("tfm-pack-weights: panel must be positive and "

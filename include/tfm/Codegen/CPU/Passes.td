@@ -643,7 +643,7 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     `k` loops: an `scf.for` that carries vectors only (the `MR x NR`
     accumulator of a register kernel of `-tfm-tile-and-vectorize`, the
     rows of a dot-product kernel of `-tfm-cpu-lower-amx`). Every row of
-    `B` such a loop reads gets a `memref.prefetch` (read, locality 3) of
+    `B` that such a loop's body reads (not inside a nested region) gets a `memref.prefetch` (read, locality 3) of
     each of its cache lines `d = ceil(bytes-ahead / row bytes)` steps of
     the loop ahead (`d · step` rows), clamped to the last row: a
     `vector.transfer_read` (minor identity) or `vector.load` of one whole
