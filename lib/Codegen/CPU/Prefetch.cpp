@@ -1,18 +1,19 @@
 //===- Prefetch.cpp - software prefetch of the GEMM kernels' B rows -------===//
 //
 // -tfm-cpu-prefetch: in every kernel's k loop (an scf.for that carries
-// only vector accumulators: -tfm-tile-and-vectorize's register kernels,
-// -tfm-cpu-lower-amx's dot-product kernels), each row of a panel the loop
-// reads (a vector read of a whole row, 32 bytes or more, at the induction
-// variable, of rows that follow one another in memory) is prefetched
-// `bytes-ahead` bytes ahead, one memref.prefetch per cache line of the
-// row. See Passes.td.
+// only vector accumulators or only AMX tiles: -tfm-tile-and-vectorize's
+// register kernels, -tfm-cpu-lower-amx's dot-product and tile kernels),
+// each row of a panel the loop reads (a vector read of a whole row, 32
+// bytes or more, or a B tile's rows, at the induction variable, of rows
+// that follow one another in memory) is prefetched `bytes-ahead` bytes
+// ahead, one memref.prefetch per cache line of the row. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/CPU/Passes.h"
 #include "tfm/Transforms/PassStatistics.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -36,8 +37,9 @@ namespace {
 /// carries no line size).
 constexpr int64_t kLineBytes = 64;
 
-/// A row of a panel that a kernel's k loop reads: `read` (a
-/// vector.transfer_read or vector.load) of the `bytes` bytes of one row of
+/// Rows of a panel that a kernel's k loop reads: `read` (a
+/// vector.transfer_read or vector.load of one row, or an amx.tile_load of
+/// `rows` rows, one per tile row) of the `bytes` bytes of each row of
 /// `source`, a memref from outside the loop whose rows along dimension
 /// `dim` follow one another (stride: one row). Index `i` into `source` is
 /// the sum of `terms[i]`; index `dim` is the loop's induction variable
@@ -47,22 +49,27 @@ constexpr int64_t kLineBytes = 64;
 /// loop (a k block of a panel) are looked through, so that the rows past
 /// the block are those of the panel.
 struct PanelRow {
-  Operation *read;
+  Operation *read = nullptr;
   Value source;
   SmallVector<SmallVector<OpFoldResult>> terms;
-  unsigned dim;
+  unsigned dim = 0;
   SmallVector<OpFoldResult> offsets;
-  int64_t bytes, elementBytes;
+  int64_t bytes = 0, elementBytes = 0;
+  int64_t rows = 1;
 };
 
 /// Whether `loop` is a kernel's k loop: it carries accumulators, and only
-/// vectors (a register kernel's MR x NR tile; a dot-product kernel's rows).
+/// vectors (a register kernel's MR x NR tile; a dot-product kernel's rows)
+/// or only AMX tiles (a tile kernel's four accumulators).
 bool isKernelLoop(scf::ForOp loop) {
-  return loop.getNumRegionIterArgs() > 0 &&
-         llvm::all_of(loop.getRegionIterArgs(), [](BlockArgument a) {
-           auto type = dyn_cast<VectorType>(a.getType());
-           return type && !type.isScalable();
-         });
+  auto args = loop.getRegionIterArgs();
+  auto vector = [](BlockArgument a) {
+    auto type = dyn_cast<VectorType>(a.getType());
+    return type && !type.isScalable();
+  };
+  auto tile = [](BlockArgument a) { return isa<amx::TileType>(a.getType()); };
+  return !args.empty() &&
+         (llvm::all_of(args, vector) || llvm::all_of(args, tile));
 }
 
 /// The static strides of `type` when it has two dimensions or more, its
@@ -77,6 +84,59 @@ std::optional<SmallVector<int64_t>> rowMajorStrides(Type type, Type element) {
       strides.back() != 1)
     return std::nullopt;
   return strides;
+}
+
+/// The rows of a B tile that `op` reads, if it reads one (a tile kernel's
+/// Wp[tile, k pair, 16, 2]): an amx.tile_load from a row-major memref
+/// defined outside the loop, at indices of which one other than the
+/// innermost is the induction variable and those after it are zero, whose
+/// stride is that dimension's and whose tile rows fill its rows: the tile's
+/// rows are that many of the memref's rows, one after another. (A's tiles,
+/// rows of A at A's row stride, and K/V blocks read at a wider stride are
+/// not.)
+std::optional<PanelRow> matchTileRows(scf::ForOp loop, Operation *op) {
+  auto load = dyn_cast<amx::TileLoadOp>(op);
+  if (!load || !loop.isDefinedOutsideOfLoop(load.getBase()))
+    return std::nullopt;
+  amx::TileType tile = load.getTileType();
+  Type element = tile.getElementType();
+  std::optional<SmallVector<int64_t>> strides =
+      rowMajorStrides(load.getBase().getType(), element);
+  if (!strides || !element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  PanelRow r;
+  r.read = op;
+  r.source = load.getBase();
+  r.bytes = tile.getDimSize(1) * elementBytes;
+  r.elementBytes = elementBytes;
+  r.rows = tile.getDimSize(0);
+  std::optional<unsigned> dim;
+  for (auto [i, v] : llvm::enumerate(load.getIndices())) {
+    r.terms.push_back({v});
+    if (v == loop.getInductionVar()) {
+      if (dim || i + 1 == load.getIndices().size())
+        return std::nullopt;
+      dim = i;
+    } else if (dim && !isZeroInteger(v)) {
+      return std::nullopt;
+    }
+  }
+  if (!dim)
+    return std::nullopt;
+  r.dim = *dim;
+  // The stride of the tile's rows: given, or the memref's second innermost.
+  int64_t rowStride = (*strides)[strides->size() - 2];
+  if (Value s = load.getStride()) {
+    std::optional<int64_t> c = getConstantIntValue(s);
+    if (!c)
+      return std::nullopt;
+    rowStride = *c;
+  }
+  if (rowStride != (*strides)[r.dim] || rowStride * elementBytes != r.bytes)
+    return std::nullopt;
+  return r;
 }
 
 /// The panel row `op` reads, if it reads one: a vector of one row ([1, N]
@@ -210,49 +270,64 @@ struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
     getOperation()->walk([&](scf::ForOp loop) {
       if (!isKernelLoop(loop))
         return;
-      for (Operation &op : loop.getBody()->without_terminator())
-        if (std::optional<PanelRow> r = matchPanelRow(loop, &op))
+      for (Operation &op : loop.getBody()->without_terminator()) {
+        std::optional<PanelRow> r = matchPanelRow(loop, &op);
+        if (!r)
+          r = matchTileRows(loop, &op);
+        if (r)
           work.push_back({loop, *r});
+      }
     });
     for (auto &[loop, r] : work)
       prefetch(loop, r);
   }
 
-  /// Before `r.read`: a prefetch of every cache line of the row
-  /// ceil(bytes-ahead / row bytes) steps of the loop ahead, clamped to the
-  /// source's last row. The clamp and the distance are computed before
-  /// the loop; a source of no more rows than the distance gets none (it
-  /// would prefetch its last row again and again).
+  /// Before `r.read`: a prefetch of every cache line of each row it reads
+  /// d = ceil(bytes-ahead / bytes read) steps of the loop ahead, clamped
+  /// to the source's last rows. The clamp and the distance are computed
+  /// before the loop; a source of no more rows than the distance (d steps,
+  /// static) gets none (it would prefetch its last row again and again).
   void prefetch(scf::ForOp loop, const PanelRow &r) {
-    int64_t rowsAhead = llvm::divideCeil(int64_t(bytesAhead), r.bytes);
+    int64_t stepsAhead =
+        llvm::divideCeil(int64_t(bytesAhead), r.rows * r.bytes);
     auto type = cast<MemRefType>(r.source.getType());
-    if (!type.isDynamicDim(r.dim) && type.getDimSize(r.dim) <= rowsAhead)
+    int64_t step = getConstantIntValue(loop.getStep()).value_or(1);
+    if (!type.isDynamicDim(r.dim) &&
+        type.getDimSize(r.dim) <= stepsAhead * step)
       return;
     OpBuilder b(loop);
     Location loc = r.read->getLoc();
     auto idx = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
+    // The first row of the last `rows`: the clamp of the first row
+    // prefetched, so that its rows after it need none.
     Value last = b.createOrFold<arith::SubIOp>(
-        loc, b.createOrFold<memref::DimOp>(loc, r.source, r.dim), idx(1));
+        loc, b.createOrFold<memref::DimOp>(loc, r.source, r.dim), idx(r.rows));
     SmallVector<OpFoldResult> ahead(r.offsets);
     ahead.push_back(
-        b.createOrFold<arith::MulIOp>(loc, loop.getStep(), idx(rowsAhead)));
+        b.createOrFold<arith::MulIOp>(loc, loop.getStep(), idx(stepsAhead)));
     Value delta = sum(b, loc, ahead);
     b.setInsertionPoint(r.read);
     SmallVector<Value> indices;
     for (auto [i, terms] : llvm::enumerate(r.terms))
       indices.push_back(i == r.dim ? Value() : sum(b, loc, terms));
-    indices[r.dim] = b.createOrFold<arith::MinUIOp>(
+    Value from = b.createOrFold<arith::MinUIOp>(
         loc, b.createOrFold<arith::AddIOp>(loc, loop.getInductionVar(), delta),
         last);
-    Value first = indices.back();
-    for (int64_t byte = 0; byte < r.bytes; byte += kLineBytes) {
-      indices.back() =
-          b.createOrFold<arith::AddIOp>(loc, first, idx(byte / r.elementBytes));
-      memref::PrefetchOp::create(b, loc, r.source, indices, /*isWrite=*/false,
-                                 /*localityHint=*/3, /*isDataCache=*/true);
-      ++prefetches;
+    for (int64_t row = 0; row < r.rows; ++row) {
+      indices[r.dim] =
+          row ? b.createOrFold<arith::AddIOp>(loc, from, idx(row)) : from;
+      Value first = indices.back();
+      for (int64_t byte = 0; byte < r.bytes; byte += kLineBytes) {
+        indices.back() = byte ? b.createOrFold<arith::AddIOp>(
+                                    loc, first, idx(byte / r.elementBytes))
+                              : first;
+        memref::PrefetchOp::create(b, loc, r.source, indices,
+                                   /*isWrite=*/false,
+                                   /*localityHint=*/3, /*isDataCache=*/true);
+        ++prefetches;
+      }
     }
   }
 

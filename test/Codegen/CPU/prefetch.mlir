@@ -42,6 +42,10 @@
 // STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 2 prefetches
 // STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 32 prefetches
+// STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 0 prefetches
+// STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 0 prefetches
 func.func @kernel(%a: memref<8x192xf32>, %b: memref<192x32xf32>, %acc: vector<8x32xf32>) -> vector<8x32xf32> {
   %c0 = arith.constant 0 : index
@@ -160,6 +164,99 @@ func.func @dot_kernel(%wp: memref<48x384x32xbf16>, %a: memref<1x384x2xbf16>, %t:
     scf.yield %x1, %y1 : vector<16xf32>, vector<16xf32>
   }
   return %r#0, %r#1 : vector<16xf32>, vector<16xf32>
+}
+
+// -----
+
+// -tfm-cpu-lower-amx's tile kernel: four f32 accumulator tiles carried,
+// per step of 16 pairs of k two A tiles (rows of A, 768 bf16 apart) and
+// two B tiles of Wp [tiles, K/2, 16, 2] (16 rows of 64 bytes, one after
+// another; one tile index computed in the loop): each B tile's 16 rows
+// (1 KiB a step) are prefetched 4 steps (64 rows) ahead, one line per
+// row, the first clamped to the first of the last 16 rows (368), the
+// others after it; A's tiles are left alone.
+// CHECK-LABEL: func.func @tile_kernel
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C368:.*]] = arith.constant 368 : index
+// CHECK-DAG: %[[C15:.*]] = arith.constant 15 : index
+// CHECK: scf.for %[[K:[^ ]*]] =
+// CHECK-COUNT-2: amx.tile_load %arg1
+// CHECK: %[[A:.*]] = arith.addi %[[K]], %[[C64]]
+// CHECK: %[[R:.*]] = arith.minui %[[A]], %[[C368]]
+// CHECK: memref.prefetch %arg0[%arg2, %[[R]], %{{.*}}, %{{.*}}], read, locality<3>, data
+// CHECK-COUNT-14: memref.prefetch %arg0[%arg2,
+// CHECK: %[[R15:.*]] = arith.addi %[[R]], %[[C15]]
+// CHECK: memref.prefetch %arg0[%arg2, %[[R15]], %{{.*}}, %{{.*}}], read, locality<3>, data
+// CHECK: amx.tile_load %arg0[%arg2, %[[K]], %{{.*}}, %{{.*}}], %{{.*}}
+// CHECK: %[[T1:.*]] = arith.addi %arg2, %{{.*}}
+// CHECK-COUNT-16: memref.prefetch %arg0[%[[T1]],
+// CHECK: amx.tile_load %arg0[%[[T1]], %[[K]], %{{.*}}, %{{.*}}], %{{.*}}
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.yield
+!acc = !amx.tile<16x16xf32>
+!in = !amx.tile<16x32xbf16>
+func.func @tile_kernel(%wp: memref<4x384x16x2xbf16>, %a: memref<32x384x2xbf16>, %t: index, %c: !acc) -> (!acc, !acc, !acc, !acc) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c384 = arith.constant 384 : index
+  %c768 = arith.constant 768 : index
+  %r:4 = scf.for %k = %c0 to %c384 step %c16 iter_args(%x0 = %c, %x1 = %c, %x2 = %c, %x3 = %c) -> (!acc, !acc, !acc, !acc) {
+    %a0 = amx.tile_load %a[%c0, %k, %c0], %c768 : memref<32x384x2xbf16> into !in
+    %a1 = amx.tile_load %a[%c16, %k, %c0], %c768 : memref<32x384x2xbf16> into !in
+    %b0 = amx.tile_load %wp[%t, %k, %c0, %c0], %c32 : memref<4x384x16x2xbf16> into !in
+    %t1 = arith.addi %t, %c1 : index
+    %b1 = amx.tile_load %wp[%t1, %k, %c0, %c0], %c32 : memref<4x384x16x2xbf16> into !in
+    %y0 = amx.tile_mulf %a0, %b0, %x0 : !in, !in, !acc
+    %y1 = amx.tile_mulf %a0, %b1, %x1 : !in, !in, !acc
+    %y2 = amx.tile_mulf %a1, %b0, %x2 : !in, !in, !acc
+    %y3 = amx.tile_mulf %a1, %b1, %x3 : !in, !in, !acc
+    scf.yield %y0, %y1, %y2, %y3 : !acc, !acc, !acc, !acc
+  }
+  return %r#0, %r#1, %r#2, %r#3 : !acc, !acc, !acc, !acc
+}
+
+// -----
+
+// Tile loads left alone: a tile whose rows are half of the memref's rows
+// (32 of 64 bytes: the next tile row is not the next bytes), one read at a
+// row stride wider than the memref's rows (every other row: a strided
+// K/V block), one at a column offset after the induction variable, and a
+// Wp of no more rows (64) than the distance (4 steps of 16); a loop that
+// carries a tile and a vector is no kernel.
+// CHECK-LABEL: func.func @tiles_left_alone
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+!acc = !amx.tile<16x16xf32>
+!in = !amx.tile<16x32xbf16>
+func.func @tiles_left_alone(%half: memref<4x384x32x2xbf16>, %wp: memref<4x384x16x2xbf16>, %small: memref<4x64x16x2xbf16>, %t: index, %c: !acc, %v: vector<16xf32>) -> (!acc, !acc, !acc, !acc, !acc, vector<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c192 = arith.constant 192 : index
+  %c384 = arith.constant 384 : index
+  %r:4 = scf.for %k = %c0 to %c192 step %c16 iter_args(%x0 = %c, %x1 = %c, %x2 = %c, %x3 = %c) -> (!acc, !acc, !acc, !acc) {
+    %h = amx.tile_load %half[%t, %k, %c0, %c0], %c64 : memref<4x384x32x2xbf16> into !in
+    %s = amx.tile_load %wp[%t, %k, %c0, %c0], %c64 : memref<4x384x16x2xbf16> into !in
+    %o = amx.tile_load %wp[%t, %k, %c1, %c0], %c32 : memref<4x384x16x2xbf16> into !in
+    %y0 = amx.tile_mulf %h, %s, %x0 : !in, !in, !acc
+    %y1 = amx.tile_mulf %h, %o, %x1 : !in, !in, !acc
+    scf.yield %y0, %y1, %x2, %x3 : !acc, !acc, !acc, !acc
+  }
+  %q = scf.for %k = %c0 to %c64 step %c16 iter_args(%x = %c) -> (!acc) {
+    %b = amx.tile_load %small[%t, %k, %c0, %c0], %c32 : memref<4x64x16x2xbf16> into !in
+    %y = amx.tile_mulf %b, %b, %x : !in, !in, !acc
+    scf.yield %y : !acc
+  }
+  %m:2 = scf.for %k = %c0 to %c384 step %c16 iter_args(%x = %c, %u = %v) -> (!acc, vector<16xf32>) {
+    %b = amx.tile_load %wp[%t, %k, %c0, %c0], %c32 : memref<4x384x16x2xbf16> into !in
+    %y = amx.tile_mulf %b, %b, %x : !in, !in, !acc
+    scf.yield %y, %u : !acc, vector<16xf32>
+  }
+  return %r#0, %r#1, %r#2, %q, %m#0, %m#1 : !acc, !acc, !acc, !acc, !acc, vector<16xf32>
 }
 
 // -----

@@ -642,7 +642,8 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     Runs after bufferization and `-tfm-lower-vector-ops`, on the kernels'
     `k` loops: an `scf.for` that carries vectors only (the `MR x NR`
     accumulator of a register kernel of `-tfm-tile-and-vectorize`, the
-    rows of a dot-product kernel of `-tfm-cpu-lower-amx`). Every row of
+    rows of a dot-product kernel of `-tfm-cpu-lower-amx`) or AMX tiles
+    only (the four accumulators of its tile kernel). Every row of
     `B` that such a loop's body reads (not inside a nested region) gets a `memref.prefetch` (read, locality 3) of
     each of its cache lines `d = ceil(bytes-ahead / row bytes)` steps of
     the loop ahead (`d · step` rows), clamped to the last row: a
@@ -658,7 +659,15 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     loop that keep the rows contiguous (a `k` block of a panel) are looked
     through: the prefetches index the panel, so the last steps of a block
     fetch the next block's first rows, and the clamp is the panel's last
-    row. A memref of no more rows than `d` (static) gets none.
+    row. An `amx.tile_load` of a B tile (`Wp[tile, k pair, 16, 2]`) is
+    such a read of `R` rows at once: one from a row-major memref defined
+    outside the loop, at the induction variable along a dimension whose
+    rows its tile rows are (its stride that dimension's, each tile row the
+    whole row), the indices after it zero. Each of its `R` rows gets its
+    lines prefetched, `d = ceil(bytes-ahead / (R · row bytes))` steps
+    ahead, the first row clamped to the first of the last `R` (A's tiles,
+    rows of `A` at `A`'s row stride, are not such reads). A memref of no
+    more rows than `d · step` (static) gets none.
     `bytes-ahead` = 0 inserts nothing; a negative value is an error. The
     default, 4 KiB (32 rows of an AVX-512 one-tile f32 panel), was
     measured on a Xeon with AVX-512 (2-8 KiB gave the same within the
@@ -666,7 +675,9 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     panels and the prefetches than with eight-tile panels and none,
     prefill of 512 rows 6 % faster (4096 rows: 10 % slower, the wider
     panels' reuse of `A`), batch 1 the same; a bf16 decode step on the AMX
-    machine's dot products 11 % faster (docs/performance.md). The hardware
+    machine's dot products 11 % faster; with the tile kernels' `B` tiles
+    too, a bf16 GPT-2 decode step at batch 8 (tile kernels) 1.23x and
+    bf16 GEMMs of 512 rows 1.05-1.14x faster (docs/performance.md). The hardware
     prefetchers stop at 4 KiB pages; a kernel whose `B` strip comes from
     memory (a decode step streams every weight once) stalled on its loads
     without these.
