@@ -56,6 +56,9 @@ struct PanelRow {
   SmallVector<OpFoldResult> offsets;
   int64_t bytes = 0, elementBytes = 0;
   int64_t rows = 1;
+  // Elements from one row to the next along `dim`: the row's own length
+  // for a panel, more for rows of a wider buffer (one-row kernels only).
+  int64_t stride = 0;
 };
 
 /// Whether `loop` is a kernel's k loop: it carries accumulators, and only
@@ -70,6 +73,17 @@ bool isKernelLoop(scf::ForOp loop) {
   auto tile = [](BlockArgument a) { return isa<amx::TileType>(a.getType()); };
   return !args.empty() &&
          (llvm::all_of(args, vector) || llvm::all_of(args, tile));
+}
+
+/// Whether `loop` is the k loop of a one-row kernel (the 1 x NR register
+/// kernel of a GEMV, such as a decode step's P V): every B row it reads is
+/// used once, for the one row, so rows of a wider buffer (the first NR
+/// values of each row of a V block) are streamed too, and prefetched.
+bool isOneRowKernelLoop(scf::ForOp loop) {
+  return llvm::all_of(loop.getRegionIterArgs(), [](BlockArgument a) {
+    auto type = dyn_cast<VectorType>(a.getType());
+    return type && type.getRank() == 2 && type.getDimSize(0) == 1;
+  });
 }
 
 /// The static strides of `type` when it has two dimensions or more, its
@@ -136,6 +150,7 @@ std::optional<PanelRow> matchTileRows(scf::ForOp loop, Operation *op) {
   }
   if (rowStride != (*strides)[r.dim] || rowStride * elementBytes != r.bytes)
     return std::nullopt;
+  r.stride = rowStride;
   return r;
 }
 
@@ -201,8 +216,12 @@ std::optional<PanelRow> matchPanelRow(scf::ForOp loop, Operation *op) {
   r.dim = *dim;
   std::optional<SmallVector<int64_t>> strides =
       rowMajorStrides(r.source.getType(), element);
-  if (!strides || (*strides)[r.dim] != length)
+  // A panel's rows follow one another; a one-row kernel's may be further
+  // apart.
+  if (!strides || (*strides)[r.dim] < length ||
+      ((*strides)[r.dim] != length && !isOneRowKernelLoop(loop)))
     return std::nullopt;
+  r.stride = (*strides)[r.dim];
   // Subviews made outside the loop (a k block of a panel), unit strides,
   // that keep the innermost dimension and whose source's rows still
   // follow one another: the rows past the block are their source's.
@@ -234,7 +253,7 @@ std::optional<PanelRow> matchPanelRow(scf::ForOp loop, Operation *op) {
       }
       ++kept;
     }
-    if ((*srcStrides)[up.dim] != length)
+    if ((*srcStrides)[up.dim] != r.stride)
       break;
     r = up;
   }
@@ -288,8 +307,8 @@ struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
   /// before the loop; a source of no more rows than the distance (d steps,
   /// static) gets none (it would prefetch its last row again and again).
   void prefetch(scf::ForOp loop, const PanelRow &r) {
-    int64_t stepsAhead =
-        llvm::divideCeil(int64_t(bytesAhead), r.rows * r.bytes);
+    int64_t stepsAhead = llvm::divideCeil(int64_t(bytesAhead),
+                                          r.rows * r.stride * r.elementBytes);
     auto type = cast<MemRefType>(r.source.getType());
     int64_t step = getConstantIntValue(loop.getStep()).value_or(1);
     if (!type.isDynamicDim(r.dim) &&

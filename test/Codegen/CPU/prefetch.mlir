@@ -42,6 +42,8 @@
 // STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 2 prefetches
 // STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 1 prefetches
+// STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 32 prefetches
 // STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 0 prefetches
@@ -164,6 +166,40 @@ func.func @dot_kernel(%wp: memref<48x384x32xbf16>, %a: memref<1x384x2xbf16>, %t:
     scf.yield %x1, %y1 : vector<16xf32>, vector<16xf32>
   }
   return %r#0, %r#1 : vector<16xf32>, vector<16xf32>
+}
+
+// -----
+
+// A one-row kernel (the 1 x 32 register kernel of a decode step's P V):
+// the first 32 of each 64-value row of a bf16 V block [T, 64], read through
+// a subview of the block made outside the loop. Its rows are 128 bytes
+// apart: each is used once, for the one row, so it is prefetched like a
+// panel's, 32 rows (4 KiB of V) ahead, clamped to V's last row; an 8-row
+// kernel's rows of such a buffer are not (@left_alone).
+// CHECK-LABEL: func.func @one_row
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[T:.*]] = memref.dim %arg0, %{{.*}} : memref<?x64xbf16>
+// CHECK: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}}
+// CHECK: %[[D:.*]] = arith.addi %arg1, %[[C32]]
+// CHECK: scf.for %[[K:[^ ]*]] =
+// CHECK: %[[A:.*]] = arith.addi %[[K]], %[[D]]
+// CHECK: %[[R:.*]] = arith.minui %[[A]], %[[LAST]]
+// CHECK: memref.prefetch %arg0[%[[R]], %{{.*}}], read, locality<3>, data
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.yield
+func.func @one_row(%v: memref<?x64xbf16>, %b0: index, %acc: vector<1x32xf32>) -> vector<1x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : bf16
+  %blk = memref.subview %v[%b0, 0] [128, 64] [1, 1] : memref<?x64xbf16> to memref<128x64xbf16, strided<[64, 1], offset: ?>>
+  %r = scf.for %k = %c0 to %c128 step %c1 iter_args(%arg = %acc) -> (vector<1x32xf32>) {
+    %y = vector.transfer_read %blk[%k, %c0], %pad {in_bounds = [true, true]} : memref<128x64xbf16, strided<[64, 1], offset: ?>>, vector<1x32xbf16>
+    %e = arith.extf %y : vector<1x32xbf16> to vector<1x32xf32>
+    %s = arith.addf %arg, %e : vector<1x32xf32>
+    scf.yield %s : vector<1x32xf32>
+  }
+  return %r : vector<1x32xf32>
 }
 
 // -----

@@ -659,7 +659,11 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     loop that keep the rows contiguous (a `k` block of a panel) are looked
     through: the prefetches index the panel, so the last steps of a block
     fetch the next block's first rows, and the clamp is the panel's last
-    row. An `amx.tile_load` of a B tile (`Wp[tile, k pair, 16, 2]`) is
+    row. In a one-row kernel (its accumulators `[1, N]` vectors: the
+    `1 x NR` register kernel of a GEMV, such as a decode step's `P V`),
+    whose `B` rows are each used once, rows of a wider buffer are taken
+    too (the first `N` values of each row of a V block), `d` counted in
+    the bytes from one row to the next. An `amx.tile_load` of a B tile (`Wp[tile, k pair, 16, 2]`) is
     such a read of `R` rows at once: one from a row-major memref defined
     outside the loop, at the induction variable along a dimension whose
     rows its tile rows are (its stride that dimension's, each tile row the
@@ -677,7 +681,9 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     panels' reuse of `A`), batch 1 the same; a bf16 decode step on the AMX
     machine's dot products 11 % faster; with the tile kernels' `B` tiles
     too, a bf16 GPT-2 decode step at batch 8 (tile kernels) 1.23x and
-    bf16 GEMMs of 512 rows 1.05-1.14x faster (docs/performance.md). The hardware
+    bf16 GEMMs of 512 rows 1.05-1.14x faster; with the V rows of one-row
+    kernels, that step 1.02x (120 tokens) and 1.05x (1000) faster
+    (docs/performance.md). The hardware
     prefetchers stop at 4 KiB pages; a kernel whose `B` strip comes from
     memory (a decode step streams every weight once) stalled on its loads
     without these.
