@@ -210,6 +210,12 @@ struct CpuConfigurePass
           cols = std::min(
               cols,
               std::max<int64_t>(32, n / (2 * target.getThreads()) / 32 * 32));
+        // Then the blocks evened out, rounding the block up: N in as many
+        // equal blocks (multiples of 32) as whole budgets fit. A short last
+        // block cost 6-7 % (512 x 768 x 3072 on two threads: 672 -> 768,
+        // 512 x 3072 x 768: 160 -> 192; docs/performance.md).
+        int64_t blocks = std::max<int64_t>(1, n / cols);
+        cols = llvm::divideCeil(llvm::divideCeil(n, blocks), 32) * 32;
         if (amxCols > 0)
           cols = amxCols;
         // The 32 x k_block bf16 rows of A: with tiles, at most an eighth

@@ -11,32 +11,33 @@
 // projection) on a 48 KiB L1, 2 MiB L2, two threads. cache_cols: the K x
 // cols bf16 block of Wp in half of L2 is 1 MiB / 6144 B = 170 -> 160
 // columns, then at most N / (2 threads) / 2 = 192 (two column blocks per
-// thread): 160. k_block: 32 rows of bf16 A in an eighth of L2, 256 KiB /
+// thread): 160, then evened out: 768 / 160 = 4 whole blocks of 192 (not
+// five, the last of 128). k_block: 32 rows of bf16 A in an eighth of L2, 256 KiB /
 // 64 B = 4096, at most K: the whole 3072. No loop around it, two threads:
 // parallel_rows 128.
 // CHECK-LABEL: func.func @down
-// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 160, k_block = 3072, parallel_rows = 128>
+// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 192, k_block = 3072, parallel_rows = 128>
 // K = 8192 is blocked: 4096 (and 64 columns: a K x 64 bf16 block is 1 MiB).
 // CHECK-LABEL: func.func @long_k
 // CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 4096, parallel_rows = 128>
 // Without AMX (AVX512-BF16 dot products over the same blocks): 32 rows of
 // A in half of L1, 24 KiB / 64 B = 384.
 // CHECK-LABEL: func.func @down_dot
-// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 160, k_block = 384, parallel_rows = 128, dot_products = true>
+// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 192, k_block = 384, parallel_rows = 128, dot_products = true>
 
 // amx-cols and amx-k-block set both for every AMX contraction (for A/B
 // runs: tfm-bench --versus); k_block is at most K.
 // Tiles on a target that also has AVX512-BF16 (every AMX CPU): the last
 // rows, when at most 4 (a decode step's one per sequence), on dot products.
 // CHECK-LABEL: func.func @down_both
-// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 160, k_block = 3072, parallel_rows = 128, tail_dot_rows = 4>
+// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 192, k_block = 3072, parallel_rows = 128, tail_dot_rows = 4>
 // NOTAIL-LABEL: func.func @down_both
-// NOTAIL: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 160, k_block = 3072, parallel_rows = 128>
+// NOTAIL: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 192, k_block = 3072, parallel_rows = 128>
 
 // SET-LABEL: func.func @down
 // SET: #tfm.cpu_amx_contraction<cache_cols = 96, k_block = 1024, parallel_rows = 128>
 // WHOLE-LABEL: func.func @down
-// WHOLE: #tfm.cpu_amx_contraction<cache_cols = 160, k_block = 3072, parallel_rows = 128>
+// WHOLE: #tfm.cpu_amx_contraction<cache_cols = 192, k_block = 3072, parallel_rows = 128>
 // WHOLE-LABEL: func.func @long_k
 // WHOLE: #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 8192, parallel_rows = 128>
 
