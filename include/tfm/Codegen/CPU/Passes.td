@@ -210,7 +210,10 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       `#tfm.cpu_amx_contraction`: `cache_cols` such that the `K x
       cache_cols` bf16 block of the packed weight fills at most half of
       L2 and, with threads, there are at least two column blocks per
-      thread (a decode step's few rows still split), a multiple of 32;
+      thread (a decode step's few rows still split), a multiple of 32,
+      then evened out: `N` in as many equal blocks as whole such budgets
+      fit, each rounded up to 32 (a short last block cost 6-7 % on the
+      AMX Xeon: 768 for `N` = 3072 on two threads, not 672);
       `k_block` such that 32 rows of bf16 A fill at most an eighth of L2
       with tiles (`l2_bytes / 512`: the accumulator tiles go to C and back
       once per k block, which costs more than A's rows streaming from L2),
