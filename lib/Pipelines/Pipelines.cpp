@@ -164,6 +164,7 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createApproximateMathPass());
     pm.addPass(createLowerVectorOpsPass());
     pm.addPass(createCpuPrefetchPass());
+    pm.addPass(createCpuUnrollKernelsPass());
   }
   // bf16 conversions without AVX512-BF16: integer ops, not libcalls.
   pm.addPass(createExpandBf16Pass());

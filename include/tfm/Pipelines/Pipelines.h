@@ -111,9 +111,9 @@ struct TfmToLLVMPipelineOptions
 ///    function boundaries with identity layouts, buffer hoisting and the
 ///    deallocation pipeline;
 /// 3. what was not vectorized to loops, canonicalize, cse, loop-invariant
-///    code motion, tfm-approximate-math, tfm-lower-vector-ops and
-///    tfm-cpu-prefetch (optional), tfm-cpu-openmp (scf.forall -> OpenMP worksharing loops
-///    when the target has threads);
+///    code motion, tfm-approximate-math, tfm-lower-vector-ops,
+///    tfm-cpu-prefetch and tfm-cpu-unroll-kernels (optional), tfm-cpu-openmp
+///    (scf.forall -> OpenMP worksharing loops when the target has threads);
 /// 4. vector transfers to scf, scf/affine/vector/math/arith/index/memref/
 ///    func/cf/omp to the LLVM dialect (contractions as outer products),
 ///    reconcile-unrealized-casts;

@@ -199,3 +199,11 @@ mlir::tfm::matchAmxContraction(linalg::LinalgOp op) {
     return std::nullopt;
   return m;
 }
+
+bool mlir::tfm::isVectorKernelLoop(scf::ForOp loop) {
+  return loop.getNumRegionIterArgs() > 0 &&
+         llvm::all_of(loop.getRegionIterArgs(), [](BlockArgument a) {
+           auto type = dyn_cast<VectorType>(a.getType());
+           return type && !type.isScalable();
+         });
+}

@@ -13,6 +13,7 @@
 #include "tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <optional>
 #include <string>
@@ -29,6 +30,12 @@ std::optional<GemmDims> classifyCpuContraction(linalg::LinalgOp op);
 /// vectors (the rule -tfm-cpu-configure sizes `nr` by, and the panel
 /// granule of -tfm-pack-weights).
 int64_t registerTileWidth(CpuTargetAttr target);
+
+/// Whether `loop` is the k loop of a vector kernel: it carries
+/// accumulators, and only (fixed-length) vectors: an MR x NR register
+/// kernel of -tfm-tile-and-vectorize, a dot-product kernel of
+/// -tfm-cpu-lower-amx (-tfm-cpu-prefetch, -tfm-cpu-unroll-kernels).
+bool isVectorKernelLoop(scf::ForOp loop);
 
 /// Whether contraction `op` (loops `g`) is exactly
 /// `C[m, n] += A[m, k] * B[n, k]`: three loops, B read with k innermost

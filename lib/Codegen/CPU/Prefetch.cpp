@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Contraction.h"
 #include "tfm/Codegen/CPU/Passes.h"
 #include "tfm/Transforms/PassStatistics.h"
 
@@ -61,18 +62,14 @@ struct PanelRow {
   int64_t stride = 0;
 };
 
-/// Whether `loop` is a kernel's k loop: it carries accumulators, and only
-/// vectors (a register kernel's MR x NR tile; a dot-product kernel's rows)
-/// or only AMX tiles (a tile kernel's four accumulators).
+/// Whether `loop` is a kernel's k loop: a vector kernel's, or one that
+/// carries only AMX tiles (a tile kernel's four accumulators).
 bool isKernelLoop(scf::ForOp loop) {
   auto args = loop.getRegionIterArgs();
-  auto vector = [](BlockArgument a) {
-    auto type = dyn_cast<VectorType>(a.getType());
-    return type && !type.isScalable();
-  };
-  auto tile = [](BlockArgument a) { return isa<amx::TileType>(a.getType()); };
-  return !args.empty() &&
-         (llvm::all_of(args, vector) || llvm::all_of(args, tile));
+  return tfm::isVectorKernelLoop(loop) ||
+         (!args.empty() && llvm::all_of(args, [](BlockArgument a) {
+           return isa<amx::TileType>(a.getType());
+         }));
 }
 
 /// Whether `loop` is the k loop of a one-row kernel (the 1 x NR register
