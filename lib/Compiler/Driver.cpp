@@ -599,7 +599,17 @@ LogicalResult compile(MLIRContext &context, const DriverOptions &options) {
     if (statistics && passesRan)
       statistics->print(llvm::errs(), *options.passStatistics);
   });
+  // MLIR's pass-manager options (--mlir-print-ir-*, --mlir-timing, ...)
+  // are checked once up front: a combination MLIR refuses (module-scope IR
+  // printing with threads) fails the compile with its message, instead of
+  // being reported at every step of a compile that then succeeds.
+  {
+    PassManager probe(&context);
+    if (failed(applyPassManagerCLOptions(probe)))
+      return failure();
+  }
   compileOptions.configurePassManager = [&](PassManager &pm) {
+    // Checked by the probe above.
     (void)applyPassManagerCLOptions(pm);
     if (statistics)
       statistics->attach(pm);
