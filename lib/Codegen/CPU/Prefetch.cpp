@@ -42,7 +42,8 @@ constexpr int64_t kLineBytes = 64;
 /// vector.transfer_read or vector.load of one row, or an amx.tile_load of
 /// `rows` rows, one per tile row) of the `bytes` bytes of each row of
 /// `source`, a memref from outside the loop whose rows along dimension
-/// `dim` follow one another (stride: one row). Index `i` into `source` is
+/// `dim` are `stride` elements apart (one row: they follow one another;
+/// more only in a one-row kernel). Index `i` into `source` is
 /// the sum of `terms[i]`; index `dim` is the loop's induction variable
 /// plus the sum of `offsets` (values from outside the loop). The read is
 /// of `source` itself (-tfm-cpu-lower-amx's dot kernels) or of a subview
@@ -156,7 +157,8 @@ std::optional<PanelRow> matchTileRows(scf::ForOp loop, Operation *op) {
 /// along the innermost dimension of a row-major memref, at indices of
 /// which one other than the innermost is the induction variable, and
 /// whose rows along that dimension are `N` elements apart (a panel's; not
-/// a row of a wider buffer, whose next rows are not the next bytes).
+/// a row of a wider buffer, whose next rows are not the next bytes, except
+/// in a one-row kernel, whose rows are each used once).
 std::optional<PanelRow> matchPanelRow(scf::ForOp loop, Operation *op) {
   VectorType vt;
   Value base;
@@ -331,10 +333,11 @@ struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
     Value from = b.createOrFold<arith::MinUIOp>(
         loc, b.createOrFold<arith::AddIOp>(loc, loop.getInductionVar(), delta),
         last);
+    // The innermost index (never `dim`), where each line of a row starts.
+    Value first = indices.back();
     for (int64_t row = 0; row < r.rows; ++row) {
       indices[r.dim] =
           row ? b.createOrFold<arith::AddIOp>(loc, from, idx(row)) : from;
-      Value first = indices.back();
       for (int64_t byte = 0; byte < r.bytes; byte += kLineBytes) {
         indices.back() = byte ? b.createOrFold<arith::AddIOp>(
                                     loc, first, idx(byte / r.elementBytes))
