@@ -121,8 +121,16 @@ struct CpuConfigurePass
     int64_t nr = registerTileWidth(target);
     // MR rows of NR lanes: 2·MR accumulator registers, plus 2 for the B row
     // and the broadcast A element (and slack for address arithmetic).
-    int64_t mr = std::clamp<int64_t>(
-        (int64_t(target.getVectorRegisters()) - 4) / 2, 1, 8);
+    if (registerRows < 0 || registerRows > 16) {
+      func.emitError() << "-tfm-cpu-configure: register-rows is "
+                       << int64_t(registerRows) << ", must be 0 to 16";
+      return signalPassFailure();
+    }
+    int64_t mr =
+        registerRows > 0
+            ? int64_t(registerRows)
+            : std::clamp<int64_t>(
+                  (int64_t(target.getVectorRegisters()) - 4) / 2, 1, 8);
     int64_t l1 = target.getL1Bytes(), l2 = target.getL2Bytes();
     // cache-k and cache-cols (A/B runs): at most 2^20 (a 4 MiB panel row
     // of k, or a 4 MiB row of columns), checked before any use.

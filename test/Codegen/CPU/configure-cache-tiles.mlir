@@ -3,6 +3,8 @@
 // RUN: not tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=1 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{cache-cols=48}))' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=1 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{cache-k=4611686018427387904}))' 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=1 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{cache-k=-1}))' 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=1 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{register-rows=12}))' | FileCheck %s --check-prefix=ROWS
+// RUN: not tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{threads=1 vector-bits=512 vector-registers=32 l1-bytes=49152 l2-bytes=2097152},func.func(tfm-cpu-configure{register-rows=17}))' 2>&1 | FileCheck %s --check-prefix=ROWS-BAD
 
 // An f32 GEMM's cache tiles from the target's caches (48 KiB L1, 2 MiB L2,
 // AVX-512: NR = 32): kc = 49152 / 2 / (4 * 32) = 192, nc = 2 MiB / 2 /
@@ -12,6 +14,10 @@
 // CHECK: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 192, nc = 1344
 // SET: #tfm.cpu_contraction<lanes = 16, mr = 8, nr = 32, kc = 128, nc = 1024
 // BAD: error: -tfm-cpu-configure: cache-k is 0 and cache-cols 48, must be 0 to 1048576, cache-cols a multiple of nr (32 on this target)
+// register-rows sets mr (12-row tiles measured no faster than 8 on a Xeon
+// with AVX-512, docs/performance.md).
+// ROWS: #tfm.cpu_contraction<lanes = 16, mr = 12, nr = 32, kc = 192, nc = 1344
+// ROWS-BAD: error: -tfm-cpu-configure: register-rows is 17, must be 0 to 16
 // HUGE: error: -tfm-cpu-configure: cache-k is 4611686018427387904 and cache-cols 0, must be 0 to 1048576
 // NEG: error: -tfm-cpu-configure: cache-k is -1 and cache-cols 0, must be 0 to 1048576
 func.func @gemm(%a: tensor<?x768xf32>, %b: tensor<768x2304xf32>, %c: tensor<?x2304xf32>) -> tensor<?x2304xf32> {

@@ -248,6 +248,9 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
            "with many nested dynamic loops, bufferization's slice analysis "
            "makes compile time grow several-fold; LLVM's loop vectorizer "
            "takes those loops instead)">,
+    Option<"registerRows", "register-rows", "int64_t", /*default=*/"0",
+           "mr, the rows of every f32 register tile, 1 to 16 (0: from the "
+           "vector registers, at most 8)">,
     Option<"parallelRows", "parallel-rows", "int64_t", /*default=*/"0",
            "Rows (m) per parallel block of a contraction (0: 4 register "
            "tiles, 4·mr)">,
