@@ -27,7 +27,8 @@ get --threads (default: all cores).
 
 Prints the machine's CPU, each side's median and minimum, and the ratio's
 median, minimum and maximum; --out writes the same as JSON with every
-pair's times.
+pair's times. The commit printed is the checkout's (git HEAD): the one
+LIB.so was built at only if tfmc was built from this checkout as it is.
 """
 
 import argparse
@@ -126,7 +127,7 @@ def main():
                              "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     print(f"{cpu}, {args.threads} thread(s), batch {args.batch}, seq "
-          f"{args.seq}, {args.dtype}, commit {commit}")
+          f"{args.seq}, {args.dtype}, checkout at {commit}")
     for name in ("tfm", "torch"):
         t = times[name]
         print(f"{name:>5}: median {1e3 * median(t):.1f} ms, "

@@ -195,7 +195,8 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       dimension an `n` dimension) gets `#tfm.cpu_contraction`: with
       `VL = vector_bits / 32`, `nr = 2·VL`,
       `mr = min(8, (vector_registers - 4) / 2)` (the `mr×nr` accumulator
-      uses `2·mr` registers), `kc = l1_bytes / 2 / (4·nr)` and
+      uses `2·mr` registers; option `register-rows` sets it, for A/B runs:
+      12 and 14 rows measured no faster than 8 on AVX-512), `kc = l1_bytes / 2 / (4·nr)` and
       `nc = l2_bytes / 2 / (4·kc)` (a multiple of `nr`; options `cache-k`
       and `cache-cols` set either, for A/B runs); with more than one
       thread and no loop around it, `parallel_rows` = `parallel-rows`
