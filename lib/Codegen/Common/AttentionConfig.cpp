@@ -86,7 +86,8 @@ static SmallVector<int64_t> candidates(int64_t cap, int64_t unit) {
 
 std::optional<AttentionTiles>
 mlir::tfm::chooseAttentionTiles(const AttentionShape &s, int64_t budget,
-                                int64_t lanes, int64_t maxBq, int64_t maxBk) {
+                                int64_t lanes, int64_t maxBq, int64_t maxBk,
+                                bool squareTies) {
   int64_t capQ = maxBq, capK = llvm::alignTo(maxBk, lanes);
   if (!ShapedType::isDynamic(s.staticTq) && s.staticTq > 0)
     capQ = std::min(capQ, s.staticTq);
@@ -99,8 +100,18 @@ mlir::tfm::chooseAttentionTiles(const AttentionShape &s, int64_t budget,
       int64_t f = attentionFootprintBytes(s, br, bc);
       if (f > budget)
         continue;
-      if (!best || br * bc > best->blockQ * best->blockK ||
-          (br * bc == best->blockQ * best->blockK && br > best->blockQ))
+      // How far from square a tile of `r` query rows per head is.
+      auto skew = [&](int64_t r, int64_t c) {
+        double rows = double(s.group * r);
+        return std::max(rows, double(c)) / std::min(rows, double(c));
+      };
+      bool tie = best && br * bc == best->blockQ * best->blockK;
+      bool squarer =
+          tie && squareTies && skew(br, bc) < skew(best->blockQ, best->blockK);
+      bool asSquare = !squareTies ||
+                      (tie && skew(br, bc) == skew(best->blockQ, best->blockK));
+      if (!best || br * bc > best->blockQ * best->blockK || squarer ||
+          (tie && asSquare && br > best->blockQ))
         best = AttentionTiles{br, bc, f};
     }
   }
@@ -372,8 +383,15 @@ struct ConfigureAttentionPass
                           shape->group == 1
                       ? kAmxUnmaskedMaxBlockK
                       : kDefaultMaxBlockK;
-      std::optional<AttentionTiles> tiles =
-          chooseAttentionTiles(*shape, budget, fast->lanes, maxBq, opMaxBk);
+      // A CPU's f32 kernels take the squarer of two tiles of one size: a
+      // longer key block halves the online softmax's steps per row (row
+      // max and sum, the accumulator's rescale), a taller query block
+      // halves the K/V reads and K transposes per row; square balances
+      // them (Zen 5, D = 64: 64 x 64 ran 1.05-1.09x 128 x 32; D = 128,
+      // 32 x 64 and 64 x 32, equally skewed: even; docs/performance.md).
+      bool squareTies = isa<CpuTargetAttr>(target) && !amxBf16;
+      std::optional<AttentionTiles> tiles = chooseAttentionTiles(
+          *shape, budget, fast->lanes, maxBq, opMaxBk, squareTies);
       if (!tiles && isa<GpuTargetAttr>(target)) {
         // A GPU block's shared memory is small (48 KiB): an op no tile fits
         // (large heads in large GQA groups, with the rounded tiles of a

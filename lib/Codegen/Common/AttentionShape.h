@@ -41,15 +41,17 @@ struct AttentionTiles {
   int64_t blockQ, blockK, footprint;
 };
 
-/// The largest score tile (ties: the larger query block) whose footprint
-/// fits `budget`, with the key block a multiple of `lanes` and blocks at
-/// most `maxBlockQ` / `maxBlockK` (and the static sequence lengths); none
-/// if even block_q = 1, block_k = lanes does not fit.
-std::optional<AttentionTiles> chooseAttentionTiles(const AttentionShape &s,
-                                                   int64_t budget,
-                                                   int64_t lanes,
-                                                   int64_t maxBlockQ,
-                                                   int64_t maxBlockK);
+/// The largest score tile whose footprint fits `budget`, with the key
+/// block a multiple of `lanes` and blocks at most `maxBlockQ` /
+/// `maxBlockK` (and the static sequence lengths); none if even block_q =
+/// 1, block_k = lanes does not fit. Ties: with `squareTies` (a CPU's f32
+/// kernels) the squarer score tile (`G * block_q` rows against `block_k`:
+/// rows per K/V block read against keys per online-softmax step), then
+/// the larger query block (more reuse of each K/V block).
+std::optional<AttentionTiles>
+chooseAttentionTiles(const AttentionShape &s, int64_t budget, int64_t lanes,
+                     int64_t maxBlockQ, int64_t maxBlockK,
+                     bool squareTies = false);
 
 } // namespace mlir::tfm
 

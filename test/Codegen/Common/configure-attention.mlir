@@ -13,11 +13,12 @@
 // The tile choice follows the budget: causal MHA, D = 64, f32, whose
 // working set is 528*Br + 512*Bc + 4*Br*Bc bytes (Q tile, K and V block,
 // score tile, accumulator, row statistics). The largest Br*Bc that fits
-// wins, ties going to the larger Br; Bc is a multiple of the f32 lanes of
-// the vector; max-block-q/k cap both.
+// wins; of tiles of one size, a CPU takes the squarest (48K: 32 x 32, not
+// 64 x 16 or 16 x 64), then the larger Br (NEON: 16 x 8, not 8 x 16); Bc
+// is a multiple of the f32 lanes of the vector; max-block-q/k cap both.
 
 // L1-16K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 8, block_k = 16, group = 1, footprint_bytes = 12928, budget_bytes = 16384>
-// L1-48K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 64, block_k = 16, group = 1, footprint_bytes = 46080, budget_bytes = 49152>
+// L1-48K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 32, group = 1, footprint_bytes = 37376, budget_bytes = 49152>
 // L2-1M:    tfm.lowering_config = #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = 198656, budget_bytes = 1048576>
 // NEON-16K: tfm.lowering_config = #tfm.attention_tiling<block_q = 16, block_k = 8, group = 1, footprint_bytes = 13056, budget_bytes = 16384>
 // CAPPED:   tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 256, group = 1, footprint_bytes = 180736, budget_bytes = 1048576>

@@ -230,16 +230,16 @@ func.func @padding_only(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: 
 // CHECK: %[[Q0:.*]] = arith.muli
 // CHECK: %[[BQ:.*]] = arith.minsi
 // CHECK: %[[SLOPES:.*]] = tensor.extract_slice %[[SL]][%[[H0]]] [2] [1] : tensor<2xf32> to tensor<2xf32>
-// CHECK: scf.for %[[K0:.*]] = %c0 to %{{.*}} step %c32
-// CHECK: %[[BS:.*]] = tensor.extract_slice %[[BIAS]][%[[BI]], %[[H0]], %[[Q0]], %[[K0]]] [1, 2, %[[BQ]], 32] [1, 1, 1, 1] : tensor<?x2x?x?xf32> to tensor<2x?x32xf32>
+// CHECK: scf.for %[[K0:.*]] = %c0 to %{{.*}} step %c64
+// CHECK: %[[BS:.*]] = tensor.extract_slice %[[BIAS]][%[[BI]], %[[H0]], %[[Q0]], %[[K0]]] [1, 2, %[[BQ]], 64] [1, 1, 1, 1] : tensor<?x2x?x?xf32> to tensor<2x?x64xf32>
 // The bias slice is copied into a slice of the carried bias tile (a bare
 // insert_slice of a tile-sized slice would fold away with static shapes).
-// CHECK: %[[BD:.*]] = tensor.extract_slice %[[BTILE:.*]][0, 0, 0] [2, %[[BQ]], 32] [1, 1, 1] : tensor<2x64x32xf32> to tensor<2x?x32xf32>
-// CHECK: %[[BC:.*]] = linalg.copy ins(%[[BS]] : tensor<2x?x32xf32>) outs(%[[BD]] : tensor<2x?x32xf32>)
-// CHECK: %[[BT:.*]] = tensor.insert_slice %[[BC]] into %[[BTILE]][0, 0, 0] [2, %[[BQ]], 32] [1, 1, 1] : tensor<2x?x32xf32> into tensor<2x64x32xf32>
+// CHECK: %[[BD:.*]] = tensor.extract_slice %[[BTILE:.*]][0, 0, 0] [2, %[[BQ]], 64] [1, 1, 1] : tensor<2x32x64xf32> to tensor<2x?x64xf32>
+// CHECK: %[[BC:.*]] = linalg.copy ins(%[[BS]] : tensor<2x?x64xf32>) outs(%[[BD]] : tensor<2x?x64xf32>)
+// CHECK: %[[BT:.*]] = tensor.insert_slice %[[BC]] into %[[BTILE]][0, 0, 0] [2, %[[BQ]], 64] [1, 1, 1] : tensor<2x?x64xf32> into tensor<2x32x64xf32>
 // Both in log2 units (times log2(e)), like the scores; a finite bias whose
 // product overflows is clamped to -+FLT_MAX, not -+inf.
-// CHECK: linalg.generic {{.*}} ins(%[[BT]], %[[SLOPES]] : tensor<2x64x32xf32>, tensor<2xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[BT]], %[[SLOPES]] : tensor<2x32x64xf32>, tensor<2xf32>)
 // CHECK: ^bb0(%[[BV:.*]]: f32, %[[SV:.*]]: f32, %[[SC:.*]]: f32):
 // CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
 // CHECK: %[[BL:.*]] = arith.mulf %[[BV]], %[[LOG2E]] : f32
@@ -257,7 +257,7 @@ func.func @padding_only(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: 
 // CHECK: arith.cmpi slt
 // CHECK: arith.select
 // CHECK: } {tfm.key_blocks = #tfm.key_blocks<remainder>}
-// CHECK: {tfm.lowering_config = #tfm.attention_tiling<block_q = 64, block_k = 32, group = 2, footprint_bytes = 55296, budget_bytes = 65536>}
+// CHECK: {tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 64, group = 2, footprint_bytes = 50176, budget_bytes = 65536>}
 func.func @alibi_bias(%q: tensor<?x2x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: tensor<?x1x?x16xf32>, %s: tensor<2xf32>, %bias: tensor<?x2x?x?xf32>) -> tensor<?x2x?x16xf32> {
   %o = tfm.attention %q, %k, %v alibi(%s : tensor<2xf32>) bias(%bias : tensor<?x2x?x?xf32>) {scale = 0.25 : f64} : tensor<?x2x?x16xf32>, tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x2x?x16xf32>
   return %o : tensor<?x2x?x16xf32>
@@ -412,10 +412,10 @@ func.func @causal_offsets(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v
 // of the bias.
 // CHECK-LABEL: func.func @causal_relative_bias
 // CHECK-SAME: %[[BIAS:[a-z0-9]+]]: tensor<?x3x?x?xf32>)
-// CHECK: scf.for %[[KB:.*]] = %c0 to %[[SPLIT:.*]] step %c32
-// CHECK: tensor.extract_slice %[[BIAS]][{{.*}}, %[[KB]]] [1, 1, %{{.*}}, 32]
+// CHECK: scf.for %[[KB:.*]] = %c0 to %[[SPLIT:.*]] step %c64
+// CHECK: tensor.extract_slice %[[BIAS]][{{.*}}, %[[KB]]] [1, 1, %{{.*}}, 64]
 // CHECK: } {tfm.key_blocks = #tfm.key_blocks<full>}
-// CHECK: scf.for %[[KD:.*]] = %[[SPLIT]] to %[[END:.*]] step %c32
+// CHECK: scf.for %[[KD:.*]] = %[[SPLIT]] to %[[END:.*]] step %c64
 // CHECK: tensor.extract_slice %[[BIAS]][{{.*}}, %[[KD]]]
 // CHECK: } {tfm.key_blocks = #tfm.key_blocks<diagonal>}
 // CHECK-NOT: scf.for
