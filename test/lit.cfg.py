@@ -35,6 +35,10 @@ except OSError:
     flags = []
 if "avx512_bf16" in flags:
     config.available_features.add("host-avx512bf16")
+# host-amx-bf16: likewise for AMX (a library that needs AMX and AVX512-BF16
+# is refused for the first of them the host lacks).
+if "amx_bf16" in flags:
+    config.available_features.add("host-amx-bf16")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
