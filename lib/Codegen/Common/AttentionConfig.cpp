@@ -94,17 +94,18 @@ mlir::tfm::chooseAttentionTiles(const AttentionShape &s, int64_t budget,
   if (!ShapedType::isDynamic(s.staticTk) && s.staticTk > 0)
     capK =
         std::min(capK, static_cast<int64_t>(llvm::alignTo(s.staticTk, lanes)));
+  // How far from square the score tile of `r` query rows per head and `c`
+  // keys is.
+  auto skew = [&](int64_t r, int64_t c) {
+    double rows = double(s.group * r);
+    return std::max(rows, double(c)) / std::min(rows, double(c));
+  };
   std::optional<AttentionTiles> best;
   for (int64_t br : candidates(capQ, 1)) {
     for (int64_t bc : candidates(capK, lanes)) {
       int64_t f = attentionFootprintBytes(s, br, bc);
       if (f > budget)
         continue;
-      // How far from square a tile of `r` query rows per head is.
-      auto skew = [&](int64_t r, int64_t c) {
-        double rows = double(s.group * r);
-        return std::max(rows, double(c)) / std::min(rows, double(c));
-      };
       bool tie = best && br * bc == best->blockQ * best->blockK;
       bool squarer =
           tie && squareTies && skew(br, bc) < skew(best->blockQ, best->blockK);
