@@ -100,19 +100,22 @@ mlir::tfm::chooseAttentionTiles(const AttentionShape &s, int64_t budget,
     double rows = double(s.group * r);
     return std::max(rows, double(c)) / std::min(rows, double(c));
   };
+  // Whether br x bc is a better tile than `b`: larger, then (squareTies)
+  // squarer, then with the larger Br.
+  auto better = [&](int64_t br, int64_t bc, const AttentionTiles &b) {
+    if (br * bc != b.blockQ * b.blockK)
+      return br * bc > b.blockQ * b.blockK;
+    if (squareTies && skew(br, bc) != skew(b.blockQ, b.blockK))
+      return skew(br, bc) < skew(b.blockQ, b.blockK);
+    return br > b.blockQ;
+  };
   std::optional<AttentionTiles> best;
   for (int64_t br : candidates(capQ, 1)) {
     for (int64_t bc : candidates(capK, lanes)) {
       int64_t f = attentionFootprintBytes(s, br, bc);
       if (f > budget)
         continue;
-      bool tie = best && br * bc == best->blockQ * best->blockK;
-      bool squarer =
-          tie && squareTies && skew(br, bc) < skew(best->blockQ, best->blockK);
-      bool asSquare = !squareTies ||
-                      (tie && skew(br, bc) == skew(best->blockQ, best->blockK));
-      if (!best || br * bc > best->blockQ * best->blockK || squarer ||
-          (tie && asSquare && br > best->blockQ))
+      if (!best || better(br, bc, *best))
         best = AttentionTiles{br, bc, f};
     }
   }
