@@ -133,11 +133,10 @@ GpuFlashAttentionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-AttentionTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                            int64_t blockQ, int64_t blockK, int64_t group,
-                            int64_t footprintBytes, int64_t budgetBytes,
-                            int64_t untiledMaxKeys, int64_t keySplits) {
+LogicalResult AttentionTilingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t blockQ,
+    int64_t blockK, int64_t group, int64_t footprintBytes, int64_t budgetBytes,
+    int64_t untiledMaxKeys, int64_t keySplits, bool transposedScores) {
   if (blockQ < 1 || blockK < 1 || group < 1)
     return emitError() << "'block_q', 'block_k' and 'group' must be positive";
   if (footprintBytes < 0 || budgetBytes < 0 || untiledMaxKeys < 0)
@@ -149,6 +148,9 @@ AttentionTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "'key_splits' > 1 (split-K decode) needs 'block_q' "
                           "= 1, not "
                        << blockQ;
+  if (transposedScores && keySplits > 1)
+    return emitError() << "'transposed_scores' is for query blocks, not "
+                          "split-K decode ('key_splits' > 1)";
   return success();
 }
 

@@ -208,8 +208,14 @@ def Tfm_AttentionTilingAttr : AttrDef<Tfm_Dialect, "AttentionTiling"> {
     into that many ranges of whole key blocks, run in parallel, each with
     its own running max, sum and accumulator, which a partial-softmax
     combine merges after (split-K): a batch of one sequence then keeps more
-    threads busy than it has K/V heads. The tiled loop nest keeps the
-    attribute, so reports and IR dumps show the choice.
+    threads busy than it has K/V heads. With `transposed_scores`, each key
+    block's scores are computed transposed, `Sᵀ[Bc, G*Br] = K·Qᵀ` (Q
+    transposed once per query block), so that on a CPU the rows of K are
+    the broadcast operand of the register kernel (no per-block transpose
+    of K) and the online softmax's row max and sum run down the key rows,
+    one vector instruction per `lanes` queries, with no reduction across
+    lanes; `P·V` then reads `Pᵀ` as its transposed A. The tiled loop nest
+    keeps the attribute, so reports and IR dumps show the choice.
   }];
   let parameters = (ins
     "int64_t":$block_q,
@@ -218,7 +224,8 @@ def Tfm_AttentionTilingAttr : AttrDef<Tfm_Dialect, "AttentionTiling"> {
     "int64_t":$footprint_bytes,
     "int64_t":$budget_bytes,
     DefaultValuedParameter<"int64_t", "0">:$untiled_max_keys,
-    DefaultValuedParameter<"int64_t", "1">:$key_splits
+    DefaultValuedParameter<"int64_t", "1">:$key_splits,
+    DefaultValuedParameter<"bool", "false">:$transposed_scores
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

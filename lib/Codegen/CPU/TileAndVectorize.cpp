@@ -129,6 +129,42 @@ Operation *widenSixteenBitInput(RewriterBase &rw, linalg::GenericOp op) {
   return nullptr;
 }
 
+/// A register kernel tile (loops m, n, k: MR x NR x 1) whose A is read
+/// transposed, A[k, m] (the Pᵀ of attention's P·V with transposed scores):
+/// its [1, MR] tile holds the same values in the same order as an [MR, 1]
+/// one, so it is reshaped to that and read as A[m, k], the plain form
+/// whose vector.contract the vectorizer builds (with the transposed map it
+/// built a 1 x MR tile of A against MR rows of B). Nothing changes
+/// otherwise.
+void untransposeUnitKA(RewriterBase &rw, linalg::GenericOp op) {
+  std::optional<GemmDims> g = inferGemmDims(op);
+  if (!g || !g->unit.empty() || op.getNumLoops() != 3)
+    return;
+  MLIRContext *ctx = op.getContext();
+  auto dims = [&](unsigned x, unsigned y) {
+    return AffineMap::get(
+        3, 0, {getAffineDimExpr(x, ctx), getAffineDimExpr(y, ctx)}, ctx);
+  };
+  OpOperand *a = op.getDpsInputOperand(g->a);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (op.getMatchingIndexingMap(a) != dims(g->k, g->m) || ranges[g->k] != 1 ||
+      ShapedType::isDynamic(ranges[g->m]))
+    return;
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  Type et = getElementTypeOrSelf(a->get().getType());
+  SmallVector<ReassociationIndices> both{{0, 1}};
+  Value flat = tensor::CollapseShapeOp::create(rw, loc, a->get(), both);
+  Value col = tensor::ExpandShapeOp::create(
+      rw, loc, RankedTensorType::get({ranges[g->m], 1}, et), flat, both);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps[a->getOperandNumber()] = dims(g->m, g->k);
+  rw.modifyOpInPlace(op, [&] {
+    a->set(col);
+    op.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
+  });
+}
+
 /// `vs` (a power-of-two count `n` of vectors of `n` f32 lanes) summed
 /// across lanes: lane j of the result is the sum of the lanes of vs[j]. A
 /// tree of log2(n) levels, each adding the two halves of every pair of
@@ -1056,10 +1092,13 @@ void TileAndVectorizePass::runOnOperation() {
   for (auto [marked, unit] : takeMarked(kReadyKernel)) {
     // A kernel tile reading a 16-bit panel: its tile of the panel widened
     // first (vectorized too), so that the kernel is an f32 contraction.
-    if (auto generic = dyn_cast<linalg::GenericOp>(marked))
-      if (classifyCpuContraction(generic))
+    if (auto generic = dyn_cast<linalg::GenericOp>(marked)) {
+      if (classifyCpuContraction(generic)) {
         if (Operation *widen = widenSixteenBitInput(rw, generic))
           ready.push_back(widen);
+        untransposeUnitKA(rw, generic);
+      }
+    }
     ready.push_back(marked);
   }
   for (Operation *op : ready) {

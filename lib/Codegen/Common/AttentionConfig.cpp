@@ -418,12 +418,16 @@ struct ConfigureAttentionPass
         failedAny = true;
         continue;
       }
+      int64_t splits = decodeSplits(op, *tiles, target);
       op->setAttr(kLoweringConfigAttr,
                   AttentionTilingAttr::get(
                       &getContext(), tiles->blockQ, tiles->blockK, shape->group,
                       tiles->footprint, budget,
                       ShapedType::isDynamic(shape->staticTk) ? opMaxUntiled : 0,
-                      decodeSplits(op, *tiles, target)));
+                      splits,
+                      transposedScores && squareTies && splits == 1 &&
+                          shape->staticTq != 1 &&
+                          (shape->group * tiles->blockQ) % fast->lanes == 0));
       ++configured;
     }
     if (failedAny)

@@ -118,7 +118,7 @@ public:
                  AttentionTilingAttr config)
       : op(op), shape(shape), config(config), br(config.getBlockQ()),
         bc(config.getBlockK()), m(shape.group * config.getBlockQ()),
-        ctx(op.getContext()) {}
+        transposed(config.getTransposedScores()), ctx(op.getContext()) {}
 
   /// Builds the loop nest at the builder's insertion point and returns its
   /// result (the attention's value).
@@ -145,7 +145,7 @@ private:
   /// Per query block values that the key loops read.
   struct Block {
     Value b, n, h0, q0, bq, off, keyEnd; // indices
-    Value qMat;                          // [G*Br, D] f32, scaled
+    Value qMat; // [G*Br, D] f32, scaled ([D, G*Br] with transposed scores)
     Value slopes;                        // [G] (ALiBi) or null
   };
 
@@ -187,6 +187,8 @@ private:
   AttentionShape shape;
   AttentionTilingAttr config;
   int64_t br, bc, m;
+  /// Scores as Sᵀ [Bc, G*Br] (#tfm.attention_tiling's transposed_scores).
+  bool transposed;
   MLIRContext *ctx;
   /// Tk, computed before the parallel loop.
   Value tk;
@@ -233,8 +235,21 @@ void AttentionTiler::loadQuery(OpBuilder &b, Location loc, Block &blk) {
               });
   qBuf = tensor::InsertSliceOp::create(b, loc, qScaled, qBuf, zeros3,
                                        qTileSizes, ones3);
-  blk.qMat = tensor::CollapseShapeOp::create(
-      b, loc, qBuf, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  if (transposed) {
+    // Qᵀ [D, G*Br], once per query block: the B operand of Sᵀ = K·Qᵀ.
+    AffineExpr e0, e1, e2;
+    bindDims(ctx, e0, e1, e2);
+    qBuf =
+        generic(b, loc, ValueRange{qBuf}, emptyTensor(b, loc, {d, g, br}, f32),
+                {AffineMap::get(3, 0, {e1, e2, e0}, ctx), id3},
+                SmallVector<IteratorType>(3, IteratorType::parallel),
+                [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    blk.qMat = tensor::CollapseShapeOp::create(
+        b, loc, qBuf, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  } else {
+    blk.qMat = tensor::CollapseShapeOp::create(
+        b, loc, qBuf, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  }
 
   if (Value slopes = op.getAlibiSlopes()) {
     auto sT = cast<RankedTensorType>(slopes.getType());
@@ -255,7 +270,8 @@ AttentionTiler::State AttentionTiler::initState(OpBuilder &b, Location loc) {
   st.sum = fill(b, loc, cstF32(b, loc, 0.0f), emptyTensor(b, loc, {m}, f32));
   st.blockMax = emptyTensor(b, loc, {m}, f32);
   st.alpha = emptyTensor(b, loc, {m}, f32);
-  st.scores = emptyTensor(b, loc, {m, bc}, f32);
+  st.scores = transposed ? emptyTensor(b, loc, {bc, m}, f32)
+                         : emptyTensor(b, loc, {m, bc}, f32);
   st.kbuf =
       fill(b, loc, cstF32(b, loc, 0.0f), emptyTensor(b, loc, {bc, d}, f32));
   st.vbuf =
@@ -601,14 +617,16 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
       masked ? minI(b, loc, cstIndex(b, loc, bc), subI(b, loc, blk.keyEnd, k0))
              : Value();
   OpFoldResult kbOfr = masked ? OpFoldResult(kb) : idxAttr(b, bc);
-  auto loadBlock = [&](Value src, int64_t width, Value &buf) -> Value {
+  // `asB`: the block is a contraction's B (only B may stay 16-bit).
+  auto loadBlock = [&](Value src, int64_t width, Value &buf,
+                       bool asB) -> Value {
     Type et = cast<RankedTensorType>(src.getType()).getElementType();
     auto slT =
         RankedTensorType::get({masked ? ShapedType::kDynamic : bc, width}, et);
     Value sl = tensor::ExtractSliceOp::create(
         b, loc, slT, src, ofrs(b, {blk.b, blk.n, k0, c0}),
         {idxAttr(b, 1), idxAttr(b, 1), kbOfr, idxAttr(b, width)}, ones4);
-    if (!masked && (et.isF32() || f32Query))
+    if (!masked && (et.isF32() || (f32Query && asB)))
       return sl;
     if (!et.isF32()) {
       // Widen with linalg.copy (its body casts) into the carried f32
@@ -628,8 +646,9 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
                                         {kbOfr, idxAttr(b, width)}, ones2);
     return buf;
   };
-  Value kBlk = loadBlock(k, d, st.kbuf);
-  Value vBlk = loadBlock(v, dv, st.vbuf);
+  // With transposed scores, K is the A operand of Sᵀ = K·Qᵀ.
+  Value kBlk = loadBlock(k, d, st.kbuf, /*asB=*/!transposed);
+  Value vBlk = loadBlock(v, dv, st.vbuf, /*asB=*/true);
 
   AffineExpr e0, e1, e2;
   bindDims(ctx, e0, e1, e2);
@@ -641,15 +660,26 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   };
   AffineMap id2 = b.getMultiDimIdentityMap(2);
   SmallVector<IteratorType> par2(2, IteratorType::parallel);
+  // Reductions over the keys of each query row: the rows of S, or the
+  // columns of Sᵀ.
   SmallVector<IteratorType> rowRed{IteratorType::parallel,
                                    IteratorType::reduction};
+  if (transposed)
+    std::swap(rowRed[0], rowRed[1]);
 
-  // S = Qs . K^T  ([G*Br, D] x [Bc, D]^T)
+  // S = Qs . K^T  ([G*Br, D] x [Bc, D]^T), or Sᵀ = K . Qsᵀ ([Bc, D] x
+  // [D, G*Br]).
   Value s = fill(b, loc, cstF32(b, loc, 0.0f), st.scores);
-  auto qk = linalg::MatmulOp::create(b, loc, TypeRange{s.getType()},
-                                     ValueRange{blk.qMat, kBlk}, ValueRange{s});
-  qk.setIndexingMapsAttr(b.getAffineMapArrayAttr(
-      {map3({e0, e2}), map3({e1, e2}), map3({e0, e1})}));
+  linalg::MatmulOp qk;
+  if (transposed) {
+    qk = linalg::MatmulOp::create(b, loc, TypeRange{s.getType()},
+                                  ValueRange{kBlk, blk.qMat}, ValueRange{s});
+  } else {
+    qk = linalg::MatmulOp::create(b, loc, TypeRange{s.getType()},
+                                  ValueRange{blk.qMat, kBlk}, ValueRange{s});
+    qk.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+        {map3({e0, e2}), map3({e1, e2}), map3({e0, e1})}));
+  }
   s = qk.getResult(0);
 
   // Bias, ALiBi and (in masked blocks) the visibility rule, on [G, Br, Bc].
@@ -676,21 +706,34 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
                                                zeros3, sizes, ones3);
   }
   if (masked || bias || blk.slopes) {
-    Value s3 = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({g, br, bc}, f32), s,
-        SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    // Loops (g, i, j) over [G, Br, Bc], or (j, g, i) over Sᵀ's [Bc, G, Br]:
+    // the scores are always read in order.
+    AffineExpr eg = e0, ei = e1, ej = e2;
+    if (transposed) {
+      ej = e0;
+      eg = e1;
+      ei = e2;
+    }
+    unsigned iDim = transposed ? 2 : 1, jDim = transposed ? 0 : 2;
+    Value s3 = transposed
+                   ? tensor::ExpandShapeOp::create(
+                         b, loc, RankedTensorType::get({bc, g, br}, f32), s,
+                         SmallVector<ReassociationIndices>{{0}, {1, 2}})
+                   : tensor::ExpandShapeOp::create(
+                         b, loc, RankedTensorType::get({g, br, bc}, f32), s,
+                         SmallVector<ReassociationIndices>{{0, 1}, {2}});
     SmallVector<Value> ins;
     SmallVector<AffineMap> maps;
     int biasIdx = -1, slopeIdx = -1;
     if (bias) {
       biasIdx = ins.size();
       ins.push_back(st.biasBuf);
-      maps.push_back(map3({e0, e1, e2}));
+      maps.push_back(map3({eg, ei, ej}));
     }
     if (blk.slopes) {
       slopeIdx = ins.size();
       ins.push_back(blk.slopes);
-      maps.push_back(map3({e0}));
+      maps.push_back(map3({eg}));
     }
     maps.push_back(map3({e0, e1, e2}));
     MaskKind kind = op.getMask();
@@ -708,8 +751,8 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
                                       buildLog2Bias(nb, l, args[biasIdx]));
           if (slopeIdx < 0 && !masked)
             return x;
-          Value i = addI(nb, l, blk.q0, linalg::IndexOp::create(nb, l, 1));
-          Value j = addI(nb, l, k0, linalg::IndexOp::create(nb, l, 2));
+          Value i = addI(nb, l, blk.q0, linalg::IndexOp::create(nb, l, iDim));
+          Value j = addI(nb, l, k0, linalg::IndexOp::create(nb, l, jDim));
           Value pos = addI(nb, l, i, blk.off); // i + Tk - Tq
           Value dist = subI(nb, l, pos, j);
           if (slopeIdx >= 0) {
@@ -733,7 +776,9 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
                                          cstF32(nb, l, -INFINITY));
         });
     s = tensor::CollapseShapeOp::create(
-        b, loc, s3, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+        b, loc, s3,
+        transposed ? SmallVector<ReassociationIndices>{{0}, {1, 2}}
+                   : SmallVector<ReassociationIndices>{{0, 1}, {2}});
   }
 
   // Online softmax, every step in place on a loop-carried tensor (no
@@ -742,7 +787,7 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   // bm = rowmax(S); mnew = max(m, bm); alpha = exp2(m - mnew); m = mnew.
   // The row max ignores NaN (maxnumf: one instruction, no NaN blend); a NaN
   // score still reaches the output through exp2 and the row sum.
-  AffineMap row = map2({e0});
+  AffineMap row = map2({transposed ? e1 : e0});
   AffineMap id1 = b.getMultiDimIdentityMap(1);
   SmallVector<IteratorType> par1{IteratorType::parallel};
   Value bm = fill(b, loc, cstF32(b, loc, -INFINITY), st.blockMax);
@@ -777,13 +822,17 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
                   return arith::AddFOp::create(nb, l, a[1], a[0]);
                 });
   // acc = acc * alpha + P . V
-  Value acc = generic(b, loc, ValueRange{alpha}, st.acc, {row, id2}, par2,
-                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                        return arith::MulFOp::create(nb, l, a[1], a[0]);
-                      });
-  acc = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
-                                 ValueRange{s, vBlk}, ValueRange{acc})
-            .getResult(0);
+  Value acc =
+      generic(b, loc, ValueRange{alpha}, st.acc, {map2({e0}), id2}, par2,
+              [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                return arith::MulFOp::create(nb, l, a[1], a[0]);
+              });
+  auto pv = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
+                                     ValueRange{s, vBlk}, ValueRange{acc});
+  if (transposed) // acc += (Pᵀ)ᵀ . V
+    pv.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+        {map3({e2, e0}), map3({e2, e1}), map3({e0, e1})}));
+  acc = pv.getResult(0);
 
   st.acc = acc;
   st.mx = mx;

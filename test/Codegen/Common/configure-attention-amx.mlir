@@ -52,7 +52,7 @@ module attributes {tfm.precision = bf16, tfm.target = #amx} {
 // CHECK: tfm.attention {{.*}}#tfm.attention_untiled
 // CHECK: untiled_max_keys = 256>
 // CHECK-LABEL: func @no_bf16
-// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, untiled_max_keys = 256>
+// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, untiled_max_keys = 256, transposed_scores = true>
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 1048576, threads = 2>
 module attributes {tfm.target = #amx} {
   func.func @f32(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {

@@ -7,7 +7,7 @@
 // D = 64 on a 128 KiB budget (an eighth of 1 MiB): 128 x 32 and 64 x 64
 // both fit; the CPU takes 64 x 64.
 // CPU-LABEL: func.func @mha_d64
-// CPU: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 82944, budget_bytes = 131072>
+// CPU: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 82944, budget_bytes = 131072, transposed_scores = true>
 func.func @mha_d64(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32> -> tensor<?x12x?x64xf32>
   return %o : tensor<?x12x?x64xf32>

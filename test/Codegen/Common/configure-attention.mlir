@@ -16,12 +16,14 @@
 // wins; of tiles of one size, a CPU takes the squarest (48K: 32 x 32, not
 // 64 x 16 or 16 x 64), then the larger Br (NEON: 16 x 8, not 8 x 16); Bc
 // is a multiple of the f32 lanes of the vector; max-block-q/k cap both.
+// Query blocks of a multiple of the lanes get transposed scores (16K: 8
+// rows are half a vector of 16 lanes, so not there).
 
 // L1-16K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 8, block_k = 16, group = 1, footprint_bytes = 12928, budget_bytes = 16384>
-// L1-48K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 32, group = 1, footprint_bytes = 37376, budget_bytes = 49152>
-// L2-1M:    tfm.lowering_config = #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = 198656, budget_bytes = 1048576>
-// NEON-16K: tfm.lowering_config = #tfm.attention_tiling<block_q = 16, block_k = 8, group = 1, footprint_bytes = 13056, budget_bytes = 16384>
-// CAPPED:   tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 256, group = 1, footprint_bytes = 180736, budget_bytes = 1048576>
+// L1-48K:   tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 32, group = 1, footprint_bytes = 37376, budget_bytes = 49152, transposed_scores = true>
+// L2-1M:    tfm.lowering_config = #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = 198656, budget_bytes = 1048576, transposed_scores = true>
+// NEON-16K: tfm.lowering_config = #tfm.attention_tiling<block_q = 16, block_k = 8, group = 1, footprint_bytes = 13056, budget_bytes = 16384, transposed_scores = true>
+// CAPPED:   tfm.lowering_config = #tfm.attention_tiling<block_q = 32, block_k = 256, group = 1, footprint_bytes = 180736, budget_bytes = 1048576, transposed_scores = true>
 func.func @budgets(%q: tensor<?x8x?x64xf32>, %k: tensor<?x8x?x64xf32>, %v: tensor<?x8x?x64xf32>) -> tensor<?x8x?x64xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32> -> tensor<?x8x?x64xf32>
   return %o : tensor<?x8x?x64xf32>

@@ -1,11 +1,12 @@
-// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=1' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram -cse | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=1' -tfm-configure-attention="untiled-max-keys=0 transposed-scores=false" -tfm-tile-sram -cse | FileCheck %s
 // Split-K decode: 4 threads and one K/V head give key_splits = 4.
-// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=4' -tfm-configure-attention=untiled-max-keys=0 -tfm-tile-sram -cse | FileCheck %s --check-prefix=KSPLIT
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=4' -tfm-configure-attention="untiled-max-keys=0 transposed-scores=false" -tfm-tile-sram -cse | FileCheck %s --check-prefix=KSPLIT
 
 // The loop nest of -tfm-tile-sram: which key blocks each query block visits
 // (loop bounds), which are masked, how GQA shares K/V blocks, and how the
 // chosen tiles are recorded, for the tiles -tfm-configure-attention chooses
-// with a 64 KiB budget (an eighth of a 512 KiB L2). Numerics:
+// with a 64 KiB budget (an eighth of a 512 KiB L2), scores not transposed
+// (a GPU's nest; the CPU's transposed one: tile-sram-transposed.mlir). Numerics:
 // Numerics/tile-sram-numerics.mlir; tile choice: configure-attention.mlir;
 // errors: configure-attention-errors.mlir.
 

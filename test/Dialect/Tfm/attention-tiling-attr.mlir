@@ -2,7 +2,8 @@
 
 // The tiles of an attention (-tfm-configure-attention writes them,
 // -tfm-tile-sram carries them out) round-trip; key_splits (split-K decode)
-// defaults to 1 and is printed only when it is not.
+// defaults to 1 and is printed only when it is not, transposed_scores
+// (Sᵀ = K·Qᵀ per key block) to false, likewise.
 // CHECK-LABEL: func.func @tiles
 // CHECK-SAME: s = #tfm.attention_tiling<block_q = 16, block_k = 32, group = 2, footprint_bytes = 1000, budget_bytes = 2000>
 // CHECK-LABEL: func.func @decode
@@ -11,6 +12,16 @@ func.func @tiles() attributes {s = #tfm.attention_tiling<block_q = 16, block_k =
   return
 }
 func.func @decode() attributes {s = #tfm.attention_tiling<block_q = 1, block_k = 128, group = 8, footprint_bytes = 1000, budget_bytes = 2000, untiled_max_keys = 256, key_splits = 16>} {
+  return
+}
+// CHECK-LABEL: func.func @transposed
+// CHECK-SAME: s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000, transposed_scores = true>
+// CHECK-LABEL: func.func @not_transposed
+// CHECK-SAME: s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000>
+func.func @transposed() attributes {s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000, transposed_scores = true>} {
+  return
+}
+func.func @not_transposed() attributes {s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000, transposed_scores = false>} {
   return
 }
 
@@ -32,5 +43,12 @@ func.func @split_query_blocks() attributes {s = #tfm.attention_tiling<block_q = 
 
 // expected-error @+1 {{'block_q', 'block_k' and 'group' must be positive}}
 func.func @zero_block() attributes {s = #tfm.attention_tiling<block_q = 0, block_k = 32, group = 1, footprint_bytes = 1000, budget_bytes = 2000>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'transposed_scores' is for query blocks, not split-K decode ('key_splits' > 1)}}
+func.func @transposed_split() attributes {s = #tfm.attention_tiling<block_q = 1, block_k = 32, group = 16, footprint_bytes = 1000, budget_bytes = 2000, key_splits = 2, transposed_scores = true>} {
   return
 }

@@ -239,6 +239,15 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     instead of an error: its GEMM and row-reduction kernels need no such
     budget.
 
+    On a CPU whose key blocks run the f32 kernels (not AMX or AVX512-BF16
+    under a bf16 precision), an op whose query block `G*Br` is a multiple
+    of the vector's f32 lanes (not a decode step's static `Tq` of 1) gets
+    `transposed_scores` (option `transposed-scores`, on by default): per
+    key block `Sᵀ = K·Qᵀ`, so the register kernel broadcasts K's rows as
+    they are (no transpose of each K block into a panel) and the row max
+    and sum are vector ops down the key rows. Zen 4, one core, D = 64 and
+    128, T = 512-2048: 1.01-1.04x (docs/performance.md).
+
     Cost model (`untiled-max-keys = N > 0`): short sequences are faster
     untiled on a CPU (the whole score matrix fits in cache and the tiles'
     padding is wasted work). An op with a static `Tk <= N` gets
@@ -322,6 +331,11 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
            "more threads than K/V heads (no split on a GPU), 1 turns it "
            "off; on a GPU a value > 1 runs such ops as tiled CTAs, one per "
            "key range, instead of the tensor-core kernel">,
+    Option<"transposedScores", "transposed-scores", "bool",
+           /*default=*/"true",
+           "CPU f32 key blocks: scores transposed (Sᵀ = K·Qᵀ), for query "
+           "blocks of G*Br rows a multiple of the vector lanes "
+           "(#tfm.attention_tiling's transposed_scores)">,
   ];
   let statistics = [
     Statistic<"numConfigured", "configured", "tfm.attention ops given tiles">,
@@ -382,6 +396,17 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     so `exp2(-inf - -inf)` never happens and fully masked rows give 0.
     The row max uses `maxnumf` (it ignores a NaN score); a NaN score still
     propagates through `exp2` and the row sum into its row's output.
+
+    With `transposed_scores` (the CPU's choice, see
+    `-tfm-configure-attention`), the score tile is `Sᵀ [Bc, G*Br]`:
+    `Qsᵀ [D, G*Br]` is transposed once per query block, each key block
+    computes `Sᵀ = K[b, n, k0 : k0+Bc, :] . Qsᵀ` (a plain `linalg.matmul`
+    whose A, the K block, is read in place), the mask's loops run over
+    `[Bc, G, Br]`, the row max and row sum reduce over `Sᵀ`'s rows (the
+    keys: one vector `max`/`add` per row of keys, no reduction across
+    lanes), and `acc += (Pᵀ)ᵀ . V` reads `Pᵀ` as a transposed A. A 16-bit
+    K block is then widened into its buffer (only a contraction's B may
+    stay 16-bit). The accumulator and the output are as above.
 
     Tile sizes are each op's `#tfm.attention_tiling` (from
     `-tfm-configure-attention`, or written by hand); an op without one (or

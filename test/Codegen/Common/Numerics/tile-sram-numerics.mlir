@@ -2,6 +2,10 @@
 // RUN: tfm-opt %s -tfm-lower-to-llvm | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0},tfm-tile-sram,tfm-lower-to-llvm)' \
 // RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0 transposed-scores=false},tfm-tile-sram,tfm-lower-to-llvm)' \
+// RUN:   | %mlir_runner | FileCheck %s
+// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=512 l2-bytes=8000000},tfm-configure-attention{max-block-q=16 max-block-k=16 untiled-max-keys=0},tfm-tile-sram,tfm-lower-to-llvm)' \
+// RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=48000},tfm-configure-attention{untiled-max-keys=0},tfm-tile-sram,tfm-lower-to-llvm)' \
 // RUN:   | %mlir_runner | FileCheck %s
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0},tfm-tile-sram,tfm-lower-to-llvm{vectorize=false})' \
@@ -15,7 +19,9 @@
 // RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{max-block-q=4 max-block-k=32 untiled-max-keys=0},tfm-lower-to-nvvm{emulate=1})' \
 // RUN:   | %mlir_runner | FileCheck %s
 //
-// Untiled lowering and -tfm-tile-sram with 8x8 tiles and with the tiles a
+// Untiled lowering and -tfm-tile-sram with 8x8 tiles (transposed scores,
+// the CPU's choice for query blocks of whole vectors, and not transposed;
+// 16x16 tiles of 16-lane vectors) and with the tiles a
 // 6000-byte budget gives (also without vectorization, and with the cost
 // model's runtime branch: Tk <= 20 untiled; and with split-K decode: the
 // decode cases' keys in ceil(3 / B) ranges of 8-key blocks), and the GPU pipeline's
