@@ -393,9 +393,10 @@ struct ConfigureAttentionPass
       // halves the K/V reads and K transposes per row; square balances
       // them (Zen 5, D = 64: 64 x 64 ran 1.05-1.09x 128 x 32; D = 128,
       // 32 x 64 and 64 x 32, equally skewed: even; docs/performance.md).
-      bool squareTies = isa<CpuTargetAttr>(target) && !amxBf16;
-      std::optional<AttentionTiles> tiles = chooseAttentionTiles(
-          *shape, budget, fast->lanes, maxBq, opMaxBk, squareTies);
+      bool cpuF32Kernels = isa<CpuTargetAttr>(target) && !amxBf16;
+      std::optional<AttentionTiles> tiles =
+          chooseAttentionTiles(*shape, budget, fast->lanes, maxBq, opMaxBk,
+                               /*squareTies=*/cpuF32Kernels);
       if (!tiles && isa<GpuTargetAttr>(target)) {
         // A GPU block's shared memory is small (48 KiB): an op no tile fits
         // (large heads in large GQA groups, with the rounded tiles of a
@@ -425,7 +426,7 @@ struct ConfigureAttentionPass
                       tiles->footprint, budget,
                       ShapedType::isDynamic(shape->staticTk) ? opMaxUntiled : 0,
                       splits,
-                      transposedScores && squareTies && splits == 1 &&
+                      transposedScores && cpuF32Kernels && splits == 1 &&
                           shape->staticTq != 1 &&
                           (shape->group * tiles->blockQ) % fast->lanes == 0));
       ++configured;

@@ -670,16 +670,13 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   // S = Qs . K^T  ([G*Br, D] x [Bc, D]^T), or Sᵀ = K . Qsᵀ ([Bc, D] x
   // [D, G*Br]).
   Value s = fill(b, loc, cstF32(b, loc, 0.0f), st.scores);
-  linalg::MatmulOp qk;
-  if (transposed) {
-    qk = linalg::MatmulOp::create(b, loc, TypeRange{s.getType()},
-                                  ValueRange{kBlk, blk.qMat}, ValueRange{s});
-  } else {
-    qk = linalg::MatmulOp::create(b, loc, TypeRange{s.getType()},
-                                  ValueRange{blk.qMat, kBlk}, ValueRange{s});
+  auto qk = linalg::MatmulOp::create(b, loc, TypeRange{s.getType()},
+                                     transposed ? ValueRange{kBlk, blk.qMat}
+                                                : ValueRange{blk.qMat, kBlk},
+                                     ValueRange{s});
+  if (!transposed)
     qk.setIndexingMapsAttr(b.getAffineMapArrayAttr(
         {map3({e0, e2}), map3({e1, e2}), map3({e0, e1})}));
-  }
   s = qk.getResult(0);
 
   // Bias, ALiBi and (in masked blocks) the visibility rule, on [G, Br, Bc].
@@ -714,14 +711,14 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
       eg = e1;
       ei = e2;
     }
-    unsigned iDim = transposed ? 2 : 1, jDim = transposed ? 0 : 2;
-    Value s3 = transposed
-                   ? tensor::ExpandShapeOp::create(
-                         b, loc, RankedTensorType::get({bc, g, br}, f32), s,
-                         SmallVector<ReassociationIndices>{{0}, {1, 2}})
-                   : tensor::ExpandShapeOp::create(
-                         b, loc, RankedTensorType::get({g, br, bc}, f32), s,
-                         SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    unsigned iDim = cast<AffineDimExpr>(ei).getPosition();
+    unsigned jDim = cast<AffineDimExpr>(ej).getPosition();
+    auto s3T = transposed ? RankedTensorType::get({bc, g, br}, f32)
+                          : RankedTensorType::get({g, br, bc}, f32);
+    SmallVector<ReassociationIndices> split3 =
+        transposed ? SmallVector<ReassociationIndices>{{0}, {1, 2}}
+                   : SmallVector<ReassociationIndices>{{0, 1}, {2}};
+    Value s3 = tensor::ExpandShapeOp::create(b, loc, s3T, s, split3);
     SmallVector<Value> ins;
     SmallVector<AffineMap> maps;
     int biasIdx = -1, slopeIdx = -1;
@@ -775,18 +772,15 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
           return arith::SelectOp::create(nb, l, vis, x,
                                          cstF32(nb, l, -INFINITY));
         });
-    s = tensor::CollapseShapeOp::create(
-        b, loc, s3,
-        transposed ? SmallVector<ReassociationIndices>{{0}, {1, 2}}
-                   : SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    s = tensor::CollapseShapeOp::create(b, loc, s3, split3);
   }
 
   // Online softmax, every step in place on a loop-carried tensor (no
   // copies: a copy of the running max would be folded away by later tensor
   // canonicalizations and break in-place bufferization).
   // bm = rowmax(S); mnew = max(m, bm); alpha = exp2(m - mnew); m = mnew.
-  // The row max ignores NaN (maxnumf: one instruction, no NaN blend); a NaN
-  // score still reaches the output through exp2 and the row sum.
+  // The row max ignores NaN (maxnumf); a NaN score still reaches the output
+  // through exp2 and the row sum.
   AffineMap row = map2({transposed ? e1 : e0});
   AffineMap id1 = b.getMultiDimIdentityMap(1);
   SmallVector<IteratorType> par1{IteratorType::parallel};
