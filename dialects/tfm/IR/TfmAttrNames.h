@@ -80,6 +80,13 @@ constexpr llvm::StringLiteral kRowKernelStageAttr = "tfm.row_kernel_stage";
 constexpr llvm::StringLiteral kIndependentIterationsAttr =
     "tfm.independent_iterations";
 
+/// On a kernel's k loop whose B rows come from cache, not memory: the
+/// dot-product kernels of -tfm-cpu-lower-amx's whole 32-row steps, which
+/// read each row of Wp in turn (only the first from memory). Software
+/// prefetches there cost load slots and gain nothing: -tfm-cpu-prefetch
+/// leaves such a loop alone.
+constexpr llvm::StringLiteral kCachedPanelAttr = "tfm.cached_panel";
+
 /// On a private function that runs one GPU kernel on the host
 /// (-tfm-gpu-emulate): -tfm-gpu-dedup-kernels merges such functions as it
 /// merges kernels.

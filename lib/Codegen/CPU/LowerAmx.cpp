@@ -105,14 +105,22 @@ public:
                                  loop.getResult(2 * i + j), o.cStride);
   }
 
-  /// The 32 x 32 kernel without tiles (AVX512-BF16): four kernels of 8
-  /// rows by two 16-column vectors of f32 accumulators in registers over
-  /// the k loop over pairs [k0, k1); each pair of A broadcast to every lane
-  /// (a 32-bit element: its two bf16), multiplied with a 64-byte row of Wp
-  /// (16 columns by the pair) by vdpbf16ps.
-  /// `rows` (32 for a whole step, in kernels of 8; or one kernel of 8, 4,
-  /// 2 or 1 for the last rows of a block) from o's first row.
-  void dotKernel(const KernelOperands &o, Value k0, Value k1, int64_t rows) {
+  /// Rows per dot-product kernel of `tiles` column tiles: as many as keep
+  /// its accumulators, its `tiles` rows of Wp and the broadcast of A in the
+  /// 32 vector registers (rows * tiles + tiles + 1 <= 32), a power of two
+  /// (so that they divide a 32-row step and the tail's counts).
+  static int64_t dotKernelRows(int64_t tiles) { return tiles == 2 ? 8 : 4; }
+
+  /// Kernels without tiles (AVX512-BF16) over `tiles` 16-column tiles of
+  /// Wp and C from o.bTile and o.cTile: kernels of dotKernelRows(tiles)
+  /// rows by `tiles` vectors of f32 accumulators in registers over the k
+  /// loop over pairs [k0, k1); each pair of A broadcast to every lane (a
+  /// 32-bit element: its two bf16), multiplied with a 64-byte row of each
+  /// tile of Wp (16 columns by the pair) by vdpbf16ps.
+  /// `rows` (32 for a whole step; or one kernel's 8, 4, 2 or 1 for the
+  /// last rows of a block) from o's first row.
+  void dotKernel(const KernelOperands &o, Value k0, Value k1, int64_t rows,
+                 int64_t tiles) {
     MLIRContext *ctx = b.getContext();
     Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
     Type i32 = IntegerType::get(ctx, 32);
@@ -121,10 +129,13 @@ public:
     Value zero = idx(0);
     // A [rows, K/2, 2], Wp with its 16 columns by 2 as one row of 32:
     // [tiles, K/2, 32].
-    Value cTiles[2] = {o.cTile, add(o.cTile, 1)};
-    Value bTiles[2] = {o.bTile, add(o.bTile, 1)};
-    const int64_t rowsPerKernel = std::min<int64_t>(rows, 8);
-    assert(rows % rowsPerKernel == 0 && "rows: 32, or one kernel of <= 8");
+    SmallVector<Value> cTiles{o.cTile}, bTiles{o.bTile};
+    for (int64_t j = 1; j < tiles; ++j) {
+      cTiles.push_back(add(o.cTile, j));
+      bTiles.push_back(add(o.bTile, j));
+    }
+    const int64_t rowsPerKernel = std::min(rows, dotKernelRows(tiles));
+    assert(rows % rowsPerKernel == 0 && "rows: 32, or a power of two <= 8");
     for (int64_t r0 = 0; r0 < rows; r0 += rowsPerKernel) {
       SmallVector<Value> aRows, cRows;
       for (int64_t i = 0; i < rowsPerKernel; ++i) {
@@ -133,7 +144,7 @@ public:
       }
       SmallVector<Value> acc;
       for (int64_t i = 0; i < rowsPerKernel; ++i)
-        for (int j = 0; j < 2; ++j)
+        for (int64_t j = 0; j < tiles; ++j)
           acc.push_back(zeroInit ? arith::ConstantOp::create(
                                        b, loc, accType, b.getZeroAttr(accType))
                                        .getResult()
@@ -144,10 +155,10 @@ public:
       auto loop = scf::ForOp::create(
           b, loc, k0, k1, idx(1), acc,
           [&](OpBuilder &nb, Location l, Value k, ValueRange iter) {
-            Value w[2];
-            for (int j = 0; j < 2; ++j)
-              w[j] = vector::LoadOp::create(nb, l, pairsType, o.wp,
-                                            ValueRange{bTiles[j], k, zero});
+            SmallVector<Value> w;
+            for (int64_t j = 0; j < tiles; ++j)
+              w.push_back(vector::LoadOp::create(
+                  nb, l, pairsType, o.wp, ValueRange{bTiles[j], k, zero}));
             SmallVector<Value> next;
             for (int64_t i = 0; i < rowsPerKernel; ++i) {
               Value pair =
@@ -162,15 +173,18 @@ public:
                   nb, l, pairsType,
                   vector::BroadcastOp::create(nb, l, VectorType::get({16}, i32),
                                               word));
-              for (int j = 0; j < 2; ++j)
+              for (int64_t j = 0; j < tiles; ++j)
                 next.push_back(x86vector::DotBF16Op::create(
-                    nb, l, accType, iter[2 * i + j], a, w[j]));
+                    nb, l, accType, iter[tiles * i + j], a, w[j]));
             }
             scf::YieldOp::create(nb, l, next);
           });
+      // A whole step's kernels read the same rows of Wp in turn.
+      if (rows == 32)
+        loop->setAttr(kCachedPanelAttr, b.getUnitAttr());
       for (int64_t i = 0; i < rowsPerKernel; ++i)
-        for (int j = 0; j < 2; ++j)
-          vector::StoreOp::create(b, loc, loop.getResult(2 * i + j), o.c,
+        for (int64_t j = 0; j < tiles; ++j)
+          vector::StoreOp::create(b, loc, loop.getResult(tiles * i + j), o.c,
                                   ValueRange{cRows[i], cTiles[j], zero});
     }
   }
@@ -180,7 +194,11 @@ public:
   /// (the 32 rows of A it reads stay in L1 while every column pair reads
   /// them), every column pair's kernel on that block: the tile kernel
   /// (32 rows) when `dotRows` is 0, else dot-product kernels over
-  /// `dotRows` rows (o.wp then in their [tiles, K/2, 32] form).
+  /// `dotRows` rows (o.wp then in their [tiles, K/2, 32] form): for a
+  /// whole 32-row step, of `dotTiles` column tiles while that many are
+  /// left, then of two; for a block's last rows, of two (their rows of Wp
+  /// come from memory, each used by few rows: two streams at a time ran
+  /// faster than six, measured on Zen 4).
   void columns(KernelOperands o, Value t0, Value t1, Value cTile0, int64_t kp,
                int64_t kpBlock, int64_t dotRows) {
     scf::ForOp::create(
@@ -189,18 +207,33 @@ public:
           OpBuilder::InsertionGuard kguard(b);
           b.setInsertionPoint(scf::YieldOp::create(kb, kl));
           Value k1 = arith::MinUIOp::create(b, loc, add(k0, kpBlock), idx(kp));
-          scf::ForOp::create(
-              b, loc, t0, t1, idx(2), ValueRange{},
-              [&](OpBuilder &nb, Location l, Value t, ValueRange) {
-                OpBuilder::InsertionGuard guard(b);
-                b.setInsertionPoint(scf::YieldOp::create(nb, l));
-                o.bTile = t;
-                o.cTile = add(cTile0, arith::SubIOp::create(b, loc, t, t0));
-                if (dotRows > 0)
-                  dotKernel(o, k0, k1, dotRows);
-                else
-                  kernel(o, k0, k1);
-              });
+          // Column tiles [from, to) in kernels of `tiles`.
+          auto tilesOf = [&](Value from, Value to, int64_t tiles) {
+            scf::ForOp::create(
+                b, loc, from, to, idx(tiles), ValueRange{},
+                [&](OpBuilder &nb, Location l, Value t, ValueRange) {
+                  OpBuilder::InsertionGuard guard(b);
+                  b.setInsertionPoint(scf::YieldOp::create(nb, l));
+                  o.bTile = t;
+                  o.cTile = add(cTile0, arith::SubIOp::create(b, loc, t, t0));
+                  if (dotRows > 0)
+                    dotKernel(o, k0, k1, dotRows, tiles);
+                  else
+                    kernel(o, k0, k1);
+                });
+          };
+          if (dotRows != 32 || dotTiles == 2) {
+            tilesOf(t0, t1, 2);
+            return;
+          }
+          Value wide = arith::MulIOp::create(
+              b, loc,
+              arith::DivUIOp::create(
+                  b, loc, arith::SubIOp::create(b, loc, t1, t0), idx(dotTiles)),
+              idx(dotTiles));
+          Value tWide = add(t0, wide);
+          tilesOf(t0, tWide, dotTiles);
+          tilesOf(tWide, t1, 2);
         });
   }
 
@@ -209,6 +242,8 @@ public:
   /// The accumulators start at zero (tilezero, or zero vectors) instead of
   /// C's values.
   bool zeroInit = false;
+  /// Column tiles per dot-product kernel (2, 4 or 6; the pass's dot-tiles).
+  int64_t dotTiles = 6;
 };
 
 /// The allocation (or argument) that view-like ops derive `v` from.
@@ -263,6 +298,11 @@ struct CpuLowerAmxPass : tfm::impl::CpuLowerAmxPassBase<CpuLowerAmxPass> {
   CpuLowerAmxPass(const CpuLowerAmxPass &other) : Base(other) {}
 
   void runOnOperation() override {
+    if (dotTiles != 2 && dotTiles != 4 && dotTiles != 6) {
+      getOperation().emitError() << "-tfm-cpu-lower-amx: dot-tiles is "
+                                 << int64_t(dotTiles) << ", must be 2, 4 or 6";
+      return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::GenericOp, CpuAmxContractionAttr>> work;
     getOperation().walk([&](linalg::GenericOp op) {
       auto config = dyn_cast_or_null<CpuAmxContractionAttr>(
@@ -289,6 +329,7 @@ LogicalResult CpuLowerAmxPass::lower(linalg::GenericOp op,
   OpBuilder b(op);
   Location loc = op.getLoc();
   Emitter e(b, loc);
+  e.dotTiles = dotTiles;
   // Vector dot products (AVX512-BF16) for every row, or (with tiles) for
   // the rows after the last whole 32-row step.
   bool dots = config.getDotProducts();

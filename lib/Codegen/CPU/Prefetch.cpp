@@ -12,6 +12,7 @@
 
 #include "Contraction.h"
 #include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
 #include "tfm/Transforms/PassStatistics.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
@@ -286,7 +287,7 @@ struct CpuPrefetchPass : tfm::impl::CpuPrefetchPassBase<CpuPrefetchPass> {
       return;
     SmallVector<std::pair<scf::ForOp, PanelRow>> work;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (!isKernelLoop(loop))
+      if (!isKernelLoop(loop) || loop->hasAttr(tfm::kCachedPanelAttr))
         return;
       for (Operation &op : loop.getBody()->without_terminator()) {
         std::optional<PanelRow> r = matchPanelRow(loop, &op);

@@ -49,6 +49,8 @@
 // STATS-NEXT: (S) 0 prefetches
 // STATS: CpuPrefetchPass
 // STATS-NEXT: (S) 0 prefetches
+// STATS: CpuPrefetchPass
+// STATS-NEXT: (S) 0 prefetches
 func.func @kernel(%a: memref<8x192xf32>, %b: memref<192x32xf32>, %acc: vector<8x32xf32>) -> vector<8x32xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -348,4 +350,30 @@ func.func @left_alone(%b: memref<192x32xf32>, %wide: memref<192x64xf32>, %small:
     scf.yield %s7 : vector<8x32xf32>
   }
   return %r#0, %t : vector<8x32xf32>, vector<8x32xf32>
+}
+
+// -----
+
+// The same dot-product kernel marked tfm.cached_panel (a whole 32-row
+// step of -tfm-cpu-lower-amx, whose kernels read Wp's rows in turn, all
+// but the first from cache): no prefetches.
+// CHECK-LABEL: func.func @cached_dot_kernel
+// CHECK-NOT: memref.prefetch
+// CHECK: } {tfm.cached_panel}
+// CHECK-NOT: memref.prefetch
+func.func @cached_dot_kernel(%wp: memref<48x384x32xbf16>, %a: memref<1x384x2xbf16>, %t: index, %acc: vector<16xf32>) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c384 = arith.constant 384 : index
+  %r = scf.for %k = %c0 to %c384 step %c1 iter_args(%x = %acc) -> (vector<16xf32>) {
+    %w0 = vector.load %wp[%t, %k, %c0] : memref<48x384x32xbf16>, vector<32xbf16>
+    %p = vector.load %a[%c0, %k, %c0] : memref<1x384x2xbf16>, vector<2xbf16>
+    %pw = vector.bitcast %p : vector<2xbf16> to vector<1xi32>
+    %e = vector.extract %pw[0] : i32 from vector<1xi32>
+    %bc = vector.broadcast %e : i32 to vector<16xi32>
+    %av = vector.bitcast %bc : vector<16xi32> to vector<32xbf16>
+    %x1 = x86vector.avx512.dot %x, %av, %w0 : vector<32xbf16> -> vector<16xf32>
+    scf.yield %x1 : vector<16xf32>
+  } {tfm.cached_panel}
+  return %r : vector<16xf32>
 }

@@ -504,15 +504,26 @@ def CpuLowerAmxPass : Pass<"tfm-cpu-lower-amx", "ModuleOp"> {
     the dot-product kernels below instead (read and written in place).
 
     **Without AMX** (`dot_products`, a CPU with AVX512-BF16): the same
-    blocks, each 32 x 32 kernel as four kernels of 8 rows by two 16-column
-    vectors of f32 accumulators carried in registers through the `k` loop,
-    one step per pair of `k`: two 64-byte rows of `Wp` (16 columns by the
-    pair), and for each row its pair of `A` broadcast as one 32-bit element
-    to every lane, multiplied by `x86vector.avx512.dot` (`vdpbf16ps`).
-    Their cost grows with the rows they run, so a block's last rows (fewer
-    than 32) run as kernels of 8 rows and then one kernel of 4, 2 and 1
-    rows for each bit of the count left, reading `A` and `C` in place (a
-    decode step's one row per sequence: one 1-row kernel per column pair).
+    blocks and 32-row steps, in kernels of `f32` accumulators carried in
+    registers through the `k` loop, one step per pair of `k`: a 64-byte
+    row of `Wp` per 16-column tile (16 columns by the pair), and for each
+    row its pair of `A` broadcast as one 32-bit element to every lane,
+    multiplied by `x86vector.avx512.dot` (`vdpbf16ps`). A 32-row step runs
+    kernels of 4 rows by `dot-tiles` tiles (default 6: 24 accumulators,
+    six rows of `Wp` and the broadcast in 31 of the 32 registers; 10 loads
+    per 24 products) while that many tiles of the block are left, then of
+    8 rows by 2 tiles (16 accumulators; 10 loads per 16); its `k` loops are
+    marked `tfm.cached_panel` (the step's kernels read each row of `Wp` in
+    turn, all but the first from cache: `-tfm-cpu-prefetch` leaves them
+    alone). The cost of these kernels grows with the rows they run, so a
+    block's last rows (fewer than 32) run as kernels of 8 rows by 2 tiles
+    and then one kernel of 4, 2 and 1 rows for each bit of the count
+    left, reading `A` and `C` in place (a decode step's one row per
+    sequence: one 1-row kernel per column pair); those stay on pairs, whose
+    `Wp` comes from memory (six streams ran 7 % slower than two for one
+    row on Zen 4). Measured on Zen 4 (docs/performance.md): six tiles
+    1.01-1.06x over two on GPT-2's GEMMs at 512 rows, no prefetches in the
+    whole steps 1.03x.
 
     `-tfm-cpu-convert-amx-to-llvm` converts the AMX ops later; the vector
     dot products go with the vector ops (`convert-vector-to-llvm`'s
@@ -525,6 +536,11 @@ def CpuLowerAmxPass : Pass<"tfm-cpu-lower-amx", "ModuleOp"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+  ];
+  let options = [
+    Option<"dotTiles", "dot-tiles", "int64_t", /*default=*/"6",
+           "Column tiles (16 columns each) per AVX512-BF16 dot-product "
+           "kernel: 6 or 4 (kernels of 4 rows), 2 (of 8 rows)">,
   ];
   let statistics = [
     Statistic<"numLowered", "lowered", "Contractions lowered to AMX tiles">,
@@ -678,7 +694,9 @@ def CpuPrefetchPass : Pass<"tfm-cpu-prefetch"> {
     lines prefetched, `d = ceil(bytes-ahead / (R · row bytes))` steps
     ahead, the first row clamped to the first of the last `R` (A's tiles,
     rows of `A` at `A`'s row stride, are not such reads). A memref of no
-    more rows than `d · step` (static) gets none.
+    more rows than `d · step` (static) gets none, and so does a loop
+    marked `tfm.cached_panel` (a whole 32-row step's dot-product kernel of
+    `-tfm-cpu-lower-amx`, whose rows of `Wp` come from cache).
     `bytes-ahead` = 0 inserts nothing; a negative value is an error. The
     default, 4 KiB (32 rows of an AVX-512 one-tile f32 panel), was
     measured on a Xeon with AVX-512 (2-8 KiB gave the same within the
