@@ -226,13 +226,13 @@ struct CpuConfigurePass
         cols = llvm::divideCeil(llvm::divideCeil(n, blocks), 32) * 32;
         if (amxCols > 0)
           cols = amxCols;
-        // The 32 x k_block bf16 rows of A: with tiles, at most an eighth
-        // of L2 (the accumulator tiles go to C and back once per k block,
-        // which cost more than A's rows streaming from L2: measured in
-        // docs/performance.md, "AMX k blocks"); with vector dot products,
-        // at most half of L1.
+        // The 32 x k_block bf16 rows of A: at most an eighth of L2 (the
+        // accumulators go to C and back once per k block, which cost more
+        // than A's rows streaming from L2: measured with tiles, and with
+        // vector dot products, where half of L1 ran 1.02-1.04x slower on
+        // Zen 4; docs/performance.md).
         bool tiles = target.hasAmxBf16();
-        int64_t aBudget = tiles ? l2 / 8 : l1 / 2;
+        int64_t aBudget = l2 / 8;
         int64_t kBlock = std::min<int64_t>(
             amxKBlock > 0 ? int64_t(amxKBlock)
                           : std::max<int64_t>(aBudget / (32 * 2) / 32 * 32, 32),

@@ -20,10 +20,10 @@
 // K = 8192 is blocked: 4096 (and 64 columns: a K x 64 bf16 block is 1 MiB).
 // CHECK-LABEL: func.func @long_k
 // CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 64, k_block = 4096, parallel_rows = 128>
-// Without AMX (AVX512-BF16 dot products over the same blocks): 32 rows of
-// A in half of L1, 24 KiB / 64 B = 384.
+// Without AMX (AVX512-BF16 dot products over the same blocks, the same
+// k_block rule): the whole 3072.
 // CHECK-LABEL: func.func @down_dot
-// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 192, k_block = 384, parallel_rows = 128, dot_products = true>
+// CHECK: tfm.lowering_config = #tfm.cpu_amx_contraction<cache_cols = 192, k_block = 3072, parallel_rows = 128, dot_products = true>
 
 // amx-cols and amx-k-block set both for every AMX contraction (for A/B
 // runs: tfm-bench --versus); k_block is at most K.

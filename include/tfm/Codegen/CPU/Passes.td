@@ -216,10 +216,11 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
       fit, each rounded up to 32 (a short last block cost 6-7 % on the
       AMX Xeon: 768 for `N` = 3072 on two threads, not 672);
       `k_block` such that 32 rows of bf16 A fill at most an eighth of L2
-      with tiles (`l2_bytes / 512`: the accumulator tiles go to C and back
-      once per k block, which costs more than A's rows streaming from L2),
-      at most half of L1 with AVX512-BF16 dot products (`l1_bytes / 128`),
-      a multiple of 32, at most K; `amx-cols` and
+      (`l2_bytes / 512`: the accumulators go to C and back once per k
+      block, which costs more than A's rows streaming from L2; measured
+      with tiles on the AMX Xeon, and with AVX512-BF16 dot products on Zen
+      4, where half of L1 ran 1.02-1.04x slower), a multiple of 32, at
+      most K; `amx-cols` and
       `amx-k-block` set either for every AMX contraction instead (A/B
       runs: `tfm-bench --versus`); with tiles on a target that also has
       AVX512-BF16, `tail_dot_rows` = `amx-tail-dot-rows` (default 4): the
@@ -274,9 +275,8 @@ def CpuConfigurePass : Pass<"tfm-cpu-configure", "func::FuncOp"> {
            "cache_cols of every AMX contraction, a multiple of 32 (0: from "
            "L2 and the threads)">,
     Option<"amxKBlock", "amx-k-block", "int64_t", /*default=*/"0",
-           "k_block of every AMX contraction, a multiple of 32 (0: from L2 "
-           "with tiles, from L1 with AVX512-BF16 dot products; at most K "
-           "either way)">,
+           "k_block of every AMX contraction, a multiple of 32 (0: from L2; "
+           "at most K either way)">,
     Option<"amxTailDotRows", "amx-tail-dot-rows", "int64_t",
            /*default=*/"4",
            "With AMX tiles and AVX512-BF16: the last rows of an AMX "
