@@ -136,7 +136,8 @@ struct FastMemory {
 /// online softmax the per-key-block costs (row reductions, rescaling, loop
 /// overhead) favour long key blocks: 7-12 % faster than L2 / 16 (128 x 32
 /// and 64 x 32 tiles), see docs/performance.md. Key blocks are whole
-/// vectors. With `amxBf16` (bf16 on a CPU with AMX or AVX512-BF16:
+/// vectors. (An op with query tiles gets at least kCpuMinTileBudget where
+/// L2 is large enough: cpuTileBudget.) With `amxBf16` (bf16 on a CPU with AMX or AVX512-BF16:
 /// -tfm-pack-amx puts the key blocks' contractions on tiles or vector dot
 /// products) half of L2 and key blocks of 32: a
 /// key block is the k of P V's tile kernel and the n of Q K^T's (both
@@ -157,6 +158,25 @@ std::optional<FastMemory> attentionBudget(Attribute target, bool amxBf16) {
   if (auto gpu = dyn_cast_or_null<GpuTargetAttr>(target))
     return FastMemory{gpu.getSharedMemoryBytes(), 32};
   return std::nullopt;
+}
+
+/// The least fast memory a CPU query tile (not a decode step's one row)
+/// gets on an L2 of four times as much or more: L2 / 8 of a 512 KiB L2
+/// (Zen 3) gave D = 128 tiles of 32 x 16 (two AVX2 vectors of keys), whose
+/// online softmax's per-block costs ran 1.02-1.13x slower than 64 x 32 in
+/// 128 KiB (f32; bf16 1.05-1.22x); L2 / 2 lost 12 % on causal T = 512, and
+/// decode steps (32 keys against 64) ran 0.93-0.98x with it
+/// (docs/performance.md, session 36). On the 1-2 MiB L2s L2 / 8 was
+/// measured on it changes nothing.
+constexpr int64_t kCpuMinTileBudget = 128 * 1024;
+
+/// The fast memory of `op`'s tile on CPU target `cpu` whose key blocks run
+/// the f32 kernels, from the target's rule `ruleBytes` (L2 / 8).
+static int64_t cpuTileBudget(CpuTargetAttr cpu, const AttentionShape &s,
+                             int64_t ruleBytes) {
+  if (s.staticTq == 1 || cpu.getL2Bytes() < 4 * kCpuMinTileBudget)
+    return ruleBytes;
+  return std::max(ruleBytes, kCpuMinTileBudget);
 }
 
 /// The block shape of the FlashAttention-2 kernel: warps, 16-row tiles per
@@ -244,12 +264,15 @@ struct ConfigureAttentionPass
     Operation *root = getOperation();
     int64_t maxBq = maxBlockQ, maxBk = maxBlockK, maxUntiled = untiledMaxKeys;
     int64_t splits = decodeKeySplits;
-    if (maxBq < 1 || maxBk < 0 || maxUntiled < 0 || splits < 0) {
+    if (maxBq < 1 || maxBk < 0 || maxUntiled < 0 || splits < 0 ||
+        budgetBytes < 0) {
       root->emitError() << "-tfm-configure-attention: invalid options: "
                            "max-block-q ("
                         << maxBq << ") must be >= 1, max-block-k (" << maxBk
                         << "), untiled-max-keys (" << maxUntiled
-                        << ") and decode-key-splits (" << splits << ") >= 0";
+                        << "), decode-key-splits (" << splits
+                        << ") and budget-bytes (" << int64_t(budgetBytes)
+                        << ") >= 0";
       return signalPassFailure();
     }
     FlashShape flashShape;
@@ -304,7 +327,6 @@ struct ConfigureAttentionPass
                            "sets the host's)";
       return signalPassFailure();
     }
-    int64_t budget = fast->bytes;
     // With the key blocks on AMX tiles, the tiled attention beats the
     // untiled one (f32 products on rounded inputs): 59 against 41 GFLOP/s
     // at 32 keys, 97 against 59 at 64, 235 against 33 at 256 (12 heads,
@@ -394,6 +416,11 @@ struct ConfigureAttentionPass
       // them (Zen 5, D = 64: 64 x 64 ran 1.05-1.09x 128 x 32; D = 128,
       // 32 x 64 and 64 x 32, equally skewed: even; docs/performance.md).
       bool cpuF32Kernels = isa<CpuTargetAttr>(target) && !amxBf16;
+      int64_t budget =
+          budgetBytes > 0 ? int64_t(budgetBytes)
+          : cpuF32Kernels
+              ? cpuTileBudget(cast<CpuTargetAttr>(target), *shape, fast->bytes)
+              : fast->bytes;
       std::optional<AttentionTiles> tiles =
           chooseAttentionTiles(*shape, budget, fast->lanes, maxBq, opMaxBk,
                                /*squareTies=*/cpuF32Kernels);

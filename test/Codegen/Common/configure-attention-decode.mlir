@@ -15,7 +15,7 @@
 // With the cost model's runtime branch (dynamic Tk), the tiled side splits.
 // RUN: tfm-opt %s -tfm-set-target='vector-bits=512 l2-bytes=1048576 threads=16' -tfm-configure-attention | FileCheck %s --check-prefix=BRANCH
 // RUN: not tfm-opt %s -tfm-set-target='threads=16' -tfm-configure-attention='decode-key-splits=-1' 2>&1 | FileCheck %s --check-prefix=ERR
-// ERR: error: -tfm-configure-attention: invalid options: max-block-q (128) must be >= 1, max-block-k (0), untiled-max-keys (256) and decode-key-splits (-1) >= 0
+// ERR: error: -tfm-configure-attention: invalid options: max-block-q (128) must be >= 1, max-block-k (0), untiled-max-keys (256), decode-key-splits (-1) and budget-bytes (0) >= 0
 
 // MQA (one K/V head, 8 query heads): one decode row per K/V head group.
 // T16-LABEL: func.func @decode_mqa

@@ -5,7 +5,7 @@
 // What -tfm-configure-attention refuses, each with a message that names
 // the limit.
 
-// OPTS: error: -tfm-configure-attention: invalid options: max-block-q (0) must be >= 1, max-block-k (0), untiled-max-keys (256) and decode-key-splits (0) >= 0
+// OPTS: error: -tfm-configure-attention: invalid options: max-block-q (0) must be >= 1, max-block-k (0), untiled-max-keys (256), decode-key-splits (0) and budget-bytes (0) >= 0
 // NOTARGET: error: -tfm-configure-attention: the module has no target to size attention tiles for ('tfm.target' is missing or neither #tfm.cpu_target nor #tfm.gpu_target; tfmc sets it, -tfm-set-target sets the host's)
 
 // A target with a 64000-byte L2 gives attention 8000 bytes, which cannot

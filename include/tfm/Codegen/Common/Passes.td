@@ -215,9 +215,15 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     other): for each `tfm.attention` without a `tfm.lowering_config` it
     picks the query block `Br` and key block `Bc` from the module's target.
     The target gives the fast memory one tile's working set may use (CPU:
-    an eighth of the per-core L2, `Bc` a multiple of the f32 lanes of a
-    vector; GPU: the shared memory of one block, `Bc` a multiple of a
-    warp, 32). Among powers of two up to `max-block-q` /
+    an eighth of the per-core L2, but at least 128 KiB on an L2 of 512 KiB
+    or more for an op with query tiles (not a static `Tq` of 1), `Bc` a
+    multiple of the f32 lanes of a vector; GPU: the shared memory of one
+    block, `Bc` a multiple of a warp, 32; option `budget-bytes` overrides
+    either). On Zen 3's 512 KiB L2, L2 / 8 gave D = 128 tiles of 32 x 16
+    (two AVX2 vectors of keys), whose online softmax's per-block costs ran
+    1.02-1.13x slower than the 64 x 32 of 128 KiB in f32 and 1.05-1.22x in
+    bf16; L2 / 2 lost 12 % at causal T = 512, and decode steps ran
+    0.93-0.98x with the larger budget (docs/performance.md). Among powers of two up to `max-block-q` /
     `max-block-k` (and the static `Tq` / `Tk`) the pass takes the largest
     score tile `Br*Bc` whose working set fits (ties: on a CPU without
     16-bit key-block kernels, the squarer `[G*Br, Bc]` tile, whose longer
@@ -313,6 +319,9 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
            "Largest key block (0: 128, and 256 for an op without a mask "
            "whose key blocks run on AMX tiles: a Tq that is dynamic or at "
            "least 32, one query head per K/V head)">,
+    Option<"budgetBytes", "budget-bytes", "int64_t", /*default=*/"0",
+           "Fast memory one tile's working set may use, in bytes, instead "
+           "of the target's rule (0: the target's)">,
     Option<"untiledMaxKeys", "untiled-max-keys", "int64_t", /*default=*/"256",
            "Cost model: attention over at most this many keys keeps the "
            "untiled lowering (statically, or by a runtime branch on Tk; "
