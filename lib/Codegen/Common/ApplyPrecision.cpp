@@ -20,11 +20,13 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace mlir::tfm {
@@ -171,11 +173,19 @@ struct ApplyPrecisionPass
     // A GPU reads those weights in 16 bits: half the device memory and
     // half the bytes each GEMM streams. Same values: the runtime rounds
     // them either way, and each read widens them back to f32.
-    if (isa_and_nonnull<GpuTargetAttr>(module->getAttr(kTargetAttr))) {
+    Attribute target = module->getAttr(kTargetAttr);
+    if (isa_and_nonnull<GpuTargetAttr>(target)) {
       narrowWeights(module, rw, roundedNames, type);
-      hoistSliceRoundings(rw, type);
+      hoistSliceRoundings(rw, type, /*cpu=*/false);
       narrowActivations(rw, type);
     }
+    // A CPU whose attention key blocks run the f32 kernels (no AMX or
+    // AVX512-BF16 under bf16: -tfm-pack-amx leaves them) rounds each K and
+    // V block once, not once per query block.
+    if (auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
+        cpu && cpuTileRoundings &&
+        !(type.isBF16() && (cpu.hasAmxBf16() || cpu.hasAvx512Bf16())))
+      hoistSliceRoundings(rw, type, /*cpu=*/true);
   }
 
   /// Whether `op` is a contraction with an f32 result whose inputs are f32
@@ -203,16 +213,58 @@ struct ApplyPrecisionPass
     return isa<FunctionOpInterface>(v.getParentRegion()->getParentOp());
   }
 
+  /// Whether a loop around `slice` that runs more than once (not
+  /// statically one trip) reads the same slice in each iteration: no
+  /// offset or size of it depends on the loop's induction variable (the
+  /// query blocks around a K or V block; not a decode step's one query
+  /// block).
+  static bool readAgainInLoop(tensor::ExtractSliceOp slice) {
+    llvm::SmallPtrSet<Value, 16> seen;
+    SmallVector<Value> work(slice->operand_begin() + 1, slice->operand_end());
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (Operation *def = v.getDefiningOp())
+        work.append(def->operand_begin(), def->operand_end());
+    }
+    auto moreThanOnce = [](OpFoldResult lb, OpFoldResult ub, OpFoldResult st) {
+      std::optional<int64_t> l = getConstantIntValue(lb),
+                             u = getConstantIntValue(ub),
+                             s = getConstantIntValue(st);
+      return !l || !u || !s || *s <= 0 || *u - *l > *s;
+    };
+    for (Operation *p = slice->getParentOp(); p; p = p->getParentOp()) {
+      if (auto loop = dyn_cast<scf::ForOp>(p)) {
+        if (!seen.contains(loop.getInductionVar()) &&
+            moreThanOnce(loop.getLowerBound(), loop.getUpperBound(),
+                         loop.getStep()))
+          return true;
+      } else if (auto forall = dyn_cast<scf::ForallOp>(p)) {
+        for (auto [iv, lb, ub, st] :
+             llvm::zip(forall.getInductionVars(), forall.getMixedLowerBound(),
+                       forall.getMixedUpperBound(), forall.getMixedStep()))
+          if (!seen.contains(iv) && moreThanOnce(lb, ub, st))
+            return true;
+      }
+    }
+    return false;
+  }
+
   /// Moves the rounding of each tile that a loop nest builds from a slice
   /// of a top-level tensor X to X itself: X is rounded once, at top level,
-  /// where narrowActivations can store it in 16 bits, and the tile reads
-  /// the rounded X. The tile is the slice (a full K or V block), the slice
-  /// padded into a staging tile (a short block), or an elementwise function
-  /// of the slice padded into a tile (the Q tile, scaled): the function
-  /// then moves to top level too, before the rounding, so each tile holds
-  /// the numbers it held before. The in-loop rounding stays (it rounds
-  /// rounded values; canonicalization folds it to a widening).
-  void hoistSliceRoundings(IRRewriter &rw, FloatType half) {
+  /// and the tile reads the rounded X. The tile is the slice (a full K or V
+  /// block), the slice padded into a staging tile (a short block), or an
+  /// elementwise function of the slice padded into a tile (the Q tile,
+  /// scaled): the function then moves to top level too, before the
+  /// rounding, so each tile holds the numbers it held before.
+  /// On a GPU (`cpu` false) every such tile moves, so that
+  /// narrowActivations can store X in 16 bits, and the in-loop rounding
+  /// stays (it rounds rounded values; canonicalization folds it to a
+  /// widening). On a CPU, X stays f32: only a tile read again in some loop
+  /// around it moves (readAgainInLoop: a K or V block once per query
+  /// block), and its in-loop rounding goes.
+  void hoistSliceRoundings(IRRewriter &rw, FloatType half, bool cpu) {
     // Top-level tensor (or elementwise function of one) -> its rounding.
     DenseMap<std::pair<Value, Operation *>, Value> hoisted;
     auto roundedSource = [&](Value source, linalg::GenericOp fn) {
@@ -259,13 +311,24 @@ struct ApplyPrecisionPass
       auto slice = (fn ? fn.getDpsInputs()[0] : tile)
                        .getDefiningOp<tensor::ExtractSliceOp>();
       if (!slice || !atTopLevel(slice.getSource()) ||
-          (pad && !slice->hasOneUse()))
+          (pad && !slice->hasOneUse()) || (cpu && !readAgainInLoop(slice)))
         continue;
       Value source = roundedSource(slice.getSource(), fn);
       ++hoistedTiles;
+      // On a CPU the tile now holds rounded values: the in-loop rounding
+      // goes.
+      auto dropInLoop = [&] {
+        Value input = rounding.getDpsInputs()[0];
+        if (!cpu || input.getType() != rounding.getResult(0).getType())
+          return;
+        rw.replaceAllUsesWith(rounding.getResult(0), input);
+        llvm::erase(roundings, rounding);
+        rw.eraseOp(rounding);
+      };
       if (!pad) {
         rw.modifyOpInPlace(slice,
                            [&] { slice.getSourceMutable().assign(source); });
+        dropInLoop();
         continue;
       }
       // The padding (or the function) becomes a copy: a generic, which
@@ -295,6 +358,7 @@ struct ApplyPrecisionPass
       if (fn)
         rw.eraseOp(fn);
       rw.eraseOp(slice);
+      dropInLoop();
     }
   }
 
@@ -546,7 +610,7 @@ struct ApplyPrecisionPass
 
   PassStatistic hoistedTiles{
       this, numHoistedTiles, "hoisted-tiles",
-      "Tiles read from a top-level tensor rounded there (GPU targets)"};
+      "Tiles read from a top-level tensor rounded there"};
 
   /// The rounding ops round() made.
   SmallVector<linalg::GenericOp> roundings;

@@ -4,6 +4,9 @@
 // bits keep their names in tfm.rounded_weights (the runtime must still be
 // asked to round them).
 // RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-apply-precision -tfm-apply-precision | FileCheck %s --check-prefix=TWICE
+// A CPU target whose key blocks run the f32 kernels, without the hoisting
+// of K and V blocks' roundings: they stay in the loop.
+// RUN: tfm-opt %s -split-input-file -verify-diagnostics -tfm-apply-precision=cpu-tile-roundings=false | FileCheck %s --check-prefix=INLOOP
 
 // bf16: the activation input of a projection is rounded (truncf, extf) once
 // for the two contractions that read it; the weights are marked for the
@@ -445,5 +448,98 @@ func.func @cached_keys(%q: tensor<4x16xf32>, %k: tensor<8x16xbf16>, %kh: tensor<
     linalg.yield %r : f32
   } -> tensor<4x8xf32>
   return %s, %t : tensor<4x8xf32>, tensor<4x8xf32>
+}
+}
+
+// -----
+
+// On a CPU target whose key blocks run the f32 kernels, a K or V block that
+// the query-block loop reads again (its slice does not depend on that
+// loop's %qb, which runs twice) is rounded once, where its tensor is
+// computed, and its in-loop rounding goes; the tensor stays f32. The Q
+// block, read once (it depends on %qb), and the scores, computed in the
+// loop, keep their in-loop rounding.
+// CHECK-LABEL: func.func @cpu_key_blocks
+// CHECK-SAME:    (%[[Q:.*]]: tensor<2x8x4xf32>, %[[K:.*]]: tensor<2x8x4xf32>
+// CHECK:         %[[KR:.*]] = linalg.generic {{.*}} ins(%[[K]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.truncf
+// CHECK-NEXT:      arith.extf
+// CHECK:         scf.forall (%[[H:[a-z0-9_]+]], %[[QB:[a-z0-9_]+]]) in (2, 2)
+// CHECK:           %[[QT:.*]] = tensor.extract_slice %[[Q]][%[[H]], %[[QB]], 0]
+// CHECK:           %[[QR:.*]] = linalg.generic {{.*}} ins(%[[QT]] : tensor<4x4xf32>)
+// CHECK:           scf.for %[[J:[a-z0-9_]+]] =
+// CHECK:             %[[KT:.*]] = tensor.extract_slice %[[KR]][%[[H]], %[[J]], 0]
+// CHECK-NOT:         arith.truncf
+// CHECK:             %[[S:.*]] = linalg.matmul {{.*}} ins(%[[QR]], %[[KT]] :
+// CHECK:             linalg.generic {{.*}} ins(%[[S]] : tensor<4x4xf32>)
+// CHECK-NEXT:        ^bb0
+// CHECK-NEXT:          arith.truncf
+// INLOOP-LABEL: func.func @cpu_key_blocks
+// INLOOP:         scf.forall
+// INLOOP:           scf.for
+// INLOOP:             %[[KT:.*]] = tensor.extract_slice %arg1
+// INLOOP:             linalg.generic {{.*}} ins(%[[KT]] : tensor<4x4xf32>)
+// INLOOP-NEXT:        ^bb0
+// INLOOP-NEXT:          arith.truncf
+module attributes {tfm.precision = bf16, tfm.target = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16, l1_bytes = 32768, l2_bytes = 524288, threads = 2>} {
+func.func @cpu_key_blocks(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %out = tensor.empty() : tensor<2x8x4xf32>
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %s0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = scf.forall (%h, %qb) in (2, 2) shared_outs(%o = %out) -> (tensor<2x8x4xf32>) {
+    %qt = tensor.extract_slice %q[%h, %qb, 0] [1, 4, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<4x4xf32>
+    %acc = scf.for %j = %c0 to %c8 step %c4 iter_args(%a = %s0) -> (tensor<4x4xf32>) {
+      %kt = tensor.extract_slice %k[%h, %j, 0] [1, 4, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<4x4xf32>
+      %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%qt, %kt : tensor<4x4xf32>, tensor<4x4xf32>) outs(%s0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %pv = linalg.matmul ins(%s, %kt : tensor<4x4xf32>, tensor<4x4xf32>) outs(%a : tensor<4x4xf32>) -> tensor<4x4xf32>
+      scf.yield %pv : tensor<4x4xf32>
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %acc into %o[%h, %qb, 0] [1, 4, 4] [1, 1, 1] : tensor<4x4xf32> into tensor<2x8x4xf32>
+    }
+  }
+  return %r : tensor<2x8x4xf32>
+}
+}
+
+// -----
+
+// A decode step's one query block (a loop of one trip) reads each K block
+// once: its rounding stays in the loop.
+// CHECK-LABEL: func.func @cpu_decode_blocks
+// CHECK-NOT:     arith.truncf
+// CHECK:         scf.forall
+// CHECK:           scf.for
+// CHECK:             %[[KT:.*]] = tensor.extract_slice %arg1
+// CHECK:             linalg.generic {{.*}} ins(%[[KT]] : tensor<4x4xf32>)
+// CHECK-NEXT:        ^bb0
+// CHECK-NEXT:          arith.truncf
+module attributes {tfm.precision = bf16, tfm.target = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16, l1_bytes = 32768, l2_bytes = 524288, threads = 2>} {
+func.func @cpu_decode_blocks(%q: tensor<2x1x4xf32>, %k: tensor<2x8x4xf32>) -> tensor<2x1x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %out = tensor.empty() : tensor<2x1x4xf32>
+  %e0 = tensor.empty() : tensor<1x4xf32>
+  %s0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %r = scf.forall (%h, %qb) in (2, 1) shared_outs(%o = %out) -> (tensor<2x1x4xf32>) {
+    %qt = tensor.extract_slice %q[%h, %qb, 0] [1, 1, 4] [1, 1, 1] : tensor<2x1x4xf32> to tensor<1x4xf32>
+    %acc = scf.for %j = %c0 to %c8 step %c4 iter_args(%a = %s0) -> (tensor<1x4xf32>) {
+      %kt = tensor.extract_slice %k[%h, %j, 0] [1, 4, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<4x4xf32>
+      %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%qt, %kt : tensor<1x4xf32>, tensor<4x4xf32>) outs(%s0 : tensor<1x4xf32>) -> tensor<1x4xf32>
+      %pv = linalg.matmul ins(%s, %kt : tensor<1x4xf32>, tensor<4x4xf32>) outs(%a : tensor<1x4xf32>) -> tensor<1x4xf32>
+      scf.yield %pv : tensor<1x4xf32>
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %acc into %o[%h, %qb, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xf32> into tensor<2x1x4xf32>
+    }
+  }
+  return %r : tensor<2x1x4xf32>
 }
 }
