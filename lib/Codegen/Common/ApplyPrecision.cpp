@@ -251,6 +251,22 @@ struct ApplyPrecisionPass
     return false;
   }
 
+  /// Whether `v` is (a reshape of) a slice of a larger tensor or a tensor
+  /// with a slice inserted: a KV cache, read up to each sequence's length
+  /// but sized for the longest context, whose rounding at top level would
+  /// round all of it at every step.
+  static bool isCacheView(Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(def))
+        return true;
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
+              def))
+        return false;
+      v = def->getOperand(0);
+    }
+    return false;
+  }
+
   /// Moves the rounding of each tile that a loop nest builds from a slice
   /// of a top-level tensor X to X itself: X is rounded once, at top level,
   /// and the tile reads the rounded X. The tile is the slice (a full K or V
@@ -263,7 +279,8 @@ struct ApplyPrecisionPass
   /// stays (it rounds rounded values; canonicalization folds it to a
   /// widening). On a CPU, X stays f32: only a tile read again in some loop
   /// around it moves (readAgainInLoop: a K or V block once per query
-  /// block), and its in-loop rounding goes.
+  /// block), not one of a KV cache (isCacheView), and its in-loop rounding
+  /// goes.
   void hoistSliceRoundings(IRRewriter &rw, FloatType half, bool cpu) {
     // Top-level tensor (or elementwise function of one) -> its rounding.
     DenseMap<std::pair<Value, Operation *>, Value> hoisted;
@@ -311,7 +328,8 @@ struct ApplyPrecisionPass
       auto slice = (fn ? fn.getDpsInputs()[0] : tile)
                        .getDefiningOp<tensor::ExtractSliceOp>();
       if (!slice || !atTopLevel(slice.getSource()) ||
-          (pad && !slice->hasOneUse()) || (cpu && !readAgainInLoop(slice)))
+          (pad && !slice->hasOneUse()) ||
+          (cpu && (!readAgainInLoop(slice) || isCacheView(slice.getSource()))))
         continue;
       Value source = roundedSource(slice.getSource(), fn);
       ++hoistedTiles;

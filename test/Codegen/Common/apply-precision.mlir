@@ -543,3 +543,43 @@ func.func @cpu_decode_blocks(%q: tensor<2x1x4xf32>, %k: tensor<2x8x4xf32>) -> te
   return %r : tensor<2x1x4xf32>
 }
 }
+
+// -----
+
+// A KV cache (here: a row appended to it at top level) is sized for the
+// longest context: rounding it at top level would round all of it at
+// every step, so its blocks keep their in-loop rounding.
+// CHECK-LABEL: func.func @cpu_cache_blocks
+// CHECK:         %[[CACHE:.*]] = tensor.insert_slice
+// CHECK-NOT:     arith.truncf
+// CHECK:         scf.forall
+// CHECK:           scf.for
+// CHECK:             %[[KT:.*]] = tensor.extract_slice %[[CACHE]]
+// CHECK:             linalg.generic {{.*}} ins(%[[KT]] : tensor<4x4xf32>)
+// CHECK-NEXT:        ^bb0
+// CHECK-NEXT:          arith.truncf
+module attributes {tfm.precision = bf16, tfm.target = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16, l1_bytes = 32768, l2_bytes = 524288, threads = 2>} {
+func.func @cpu_cache_blocks(%q: tensor<2x8x4xf32>, %cache: tensor<2x8x4xf32>, %row: tensor<2x1x4xf32>, %at: index) -> tensor<2x8x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %k = tensor.insert_slice %row into %cache[0, %at, 0] [2, 1, 4] [1, 1, 1] : tensor<2x1x4xf32> into tensor<2x8x4xf32>
+  %out = tensor.empty() : tensor<2x8x4xf32>
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %s0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = scf.forall (%h, %qb) in (2, 2) shared_outs(%o = %out) -> (tensor<2x8x4xf32>) {
+    %qt = tensor.extract_slice %q[%h, %qb, 0] [1, 4, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<4x4xf32>
+    %acc = scf.for %j = %c0 to %c8 step %c4 iter_args(%a = %s0) -> (tensor<4x4xf32>) {
+      %kt = tensor.extract_slice %k[%h, %j, 0] [1, 4, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<4x4xf32>
+      %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%qt, %kt : tensor<4x4xf32>, tensor<4x4xf32>) outs(%s0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %pv = linalg.matmul ins(%s, %kt : tensor<4x4xf32>, tensor<4x4xf32>) outs(%a : tensor<4x4xf32>) -> tensor<4x4xf32>
+      scf.yield %pv : tensor<4x4xf32>
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %acc into %o[%h, %qb, 0] [1, 4, 4] [1, 1, 1] : tensor<4x4xf32> into tensor<2x8x4xf32>
+    }
+  }
+  return %r : tensor<2x8x4xf32>
+}
+}

@@ -185,9 +185,11 @@ def ApplyPrecisionPass : Pass<"tfm-apply-precision", "ModuleOp"> {
     runs more than once (the query blocks around a K or V block), so X is
     rounded once, stays f32, and the in-loop rounding goes. A decode
     step's single query block keeps its in-loop rounding (each block read
-    once). Zen 3 (AVX2), one thread, against the in-loop rounding: 1.03-1.08x
-    on bf16 attention at D = 64 and 128, T = 512 and 2048, causal T = 512
-    even (docs/performance.md).
+    once), and so does a block of a KV cache (X a slice of a larger tensor,
+    or one with a slice inserted: sized for the longest context, it would
+    be rounded whole at every step). Zen 3 (AVX2), one thread, against the
+    in-loop rounding: 1.02-1.08x on bf16 attention at D = 64 and 128, T =
+    512 and 2048, causal T = 512 0.97-0.99x (docs/performance.md).
 
     **Untouched.** Ops that are not contractions; contractions with other
     element types; on a CPU target, the weights' f32 storage (the CPU's
