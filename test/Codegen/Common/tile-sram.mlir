@@ -5,7 +5,7 @@
 // The loop nest of -tfm-tile-sram: which key blocks each query block visits
 // (loop bounds), which are masked, how GQA shares K/V blocks, and how the
 // chosen tiles are recorded, for the tiles -tfm-configure-attention chooses
-// with a 64 KiB budget (an eighth of a 512 KiB L2), scores not transposed
+// with a 64 KiB budget (budget-bytes), scores not transposed
 // (a GPU's nest; the CPU's transposed one: tile-sram-transposed.mlir). Numerics:
 // Numerics/tile-sram-numerics.mlir; tile choice: configure-attention.mlir;
 // errors: configure-attention-errors.mlir.
