@@ -117,6 +117,10 @@ def Tfm_CpuTargetAttr : AttrDef<Tfm_Dialect, "CpuTarget"> {
     bool hasAvx512Bf16() const {
       return hasFeature("avx512f") && hasFeature("avx512bf16");
     }
+    /// Whether bf16 products run natively, on AMX tiles or AVX512-BF16
+    /// dot products: -tfm-pack-amx takes a bf16 model's contractions then
+    /// (else they run the f32 kernels on rounded values).
+    bool hasBf16Products() const { return hasAmxBf16() || hasAvx512Bf16(); }
   }];
   let genVerifyDecl = 1;
 }

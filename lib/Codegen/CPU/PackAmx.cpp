@@ -179,7 +179,7 @@ struct PackAmxPass : tfm::impl::PackAmxPassBase<PackAmxPass> {
     // AMX tiles, or else AVX512-BF16's vector dot products (the same
     // packed layout, attention's key blocks too).
     if (!precision || !precision.getValue().isBF16() || !target ||
-        !(target.hasAmxBf16() || target.hasAvx512Bf16()))
+        !target.hasBf16Products())
       return;
     tiles = target.hasAmxBf16();
     llvm::StringMap<bool> rounded;

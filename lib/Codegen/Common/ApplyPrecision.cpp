@@ -183,8 +183,7 @@ struct ApplyPrecisionPass
     // AVX512-BF16 under bf16: -tfm-pack-amx leaves them) rounds each K and
     // V block once, not once per query block.
     if (auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
-        cpu && cpuTileRoundings &&
-        !(type.isBF16() && (cpu.hasAmxBf16() || cpu.hasAvx512Bf16())))
+        cpu && cpuTileRoundings && !(type.isBF16() && cpu.hasBf16Products()))
       hoistSliceRoundings(rw, type, /*cpu=*/true);
   }
 

@@ -136,10 +136,10 @@ struct FastMemory {
 /// online softmax the per-key-block costs (row reductions, rescaling, loop
 /// overhead) favour long key blocks: 7-12 % faster than L2 / 16 (128 x 32
 /// and 64 x 32 tiles), see docs/performance.md. Key blocks are whole
-/// vectors. (An op with query tiles gets at least kCpuMinTileBudget where
-/// L2 is large enough: cpuTileBudget.) With `amxBf16` (bf16 on a CPU with AMX or AVX512-BF16:
-/// -tfm-pack-amx puts the key blocks' contractions on tiles or vector dot
-/// products) half of L2 and key blocks of 32: a
+/// vectors (an op with query tiles gets at least kCpuMinTileBudget where
+/// L2 is large enough: cpuTileBudget). With `amxBf16` (bf16 on a CPU with
+/// AMX or AVX512-BF16: -tfm-pack-amx puts the key blocks' contractions on
+/// tiles or vector dot products) half of L2 and key blocks of 32: a
 /// key block is the k of P V's tile kernel and the n of Q K^T's (both
 /// multiples of 32), and the tiles make the contractions cheap enough that
 /// the softmax's per-block costs dominate: on a 1 MiB L2, 128 x 128 tiles
@@ -166,8 +166,8 @@ std::optional<FastMemory> attentionBudget(Attribute target, bool amxBf16) {
 /// online softmax's per-block costs ran 1.02-1.13x slower than 64 x 32 in
 /// 128 KiB (f32; bf16 1.05-1.22x); L2 / 2 lost 12 % on causal T = 512, and
 /// decode steps (32 keys against 64) ran 0.93-0.98x with it
-/// (docs/performance.md, session 36). On the 1-2 MiB L2s L2 / 8 was
-/// measured on it changes nothing.
+/// (docs/performance.md, session 36). On the 1-2 MiB L2s where L2 / 8 was
+/// measured it is at least this already: nothing changes there.
 constexpr int64_t kCpuMinTileBudget = 128 * 1024;
 
 /// The fast memory of `op`'s tile on CPU target `cpu` whose key blocks run
@@ -313,8 +313,7 @@ struct ConfigureAttentionPass
       auto cpu = dyn_cast_or_null<CpuTargetAttr>(target);
       // AMX tiles, or AVX512-BF16 dot products: -tfm-pack-amx takes the
       // key blocks' contractions either way.
-      amxBf16 = precision.getValue().isBF16() && cpu &&
-                (cpu.hasAmxBf16() || cpu.hasAvx512Bf16());
+      amxBf16 = precision.getValue().isBF16() && cpu && cpu.hasBf16Products();
       amxTiles = amxBf16 && cpu.hasAmxBf16();
     }
     std::optional<FastMemory> fast = attentionBudget(target, amxBf16);

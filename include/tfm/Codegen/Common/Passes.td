@@ -240,9 +240,10 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     (two AVX2 vectors of keys), whose online softmax's per-block costs ran
     1.02-1.13x slower than the 64 x 32 of 128 KiB in f32 and 1.05-1.22x in
     bf16; L2 / 2 lost 12 % at causal T = 512, and decode steps ran
-    0.93-0.98x with the larger budget (docs/performance.md). Among powers of two up to `max-block-q` /
-    `max-block-k` (and the static `Tq` / `Tk`) the pass takes the largest
-    score tile `Br*Bc` whose working set fits (ties: on a CPU without
+    0.93-0.98x with the larger budget (docs/performance.md). Among powers
+    of two up to `max-block-q` / `max-block-k` (and the static `Tq` /
+    `Tk`) the pass takes the largest score tile `Br*Bc` whose working set
+    fits (ties: on a CPU without
     16-bit key-block kernels, the squarer `[G*Br, Bc]` tile, whose longer
     key block halves the online softmax's steps per row and whose taller
     query block halves the K/V reads per row: Zen 5, D = 64, 64 x 64 ran
