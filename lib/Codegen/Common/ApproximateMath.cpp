@@ -4,11 +4,14 @@
 // polynomial approximations, so that vectorized softmax, GELU and SiLU stay
 // in vector registers instead of calling expf/erff/tanhf once per lane.
 // math.exp2 (the tiled attention's softmax, whose scores are in log2 units)
-// gets a shorter expansion of its own, see Exp2Approximation.
+// gets a shorter expansion of its own, see Exp2Approximation, and on an
+// AVX-512 CPU a shorter one still, see Exp2OnAvx512.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/Common/Passes.h"
+#include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -104,6 +107,99 @@ struct Exp2Approximation : OpRewritePattern<math::Exp2Op> {
   }
 };
 
+/// f32 `math.exp2` on vectors of 16·n lanes (or 8 with AVX512VL), on a CPU
+/// with AVX512F and AVX512DQ => per 16 (8) lanes:
+///
+///   f = vreduceps(t, round to nearest even)   t - roundeven(t), in [-0.5, 0.5]
+///   k = t - f                                 roundeven(t), exact
+///   p = degree-6 polynomial of 2^f on [-0.5, 0.5] (Horner, 6 FMAs)
+///   r = vscalefps(p, k)                       p * 2^k, rounded once
+///
+/// 9 instructions, against Exp2Approximation's 15 (its clamps, the integer
+/// exponent's conversion, shift and add, and the multiply go). vscalefps
+/// scales by any exponent and rounds once, so there is no range to clamp:
+/// t = -inf gives f = 0, k = -inf, exactly 0 (a masked score's weight);
+/// t <= -150 gives 0, t in (-150, -126) a denormal (not flushed), large t
+/// +inf; NaN stays NaN (vreduceps passes it on). Relative error <= 8.4e-8
+/// on [-0.5, 0.5] (f32 Horner with FMAs, measured on 2e5 points); the same
+/// everywhere else in the normal range, the scaling being exact.
+struct Exp2OnAvx512 : OpRewritePattern<math::Exp2Op> {
+  Exp2OnAvx512(MLIRContext *ctx, bool vl)
+      : OpRewritePattern(ctx, /*benefit=*/2), vl(vl) {}
+
+  LogicalResult matchAndRewrite(math::Exp2Op op,
+                                PatternRewriter &rw) const override {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (!type || type.getRank() != 1 || type.isScalable() ||
+        !type.getElementType().isF32())
+      return rw.notifyMatchFailure(op, "not a 1-D f32 vector");
+    int64_t n = type.getNumElements();
+    int64_t lanes = n % 16 == 0 ? 16 : (vl && n == 8 ? 8 : 0);
+    if (lanes == 0)
+      return rw.notifyMatchFailure(op, "not whole 512-bit (or 256-bit) lanes");
+    Location loc = op.getLoc();
+    auto chunk = VectorType::get({lanes}, rw.getF32Type());
+    Type maskType = rw.getIntegerType(lanes);
+    auto f = [&](double v) -> Value {
+      return arith::ConstantOp::create(
+          rw, loc,
+          DenseElementsAttr::get(cast<ShapedType>(chunk),
+                                 rw.getF32FloatAttr(static_cast<float>(v))));
+    };
+    auto i = [&](Type t, int64_t v) -> Value {
+      return arith::ConstantOp::create(rw, loc, rw.getIntegerAttr(t, v));
+    };
+    bool wide = lanes == 16;
+    StringRef reduce = wide ? "llvm.x86.avx512.mask.reduce.ps.512"
+                            : "llvm.x86.avx512.mask.reduce.ps.256";
+    StringRef scalef = wide ? "llvm.x86.avx512.mask.scalef.ps.512"
+                            : "llvm.x86.avx512.mask.scalef.ps.256";
+    // Fitted to 2^x on [-0.5, 0.5] with relative weights; the f32 values.
+    static constexpr double coeffs[] = {1.0,
+                                        0.6931471824645996,
+                                        0.24022647738456726,
+                                        0.055503323674201965,
+                                        0.009618437848985195,
+                                        0.0013398880837485194,
+                                        0.00015353367780335248};
+    Value allLanes = i(maskType, -1);
+    Value zero = f(0.0);
+    // imm8 = 0: round to nearest even, no fraction bits kept; 4: the
+    // current rounding mode (the 512-bit forms' rounding operand).
+    Value result = arith::ConstantOp::create(
+        rw, loc,
+        DenseElementsAttr::get(cast<ShapedType>(type),
+                               rw.getF32FloatAttr(0.0f)));
+    for (int64_t off = 0; off < n; off += lanes) {
+      Value t = vector::ExtractStridedSliceOp::create(
+          rw, loc, op.getOperand(), ArrayRef<int64_t>{off},
+          ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
+      SmallVector<Value> reduceArgs{t, i(rw.getI32Type(), 0), zero, allLanes};
+      if (wide)
+        reduceArgs.push_back(i(rw.getI32Type(), 4));
+      Value frac = LLVM::CallIntrinsicOp::create(
+                       rw, loc, chunk, rw.getStringAttr(reduce), reduceArgs)
+                       .getResult(0);
+      Value k = arith::SubFOp::create(rw, loc, t, frac);
+      Value p = f(coeffs[6]);
+      for (int d = 5; d >= 0; --d)
+        p = math::FmaOp::create(rw, loc, p, frac, f(coeffs[d]));
+      SmallVector<Value> scalefArgs{p, k, zero, allLanes};
+      if (wide)
+        scalefArgs.push_back(i(rw.getI32Type(), 4));
+      Value r = LLVM::CallIntrinsicOp::create(
+                    rw, loc, chunk, rw.getStringAttr(scalef), scalefArgs)
+                    .getResult(0);
+      result = vector::InsertStridedSliceOp::create(
+          rw, loc, r, result, ArrayRef<int64_t>{off}, ArrayRef<int64_t>{1});
+    }
+    rw.replaceOp(op, result);
+    return success();
+  }
+
+  bool vl;
+};
+
 /// f32 `math.exp2` marked `afn` (approximate functions allowed: the
 /// tensor-core attention's softmax) inside a GPU kernel module =>
 /// `llvm.nvvm.ex2.approx.ftz.f`, one MUFU instruction (`ex2.approx.ftz.f32`:
@@ -146,6 +242,12 @@ struct ApproximateMathPass
     populateMathPolynomialApproximationPatterns(patterns, wanted);
     // The device's instruction first, where the op allows it.
     patterns.add<Exp2ApproxOnNvidia>(&getContext(), /*benefit=*/2);
+    // On an AVX-512 CPU (a CPU target: never a GPU module's code, nor the
+    // host code of a GPU target, the emulation's included), its scaling.
+    tfm::CpuTargetAttr target = tfm::getCpuTarget(getOperation());
+    if (avx512Exp2 && target && target.hasFeature("avx512f") &&
+        target.hasFeature("avx512dq"))
+      patterns.add<Exp2OnAvx512>(&getContext(), target.hasFeature("avx512vl"));
     patterns.add<Exp2Approximation>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -34,11 +34,12 @@ func.func @decode(%q: tensor<1x8x1x128xf32>, %k: tensor<1x8x?x128xf32>, %v: tens
 
 // -----
 
-// bf16 on a CPU without AVX512-BF16 or AMX runs the f32 kernels: the same
-// rule (the rounded copies make the tile smaller).
+// bf16 on a CPU without AVX512-BF16 or AMX (Zen 3, stated: the host may
+// have them) runs the f32 kernels: the same rule (the rounded copies make
+// the tile smaller).
 // L2-512K: @prefill_bf16
 // L2-512K: #tfm.attention_tiling<block_q = 32, block_k = 32, group = 1, footprint_bytes = 123392, budget_bytes = 131072, transposed_scores = true>
-module attributes {tfm.precision = bf16} {
+module attributes {tfm.precision = bf16, tfm.target = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16, l1_bytes = 32768, l2_bytes = 524288, threads = 1>} {
 func.func @prefill_bf16(%q: tensor<1x8x?x128xf32>, %k: tensor<1x8x?x128xf32>, %v: tensor<1x8x?x128xf32>) -> tensor<1x8x?x128xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<1x8x?x128xf32>, tensor<1x8x?x128xf32>, tensor<1x8x?x128xf32> -> tensor<1x8x?x128xf32>
   return %o : tensor<1x8x?x128xf32>
