@@ -133,10 +133,12 @@ GpuFlashAttentionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult AttentionTilingAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, int64_t blockQ,
-    int64_t blockK, int64_t group, int64_t footprintBytes, int64_t budgetBytes,
-    int64_t untiledMaxKeys, int64_t keySplits, bool transposedScores) {
+LogicalResult
+AttentionTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            int64_t blockQ, int64_t blockK, int64_t group,
+                            int64_t footprintBytes, int64_t budgetBytes,
+                            int64_t untiledMaxKeys, int64_t keySplits,
+                            bool transposedScores, int64_t rescaleThreshold) {
   if (blockQ < 1 || blockK < 1 || group < 1)
     return emitError() << "'block_q', 'block_k' and 'group' must be positive";
   if (footprintBytes < 0 || budgetBytes < 0 || untiledMaxKeys < 0)
@@ -151,6 +153,11 @@ LogicalResult AttentionTilingAttr::verify(
   if (transposedScores && keySplits > 1)
     return emitError() << "'transposed_scores' is for query blocks, not "
                           "split-K decode ('key_splits' > 1)";
+  // 2^64 still fits f32 many times over: weights of at most 2^τ summed
+  // over any key length stay finite.
+  if (rescaleThreshold < 0 || rescaleThreshold > 64)
+    return emitError() << "'rescale_threshold' must be in [0, 64], not "
+                       << rescaleThreshold;
   return success();
 }
 

@@ -218,8 +218,15 @@ def Tfm_AttentionTilingAttr : AttrDef<Tfm_Dialect, "AttentionTiling"> {
     the broadcast operand of the register kernel (no per-block transpose
     of K) and the online softmax's row max and sum run down the key rows,
     one vector instruction per `lanes` queries, with no reduction across
-    lanes; `P·V` then reads `Pᵀ` as its transposed A. The tiled loop nest
-    keeps the attribute, so reports and IR dumps show the choice.
+    lanes; `P·V` then reads `Pᵀ` as its transposed A. With
+    `rescale_threshold` = τ > 0, the online softmax moves a row's running
+    max only when a key block's max exceeds it by more than τ (log2 units:
+    the block's weights are then at most 2^τ), and rescales the
+    accumulator only for key blocks where some row's max moved
+    (FlashAttention-4's conditional rescaling; exact, since the sum and the
+    accumulator share the stale max); with 0 every block rescales. The
+    tiled loop nest keeps the attribute, so reports and IR dumps show the
+    choice.
   }];
   let parameters = (ins
     "int64_t":$block_q,
@@ -229,7 +236,8 @@ def Tfm_AttentionTilingAttr : AttrDef<Tfm_Dialect, "AttentionTiling"> {
     "int64_t":$budget_bytes,
     DefaultValuedParameter<"int64_t", "0">:$untiled_max_keys,
     DefaultValuedParameter<"int64_t", "1">:$key_splits,
-    DefaultValuedParameter<"bool", "false">:$transposed_scores
+    DefaultValuedParameter<"bool", "false">:$transposed_scores,
+    DefaultValuedParameter<"int64_t", "0">:$rescale_threshold
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

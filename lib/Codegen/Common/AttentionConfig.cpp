@@ -275,6 +275,12 @@ struct ConfigureAttentionPass
                         << ") >= 0";
       return signalPassFailure();
     }
+    if (rescaleThreshold < 0 || rescaleThreshold > 64) {
+      root->emitError() << "-tfm-configure-attention: invalid options: "
+                           "rescale-threshold ("
+                        << int64_t(rescaleThreshold) << ") must be in [0, 64]";
+      return signalPassFailure();
+    }
     FlashShape flashShape;
     if (!gpuFlash.empty()) {
       if ((gpuFlash.size() != 3 && gpuFlash.size() != 4) ||
@@ -446,15 +452,16 @@ struct ConfigureAttentionPass
         continue;
       }
       int64_t splits = decodeSplits(op, *tiles, target);
-      op->setAttr(kLoweringConfigAttr,
-                  AttentionTilingAttr::get(
-                      &getContext(), tiles->blockQ, tiles->blockK, shape->group,
-                      tiles->footprint, budget,
-                      ShapedType::isDynamic(shape->staticTk) ? opMaxUntiled : 0,
-                      splits,
-                      transposedScores && cpuF32Kernels && splits == 1 &&
-                          shape->staticTq != 1 &&
-                          (shape->group * tiles->blockQ) % fast->lanes == 0));
+      op->setAttr(
+          kLoweringConfigAttr,
+          AttentionTilingAttr::get(
+              &getContext(), tiles->blockQ, tiles->blockK, shape->group,
+              tiles->footprint, budget,
+              ShapedType::isDynamic(shape->staticTk) ? opMaxUntiled : 0, splits,
+              transposedScores && cpuF32Kernels && splits == 1 &&
+                  shape->staticTq != 1 &&
+                  (shape->group * tiles->blockQ) % fast->lanes == 0,
+              isa<CpuTargetAttr>(target) ? int64_t(rescaleThreshold) : 0));
       ++configured;
     }
     if (failedAny)

@@ -30,6 +30,20 @@ struct LowerTargetPass : tfm::impl::LowerTargetPassBase<LowerTargetPass> {
     module->removeAttr(kTargetAttr);
     module->setAttr(LLVM::LLVMDialect::getTargetTripleAttrName(),
                     StringAttr::get(&getContext(), target.getTriple()));
+    // Every defined function carries the CPU and its features, so that the
+    // LLVM IR says what its intrinsics (AVX-512, AMX) need: llc or any
+    // other back end then selects them whatever its own default CPU.
+    StringAttr cpu = StringAttr::get(&getContext(), target.getCpu());
+    auto features =
+        LLVM::TargetFeaturesAttr::get(&getContext(), target.getFeatures());
+    module.walk([&](LLVM::LLVMFuncOp func) {
+      if (func.isExternal())
+        return;
+      if (!target.getCpu().empty())
+        func.setTargetCpuAttr(cpu);
+      if (!target.getFeatures().empty())
+        func.setTargetFeaturesAttr(features);
+    });
     module.walk([](Operation *op) { op->removeAttr(kLoweringConfigAttr); });
   }
 };

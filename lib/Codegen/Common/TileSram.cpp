@@ -789,14 +789,34 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                  return arith::MaxNumFOp::create(nb, l, a[0], a[1]);
                });
+  // With a rescale threshold τ (conditional rescaling): a row's max moves
+  // only when the block's exceeds it by more than τ, so the block's weights
+  // are at most 2^τ and most blocks leave every row's max (alpha = 1).
+  int64_t tau = config.getRescaleThreshold();
   auto update = linalg::GenericOp::create(
       b, loc, TypeRange{st.mx.getType(), st.alpha.getType()}, ValueRange{bm},
       ValueRange{st.mx, st.alpha}, SmallVector<AffineMap>{id1, id1, id1}, par1,
-      [](OpBuilder &nb, Location l, ValueRange a) {
+      [&](OpBuilder &nb, Location l, ValueRange a) {
         // a = (block max, old running max, alpha)
-        Value mnew = arith::MaximumFOp::create(nb, l, a[1], a[0]);
-        Value alpha = math::Exp2Op::create(
-            nb, l, arith::SubFOp::create(nb, l, a[1], mnew));
+        if (tau == 0) {
+          Value mnew = arith::MaximumFOp::create(nb, l, a[1], a[0]);
+          Value alpha = math::Exp2Op::create(
+              nb, l, arith::SubFOp::create(nb, l, a[1], mnew));
+          linalg::YieldOp::create(nb, l, ValueRange{mnew, alpha});
+          return;
+        }
+        // A NaN block max (a row of NaN scores) leaves m: the NaN still
+        // reaches the row's output through exp2 and the sum.
+        Value grow = arith::CmpFOp::create(
+            nb, l, arith::CmpFPredicate::OGT, a[0],
+            arith::AddFOp::create(nb, l, a[1],
+                                  cstF32(nb, l, static_cast<float>(tau))));
+        Value mnew = arith::SelectOp::create(nb, l, grow, a[0], a[1]);
+        Value alpha = arith::SelectOp::create(
+            nb, l, grow,
+            math::Exp2Op::create(nb, l,
+                                 arith::SubFOp::create(nb, l, a[1], a[0])),
+            cstF32(nb, l, 1.0f));
         linalg::YieldOp::create(nb, l, ValueRange{mnew, alpha});
       });
   Value mx = update.getResult(0), alpha = update.getResult(1);
@@ -815,12 +835,41 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
                 [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                   return arith::AddFOp::create(nb, l, a[1], a[0]);
                 });
-  // acc = acc * alpha + P . V
-  Value acc =
-      generic(b, loc, ValueRange{alpha}, st.acc, {map2({e0}), id2}, par2,
-              [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                return arith::MulFOp::create(nb, l, a[1], a[0]);
-              });
+  // acc = acc * alpha + P . V; with a threshold, acc * alpha only when
+  // some row's alpha is below 1.
+  auto rescale = [&](OpBuilder &nb, Location l) -> Value {
+    return generic(nb, l, ValueRange{alpha}, st.acc, {map2({e0}), id2}, par2,
+                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return arith::MulFOp::create(nb, l, a[1], a[0]);
+                   });
+  };
+  Value acc;
+  if (tau == 0) {
+    acc = rescale(b, loc);
+  } else {
+    Value least = fill(
+        b, loc, cstF32(b, loc, 1.0f),
+        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, b.getF32Type()));
+    least =
+        generic(b, loc, ValueRange{alpha}, least,
+                {id1, AffineMap::get(1, 0, {}, ctx)}, {IteratorType::reduction},
+                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  return arith::MinNumFOp::create(nb, l, a[0], a[1]);
+                });
+    Value moved = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OLT,
+        tensor::ExtractOp::create(b, loc, least, ValueRange{}),
+        cstF32(b, loc, 1.0f));
+    auto ifOp = scf::IfOp::create(
+        b, loc, moved,
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(nb, l, rescale(nb, l));
+        },
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(nb, l, st.acc);
+        });
+    acc = ifOp.getResult(0);
+  }
   auto pv = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
                                      ValueRange{s, vBlk}, ValueRange{acc});
   if (transposed) // acc += (Pᵀ)ᵀ . V

@@ -9,7 +9,7 @@
 
 // A 1 MiB L2: 512 KiB for the tiles; D = 128, 8 heads per K/V head.
 // CHECK-LABEL: func @amx
-// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 2, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31>
+// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 2, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31, rescale_threshold = 8>
 // Short sequences: tiled from 32 keys up (the pass's default keeps up to
 // 256 keys untiled, and still does below); a dynamic Tk branches at 31.
 // CHECK-LABEL: func @amx_short
@@ -18,7 +18,7 @@
 // CHECK-LABEL: func @amx_dynamic
 // CHECK: untiled_max_keys = 31
 // CHECK-LABEL: func @amx_d64
-// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31>
+// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31, rescale_threshold = 8>
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 1048576, threads = 2>
 module attributes {tfm.precision = bf16, tfm.target = #amx} {
   func.func @amx(%q: tensor<1x16x?x128xf32>, %k: tensor<1x8x?x128xf32>, %v: tensor<1x8x?x128xf32>) -> tensor<1x16x?x128xf32> {
@@ -47,12 +47,12 @@ module attributes {tfm.precision = bf16, tfm.target = #amx} {
 // CHECK-LABEL: func @f32
 // CHECK: budget_bytes = 131072
 // CHECK-LABEL: func @no_amx
-// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31>
+// CHECK: #tfm.attention_tiling<block_q = 128, block_k = 128, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 524288, untiled_max_keys = 31, rescale_threshold = 8>
 // CHECK-LABEL: func @decode
 // CHECK: tfm.attention {{.*}}#tfm.attention_untiled
-// CHECK: untiled_max_keys = 256>
+// CHECK: untiled_max_keys = 256, rescale_threshold = 8>
 // CHECK-LABEL: func @no_bf16
-// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, untiled_max_keys = 256, transposed_scores = true>
+// CHECK: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, untiled_max_keys = 256, transposed_scores = true, rescale_threshold = 8>
 #amx = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx512f,+amx-tile,+amx-bf16", vector_bits = 512, vector_registers = 32, l1_bytes = 49152, l2_bytes = 1048576, threads = 2>
 module attributes {tfm.target = #amx} {
   func.func @f32(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {

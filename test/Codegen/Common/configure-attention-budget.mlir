@@ -9,17 +9,17 @@
 // RUN: not tfm-opt %s -tfm-set-target='vector-bits=256 l2-bytes=524288' -tfm-configure-attention='budget-bytes=-1' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // L2-512K: @prefill
-// L2-512K: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = 107520, budget_bytes = 131072, transposed_scores = true>
+// L2-512K: #tfm.attention_tiling<block_q = 64, block_k = 32, group = 1, footprint_bytes = 107520, budget_bytes = 131072, transposed_scores = true, rescale_threshold = 8>
 // L2-512K: @decode
-// L2-512K: #tfm.attention_tiling<block_q = 1, block_k = 32, group = 1, footprint_bytes = 33936, budget_bytes = 65536>
+// L2-512K: #tfm.attention_tiling<block_q = 1, block_k = 32, group = 1, footprint_bytes = 33936, budget_bytes = 65536, rescale_threshold = 8>
 // L2-256K: @prefill
-// L2-256K: #tfm.attention_tiling<block_q = 16, block_k = 8, group = 1, footprint_bytes = 25344, budget_bytes = 32768, transposed_scores = true>
+// L2-256K: #tfm.attention_tiling<block_q = 16, block_k = 8, group = 1, footprint_bytes = 25344, budget_bytes = 32768, transposed_scores = true, rescale_threshold = 8>
 // L2-2M: @prefill
 // L2-2M: budget_bytes = 262144
 // L2-2M: @decode
 // L2-2M: budget_bytes = 262144
 // OPTION: @prefill
-// OPTION: #tfm.attention_tiling<block_q = 32, block_k = 16, group = 1, footprint_bytes = 51712, budget_bytes = 65536, transposed_scores = true>
+// OPTION: #tfm.attention_tiling<block_q = 32, block_k = 16, group = 1, footprint_bytes = 51712, budget_bytes = 65536, transposed_scores = true, rescale_threshold = 8>
 // OPTION: @decode
 // OPTION: budget_bytes = 65536
 // BAD: error: -tfm-configure-attention: invalid options: {{.*}} and budget-bytes (-1) >= 0
@@ -38,7 +38,7 @@ func.func @decode(%q: tensor<1x8x1x128xf32>, %k: tensor<1x8x?x128xf32>, %v: tens
 // have them) runs the f32 kernels: the same rule (the rounded copies make
 // the tile smaller).
 // L2-512K: @prefill_bf16
-// L2-512K: #tfm.attention_tiling<block_q = 32, block_k = 32, group = 1, footprint_bytes = 123392, budget_bytes = 131072, transposed_scores = true>
+// L2-512K: #tfm.attention_tiling<block_q = 32, block_k = 32, group = 1, footprint_bytes = 123392, budget_bytes = 131072, transposed_scores = true, rescale_threshold = 8>
 module attributes {tfm.precision = bf16, tfm.target = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16, l1_bytes = 32768, l2_bytes = 524288, threads = 1>} {
 func.func @prefill_bf16(%q: tensor<1x8x?x128xf32>, %k: tensor<1x8x?x128xf32>, %v: tensor<1x8x?x128xf32>) -> tensor<1x8x?x128xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<none>, scale = 0.125 : f64} : tensor<1x8x?x128xf32>, tensor<1x8x?x128xf32>, tensor<1x8x?x128xf32> -> tensor<1x8x?x128xf32>

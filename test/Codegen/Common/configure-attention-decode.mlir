@@ -19,13 +19,13 @@
 
 // MQA (one K/V head, 8 query heads): one decode row per K/V head group.
 // T16-LABEL: func.func @decode_mqa
-// T16: #tfm.attention_tiling<block_q = 1, block_k = 128, group = 8, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, key_splits = 16>
+// T16: #tfm.attention_tiling<block_q = 1, block_k = 128, group = 8, footprint_bytes = {{[0-9]+}}, budget_bytes = 131072, key_splits = 16, rescale_threshold = 8>
 // T2-LABEL: func.func @decode_mqa
-// T2: #tfm.attention_tiling<block_q = 1, {{.*}}, key_splits = 2>
+// T2: #tfm.attention_tiling<block_q = 1, {{.*}}, key_splits = 2, rescale_threshold = 8>
 // FIVE-LABEL: func.func @decode_mqa
-// FIVE: key_splits = 5>
+// FIVE: key_splits = 5{{>|, rescale_threshold = 8>}}
 // BRANCH-LABEL: func.func @decode_mqa
-// BRANCH: untiled_max_keys = 256, key_splits = 16>
+// BRANCH: untiled_max_keys = 256, key_splits = 16, rescale_threshold = 8>
 // OFF-LABEL: func.func @decode_mqa
 // OFF-NOT: key_splits
 // OFF-LABEL: func.func @decode_gqa4
@@ -37,7 +37,7 @@ func.func @decode_mqa(%q: tensor<?x8x1x64xf32>, %k: tensor<?x1x?x64xf32>, %v: te
 // GQA with 4 K/V heads: 16 threads take 4 ranges each; 2 threads are busy
 // with the heads alone.
 // T16-LABEL: func.func @decode_gqa4
-// T16: #tfm.attention_tiling<block_q = 1, {{.*}}, key_splits = 4>
+// T16: #tfm.attention_tiling<block_q = 1, {{.*}}, key_splits = 4, rescale_threshold = 8>
 // T2-LABEL: func.func @decode_gqa4
 // T2-NOT: key_splits
 // T2-LABEL: func.func @decode_mha16

@@ -7,7 +7,7 @@
 // D = 64 on a 128 KiB budget (an eighth of 1 MiB): 128 x 32 and 64 x 64
 // both fit; the CPU takes 64 x 64.
 // CPU-LABEL: func.func @mha_d64
-// CPU: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 82944, budget_bytes = 131072, transposed_scores = true>
+// CPU: #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 82944, budget_bytes = 131072, transposed_scores = true, rescale_threshold = 8>
 func.func @mha_d64(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32> -> tensor<?x12x?x64xf32>
   return %o : tensor<?x12x?x64xf32>
@@ -38,9 +38,12 @@ func.func @gqa4_d16(%q: tensor<?x8x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tens
 // -----
 
 // A GPU (48 KiB of shared memory, warp-sized key blocks): D = 16 fits
-// 128 x 32, 64 x 64 and 32 x 128 alike, and keeps the larger Br.
+// 128 x 32, 64 x 64 and 32 x 128 alike, and keeps the larger Br. No
+// rescale threshold: every key block rescales on a GPU.
 // GPU-LABEL: func.func @gpu_d16
 // GPU: #tfm.attention_tiling<block_q = 128, block_k = 32, group = 1,
+// GPU-NOT: rescale_threshold
+// GPU-SAME: >
 func.func @gpu_d16(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32> {
   %o = tfm.attention %q, %k, %v {scale = 0.25 : f64} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
   return %o : tensor<?x4x?x16xf32>

@@ -15,7 +15,7 @@
 // CHECK-NEXT: scf.yield %[[U]]
 // CHECK-NEXT: } else {
 // CHECK: %[[T:.*]] = scf.forall
-// CHECK: } {tfm.lowering_config = #tfm.attention_tiling<{{.*}}, untiled_max_keys = 256, transposed_scores = true>}
+// CHECK: } {tfm.lowering_config = #tfm.attention_tiling<{{.*}}, untiled_max_keys = 256, transposed_scores = true, rescale_threshold = 8>}
 // CHECK-NEXT: scf.yield %[[T]]
 // CHECK: return %[[R]]
 func.func @dynamic_keys(%q: tensor<?x4x?x32xf32>, %k: tensor<?x4x?x32xf32>, %v: tensor<?x4x?x32xf32>) -> tensor<?x4x?x32xf32> {

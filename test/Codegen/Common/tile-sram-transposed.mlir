@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=1' -tfm-configure-attention="untiled-max-keys=0 budget-bytes=65536" -tfm-tile-sram -cse | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=1' -tfm-configure-attention="untiled-max-keys=0 budget-bytes=65536 rescale-threshold=0" -tfm-tile-sram -cse | FileCheck %s
 
 // The key loop of -tfm-tile-sram with transposed scores (the CPU's choice
 // for query blocks of whole vectors: #tfm.attention_tiling's

@@ -1,6 +1,6 @@
-// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=1' -tfm-configure-attention="untiled-max-keys=0 transposed-scores=false budget-bytes=65536" -tfm-tile-sram -cse | FileCheck %s
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=1' -tfm-configure-attention="untiled-max-keys=0 transposed-scores=false budget-bytes=65536 rescale-threshold=0" -tfm-tile-sram -cse | FileCheck %s
 // Split-K decode: 4 threads and one K/V head give key_splits = 4.
-// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=4' -tfm-configure-attention="untiled-max-keys=0 transposed-scores=false budget-bytes=65536" -tfm-tile-sram -cse | FileCheck %s --check-prefix=KSPLIT
+// RUN: tfm-opt %s -split-input-file -tfm-set-target='vector-bits=256 l2-bytes=524288 threads=4' -tfm-configure-attention="untiled-max-keys=0 transposed-scores=false budget-bytes=65536 rescale-threshold=0" -tfm-tile-sram -cse | FileCheck %s --check-prefix=KSPLIT
 
 // The loop nest of -tfm-tile-sram: which key blocks each query block visits
 // (loop bounds), which are masked, how GQA shares K/V blocks, and how the

@@ -25,6 +25,27 @@ func.func @not_transposed() attributes {s = #tfm.attention_tiling<block_q = 64, 
   return
 }
 
+// rescale_threshold (conditional rescaling) defaults to 0, printed when set.
+// CHECK-LABEL: func.func @conditional_rescale
+// CHECK-SAME: s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000, transposed_scores = true, rescale_threshold = 8>
+func.func @conditional_rescale() attributes {s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000, transposed_scores = true, rescale_threshold = 8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'rescale_threshold' must be in [0, 64], not -1}}
+func.func @negative_threshold() attributes {s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000, rescale_threshold = -1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'rescale_threshold' must be in [0, 64], not 65}}
+func.func @large_threshold() attributes {s = #tfm.attention_tiling<block_q = 64, block_k = 64, group = 1, footprint_bytes = 1000, budget_bytes = 2000, rescale_threshold = 65>} {
+  return
+}
+
 // -----
 
 // expected-error @+1 {{'key_splits' must be positive}}

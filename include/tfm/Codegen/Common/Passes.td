@@ -55,13 +55,17 @@ def SetTargetPass : Pass<"tfm-set-target", "ModuleOp"> {
 def LowerTargetPass : Pass<"tfm-lower-target", "ModuleOp"> {
   let summary = "Replace the module's #tfm.cpu_target by LLVM's own module attribute";
   let description = [{
-    `module attributes {tfm.target = #tfm.cpu_target<triple = T, ...>} => module attributes {llvm.target_triple = T}`
+    `module attributes {tfm.target = #tfm.cpu_target<triple = T, cpu = C, features = F, ...>} => module attributes {llvm.target_triple = T}, llvm.func {target_cpu = C, target_features = F}`
 
     The end of `-tfm-lower-to-llvm`: once nothing reads the target, the
     module says it the way the LLVM dialect does, so the result is plain
     LLVM dialect that any MLIR tool (`mlir-runner`, `mlir-translate`)
-    parses without the tfm dialect. `tfm.lowering_config` attributes left
-    on ops go too. A `#tfm.gpu_target` (the end of `-tfm-lower-to-nvvm`,
+    parses without the tfm dialect. Every function defined in the module
+    gets the target's CPU and features (`target_cpu`, `target_features`:
+    LLVM's `"target-cpu"` and `"target-features"`), so the LLVM IR states
+    what its intrinsics need (AVX-512's `vscalefps`, AMX tiles) and `llc`
+    compiles it for that CPU whatever its own default. `tfm.lowering_config`
+    attributes left on ops go too. A `#tfm.gpu_target` (the end of `-tfm-lower-to-nvvm`,
     whose kernels carry their own `#nvvm.target`) is removed. A module
     without a tfm target is left alone.
   }];
@@ -272,6 +276,11 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
     and sum are vector ops down the key rows. Zen 4, one core, D = 64 and
     128, T = 512-2048: 1.01-1.04x (docs/performance.md).
 
+    On every CPU, an op gets `rescale_threshold` = `rescale-threshold`
+    (default 8): the online softmax's conditional rescaling (see
+    `-tfm-tile-sram`). GPU targets keep 0 (every key block rescales: a
+    branch on all rows of a block would be a block-wide vote there).
+
     Cost model (`untiled-max-keys = N > 0`): short sequences are faster
     untiled on a CPU (the whole score matrix fits in cache and the tiles'
     padding is wasted work). An op with a static `Tk <= N` gets
@@ -363,6 +372,13 @@ def ConfigureAttentionPass : Pass<"tfm-configure-attention"> {
            "CPU f32 key blocks: scores transposed (Sᵀ = K·Qᵀ), for query "
            "blocks of G*Br rows a multiple of the vector lanes "
            "(#tfm.attention_tiling's transposed_scores)">,
+    Option<"rescaleThreshold", "rescale-threshold", "int64_t",
+           /*default=*/"8",
+           "CPU: a row's running max moves only when a key block's max "
+           "exceeds it by more than this (log2 units, 0 to 64), and the "
+           "accumulator is rescaled only in key blocks where one moved "
+           "(#tfm.attention_tiling's rescale_threshold; 0: every block "
+           "rescales)">,
   ];
   let statistics = [
     Statistic<"numConfigured", "configured", "tfm.attention ops given tiles">,
@@ -423,6 +439,15 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     so `exp2(-inf - -inf)` never happens and fully masked rows give 0.
     The row max uses `maxnumf` (it ignores a NaN score); a NaN score still
     propagates through `exp2` and the row sum into its row's output.
+
+    With `rescale_threshold = τ > 0` (the CPU's choice), the step is
+    `grow = bm > m + τ` per row (`bm` the block's row max), `mnew = grow ?
+    bm : m`, `alpha = grow ? exp2(m - bm) : 1`, and `acc = acc * alpha`
+    runs only when `min(alpha) < 1` over the block's rows (an `scf.if`):
+    the weights `exp2(S - mnew)` are at most `2^τ`, the sum and the
+    accumulator share the stale max, so `acc / l` is the same softmax. After
+    the first block a row's max rarely grows by 2^τ, so the accumulator's
+    pass over `[G*Br, Dv]` goes from nearly every key block.
 
     With `transposed_scores` (the CPU's choice, see
     `-tfm-configure-attention`), the score tile is `Sᵀ [Bc, G*Br]`:

@@ -255,6 +255,13 @@ CASES = [
          slopes=[0.25, 0.5, 0.125, 0.0625], scale=0.3),
     dict(name="gqa8", doc="G = 8 (16 query heads, 2 K/V heads), causal",
          B=1, Hq=16, Hkv=2, Tq=13, Tk=13, D=8, Dv=8, mask="causal", scale=0.3),
+    # Large scales: scores up to about 90 in log2 units, so a later key
+    # block's max often exceeds the running max by more than the CPU's
+    # rescale threshold (8) and the conditional rescaling takes both ways.
+    dict(name="none_peaked", doc="no mask, scale 2 (peaked softmax: the running max moves by > 8 in later blocks)",
+         B=1, Hq=2, Hkv=2, Tq=19, Tk=41, D=8, Dv=8, scale=2.0),
+    dict(name="causal_peaked", doc="causal, scale 1.5, G = 2, padding",
+         B=2, Hq=4, Hkv=2, Tq=37, Tk=37, D=8, Dv=8, mask="causal", lens=[37, 20], scale=1.5),
     dict(name="causal_negative_offset", doc="causal with Tq > Tk: the first 11 rows see no key",
          B=1, Hq=2, Hkv=2, Tq=20, Tk=9, D=8, Dv=8, mask="causal", scale=0.3),
     dict(name="f16_gqa2_causal", doc="f16 inputs and output, G = 2, causal, padding",
@@ -297,6 +304,10 @@ def main():
     out.append("// RUN:   | %mlir_runner | FileCheck %s")
     out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0 decode-key-splits=3},tfm-tile-sram,tfm-lower-to-llvm)' \\")
     out.append("// RUN:   | %mlir_runner | FileCheck %s")
+    out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0 rescale-threshold=0},tfm-tile-sram,tfm-lower-to-llvm)' \\")
+    out.append("// RUN:   | %mlir_runner | FileCheck %s")
+    out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{vector-bits=128 l2-bytes=8000000},tfm-configure-attention{max-block-q=8 max-block-k=8 untiled-max-keys=0 rescale-threshold=1 decode-key-splits=3},tfm-tile-sram,tfm-lower-to-llvm)' \\")
+    out.append("// RUN:   | %mlir_runner | FileCheck %s")
     out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-lower-to-nvvm{emulate=1})' \\")
     out.append("// RUN:   | %mlir_runner | FileCheck %s")
     out.append("// RUN: tfm-opt %s -pass-pipeline='builtin.module(tfm-set-target{gpu-chip=sm_80},tfm-configure-attention{max-block-q=4 max-block-k=32 untiled-max-keys=0},tfm-lower-to-nvvm{emulate=1})' \\")
@@ -307,7 +318,10 @@ def main():
     out.append("// 16x16 tiles of 16-lane vectors) and with the tiles a")
     out.append("// 6000-byte budget gives (also without vectorization, and with the cost")
     out.append("// model's runtime branch: Tk <= 20 untiled; and with split-K decode: the")
-    out.append("// decode cases' keys in ceil(3 / B) ranges of 8-key blocks), and the GPU pipeline's")
+    out.append("// decode cases' keys in ceil(3 / B) ranges of 8-key blocks; and with the")
+    out.append("// CPU's conditional rescaling off, rescale-threshold=0, and at a threshold")
+    out.append("// of 1, which moves the running max and rescales in many more blocks),")
+    out.append("// and the GPU pipeline's")
     out.append("// attention CTAs (-tfm-gpu-map-attention) run through the emulation, with")
     out.append("// the tiles chosen for 48 KiB of shared memory and with 4 x 32 tiles, each")
     out.append("// against a float64 reference: every case")
