@@ -164,8 +164,6 @@ struct Exp2OnAvx512 : OpRewritePattern<math::Exp2Op> {
                                         0.00015353367780335248};
     Value allLanes = i(maskType, -1);
     Value zero = f(0.0);
-    // imm8 = 0: round to nearest even, no fraction bits kept; 4: the
-    // current rounding mode (the 512-bit forms' rounding operand).
     Value result = arith::ConstantOp::create(
         rw, loc,
         DenseElementsAttr::get(cast<ShapedType>(type),
@@ -174,6 +172,8 @@ struct Exp2OnAvx512 : OpRewritePattern<math::Exp2Op> {
       Value t = vector::ExtractStridedSliceOp::create(
           rw, loc, op.getOperand(), ArrayRef<int64_t>{off},
           ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
+      // imm8 = 0: round to nearest even, no fraction bits kept; 4: the
+      // current rounding mode (the 512-bit forms' rounding operand).
       SmallVector<Value> reduceArgs{t, i(rw.getI32Type(), 0), zero, allLanes};
       if (wide)
         reduceArgs.push_back(i(rw.getI32Type(), 4));

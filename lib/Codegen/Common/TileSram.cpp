@@ -847,9 +847,8 @@ AttentionTiler::State AttentionTiler::keyBlock(OpBuilder &b, Location loc,
   if (tau == 0) {
     acc = rescale(b, loc);
   } else {
-    Value least = fill(
-        b, loc, cstF32(b, loc, 1.0f),
-        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, b.getF32Type()));
+    Value least = fill(b, loc, cstF32(b, loc, 1.0f),
+                       emptyTensor(b, loc, {}, b.getF32Type()));
     least =
         generic(b, loc, ValueRange{alpha}, least,
                 {id1, AffineMap::get(1, 0, {}, ctx)}, {IteratorType::reduction},

@@ -64,9 +64,10 @@ def LowerTargetPass : Pass<"tfm-lower-target", "ModuleOp"> {
     gets the target's CPU and features (`target_cpu`, `target_features`:
     LLVM's `"target-cpu"` and `"target-features"`), so the LLVM IR states
     what its intrinsics need (AVX-512's `vscalefps`, AMX tiles) and `llc`
-    compiles it for that CPU whatever its own default. `tfm.lowering_config`
-    attributes left on ops go too. A `#tfm.gpu_target` (the end of `-tfm-lower-to-nvvm`,
-    whose kernels carry their own `#nvvm.target`) is removed. A module
+    compiles it for that CPU whatever its own default.
+    `tfm.lowering_config` attributes left on ops go too. A
+    `#tfm.gpu_target` (the end of `-tfm-lower-to-nvvm`, whose kernels carry
+    their own `#nvvm.target`) is removed. A module
     without a tfm target is left alone.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
@@ -447,7 +448,7 @@ def TileSramPass : Pass<"tfm-tile-sram"> {
     the weights `exp2(S - mnew)` are at most `2^τ`, the sum and the
     accumulator share the stale max, so `acc / l` is the same softmax. After
     the first block a row's max rarely grows by 2^τ, so the accumulator's
-    pass over `[G*Br, Dv]` goes from nearly every key block.
+    pass over `[G*Br, Dv]` runs in few key blocks instead of every one.
 
     With `transposed_scores` (the CPU's choice, see
     `-tfm-configure-attention`), the score tile is `Sᵀ [Bc, G*Br]`:
