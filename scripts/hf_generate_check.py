@@ -11,9 +11,10 @@
 #   * greedy generation: `tfm-run --prompt-ids P --max-new-tokens N
 #     --greedy` against `model.generate(P, do_sample=False)`, token for
 #     token, for prompts of several lengths;
-#   * beam search: `tfm-run --beam 4 --length-penalty 1` against
-#     `generate(num_beams=4, length_penalty=1.0, early_stopping="never")`
-#     (docs/tfm-run.md, "Beam search": the same score), best hypothesis.
+#   * beam search: `tfm-run --beam 4 --length-penalty-form power
+#     --length-penalty 1` against `generate(num_beams=4, length_penalty=1.0,
+#     early_stopping="never")` (docs/tfm-run.md, "Beam search": the same
+#     score), best hypothesis.
 #
 #     python3 scripts/hf_generate_check.py [--tools build/bin] [--new 12]
 #                                          [--only qwen3,gemma]
@@ -113,7 +114,8 @@ def main():
                            check=True)
             for check, tfm_args, hf_kw in [
                     ("greedy", ["--greedy"], dict(do_sample=False)),
-                    ("beam4", ["--beam", "4", "--length-penalty", "1"],
+                    ("beam4", ["--beam", "4", "--length-penalty-form", "power",
+                               "--length-penalty", "1"],
                      dict(do_sample=False, num_beams=4, length_penalty=1.0,
                           early_stopping="never"))]:
                 agree = 0

@@ -307,8 +307,10 @@ def test_prompt_forms(gen_model: tfm.Model) -> None:
     ((np.zeros((1, 2, 3), np.int32), 2), {}, r"^prompts must be .* got an array of shape \[1, 2, 3\]$"),
 ])
 def test_generate_errors(gen_model: tfm.Model, args: Any, kwargs: Dict[str, Any], message: str) -> None:
+    before = gen_model.generate([[5, 17, 3]], 3)
     with pytest.raises(tfm.InvalidArgumentError, match=message):
         gen_model.generate(*args, **kwargs)
+    assert gen_model.generate([[5, 17, 3]], 3) == before  # the model is still usable
 
 
 def test_generate_needs_a_generation_step(gpt_model: tfm.Model, bert_classifier: Compiled) -> None:
@@ -386,44 +388,59 @@ def likely_tokens(model: tfm.Model, prompts: List[List[int]], n_new: int) -> Lis
     return sorted(counts, key=lambda t: (-counts[t], t))[:2]
 
 
-@pytest.mark.parametrize("beam, length_penalty, stops", [
-    (4, None, 1), (2, 0.0, 2), (3, 2.0, 0), (1, None, 0), (4, -0.5, 2), (5, 1.0, 1),
+@pytest.mark.parametrize("beam, length_penalty, form, stops", [
+    (4, None, None, 1), (2, 0.0, None, 2), (3, 2.0, None, 0), (1, None, None, 0),
+    (4, -0.5, None, 2), (5, 1.0, None, 1), (4, None, "power", 1), (3, 2.0, "power", 2),
+    (4, 0.6, "gnmt", 2),
 ])
 def test_beam_equals_tfm_run(gpt_gen: Compiled, gen_model: tfm.Model, beam: int,
-                             length_penalty: Any, stops: int) -> None:
+                             length_penalty: Any, form: Any, stops: int) -> None:
     """The same hypotheses in the same order with the same scores (to the
-    printed digits, from the same float64 values) as tfm-run --beam."""
+    printed digits, from the same float64 values) as tfm-run --beam, for
+    both length penalty forms (GNMT's by default)."""
     prompts = [[5, 17, 3], [4, 4], [1], gpt_gen.tokens(1, 8, seed=81)[0].tolist()]
     n_new = 8
     stop_ids = likely_tokens(gen_model, prompts, n_new)[:stops]
     args = ["--beam", str(beam), "--num-return", str(beam)]
     if length_penalty is not None:
         args += ["--length-penalty", repr(length_penalty)]
+    if form is not None:
+        args += ["--length-penalty-form", form]
     for t in stop_ids:
         args += ["--stop-id", str(t)]
     hypotheses = beam_search(gen_model, prompts, n_new, beam=beam,
-                             length_penalty=length_penalty, stop_ids=stop_ids)
+                             length_penalty=length_penalty, length_penalty_form=form,
+                             stop_ids=stop_ids)
     lines = [f"hypothesis[{g}][{k}]: score {h.score:.6f}:" + "".join(f" {t}" for t in h.tokens)
              for g, hs in enumerate(hypotheses) for k, h in enumerate(hs)]
     best = gen_model.generate(prompts, n_new, beam=beam, length_penalty=length_penalty,
-                              stop_ids=stop_ids)
+                              length_penalty_form=form, stop_ids=stop_ids)
     lines += [f"generated[{g}]:" + "".join(f" {t}" for t in tokens)
               for g, tokens in enumerate(best)]
     assert lines == run_tfm_run_beam(gpt_gen, prompts, n_new, args)
+    power = form == "power"
     for hs, tokens in zip(hypotheses, best):
         assert len(hs) == beam and hs[0].tokens == tokens
         assert [h.score for h in hs] == sorted((h.score for h in hs), reverse=True)
         for h in hs:
             assert len(h.tokens) == n_new or h.tokens[-1] in stop_ids
-            alpha = 1.0 if length_penalty is None else length_penalty
-            assert h.score == h.sum / float(len(h.tokens)) ** alpha
+            # Written out independently of LengthPenalty: the two forms'
+            # divisors and their default exponents.
+            alpha = (1.0 if power else 0.6) if length_penalty is None else length_penalty
+            n = float(len(h.tokens))
+            divisor = n ** alpha if power else ((5.0 + n) / 6.0) ** alpha
+            assert h.score == pytest.approx(h.sum / divisor, rel=1e-14, abs=0)
     if stops:  # some hypothesis ended early, with a stop id
         assert any(len(h.tokens) < n_new for hs in hypotheses for h in hs)
 
 
-@pytest.mark.parametrize("length_penalty, with_stop", [(0.0, False), (1.0, True), (0.0, True)])
+@pytest.mark.parametrize("length_penalty, form, with_stop", [
+    (0.0, "power", False), (1.0, "power", True), (0.0, "power", True), (0.6, "gnmt", True),
+    (-1.0, "gnmt", True),
+])
 def test_beam_search_is_exhaustive_when_wide(gpt_gen: Compiled, gen_model: tfm.Model,
-                                            length_penalty: float, with_stop: bool) -> None:
+                                            length_penalty: float, form: str,
+                                            with_stop: bool) -> None:
     """Two new tokens with B = vocab_size = 64 beams: every first token
     runs, so beam search must find what scoring all 64 x 64 continuations
     (by forward passes, Model.__call__) finds: the best sequence and the
@@ -435,15 +452,18 @@ def test_beam_search_is_exhaustive_when_wide(gpt_gen: Compiled, gen_model: tfm.M
     # the second likeliest first token ends the sequence: one-token hypotheses
     # compete with two-token ones
     stop = int(np.argsort(first, kind="stable")[-2]) if with_stop else None
+    def lp(n: float) -> float:
+        return (n if form == "power" else (5.0 + n) / 6.0) ** length_penalty
     scores = {}
     for a in range(64):
         if a == stop:
-            scores[(a,)] = first[a] / 1.0 ** length_penalty
+            scores[(a,)] = first[a] / lp(1.0)
             continue
         for b in range(64):
-            scores[(a, b)] = (first[a] + second[a, b]) / 2.0 ** length_penalty
+            scores[(a, b)] = (first[a] + second[a, b]) / lp(2.0)
     best = max(scores, key=lambda k: scores[k])
     hypotheses = beam_search(gen_model, [prompt], 2, beam=64, length_penalty=length_penalty,
+                             length_penalty_form=form,
                              stop_ids=[] if stop is None else [stop])[0]
     assert len(hypotheses) == 64
     top = hypotheses[0]
@@ -457,6 +477,7 @@ def test_beam_search_is_exhaustive_when_wide(gpt_gen: Compiled, gen_model: tfm.M
     ranked = sorted(scores.values(), reverse=True)[:64]
     np.testing.assert_allclose([h.score for h in hypotheses], ranked, rtol=0, atol=1e-5)
     assert gen_model.generate([prompt], 2, beam=64, length_penalty=length_penalty,
+                              length_penalty_form=form,
                               stop_ids=[] if stop is None else [stop]) == [top.tokens]
 
 
@@ -500,11 +521,17 @@ def test_beam_forms(gen_model: tfm.Model) -> None:
     (dict(beam=2, length_penalty=float("nan")), r"^length_penalty is nan, must be a finite number$"),
     (dict(beam=2, length_penalty=float("-inf")), r"^length_penalty is -inf, must be a finite"),
     (dict(beam=2, length_penalty="1"), r"^length_penalty must be a number, got str$"),
+    (dict(length_penalty_form="power"),
+     r"^length_penalty_form only applies to beam search: pass beam=B$"),
+    (dict(beam=2, length_penalty_form="hf"),
+     r"^length_penalty_form is 'hf', must be 'gnmt' or 'power'$"),
     (dict(beam=2, stop_ids=[64]), r"^stop id 64 is outside \[0, 64\)"),
 ])
 def test_beam_errors(gen_model: tfm.Model, kwargs: Dict[str, Any], message: str) -> None:
+    before = gen_model.generate([[5, 17, 3]], 3, beam=2)
     with pytest.raises(tfm.InvalidArgumentError, match=message):
         gen_model.generate([[1]], 2, **kwargs)
+    assert gen_model.generate([[5, 17, 3]], 3, beam=2) == before  # still usable
 
 
 def test_beam_checks_prompts_and_model(gen_model: tfm.Model, gpt_model: tfm.Model) -> None:

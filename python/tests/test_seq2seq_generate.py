@@ -231,25 +231,28 @@ def test_sampling_equals_tfm_run(s2s_gen: Compiled, s2s: tfm.Model,
         assert any(len(t) < n_new for t in ours)
 
 
-@pytest.mark.parametrize("beam, length_penalty, stop_ids", [
-    (3, None, []), (3, 2.0, []), (3, 0.0, [50, 61]), (1, None, []),
+@pytest.mark.parametrize("beam, length_penalty, form, stop_ids", [
+    (4, None, None, []), (3, 2.0, None, []), (3, 0.0, None, [50, 61]), (1, None, None, []),
+    (4, None, "power", [50, 61]),
 ])
 def test_beam_equals_tfm_run(s2s_gen: Compiled, s2s: tfm.Model, beam: int,
-                             length_penalty: Any, stop_ids: List[int]) -> None:
+                             length_penalty: Any, form: Any, stop_ids: List[int]) -> None:
     """The same hypotheses, in the same order, with the same scores (to the
     printed digits) as tfm-run --beam --source-ids."""
     n_new = 8
     args = ["--beam", str(beam), "--num-return", str(beam)]
     if length_penalty is not None:
         args += ["--length-penalty", repr(length_penalty)]
+    if form is not None:
+        args += ["--length-penalty-form", form]
     for t in stop_ids:
         args += ["--stop-id", str(t)]
     hypotheses = beam_search(s2s, PREFIXES, n_new, beam=beam, length_penalty=length_penalty,
-                             stop_ids=stop_ids, sources=SOURCES)
+                             length_penalty_form=form, stop_ids=stop_ids, sources=SOURCES)
     lines = [f"hypothesis[{g}][{k}]: score {h.score:.6f}:" + "".join(f" {t}" for t in h.tokens)
              for g, hs in enumerate(hypotheses) for k, h in enumerate(hs)]
     best = s2s.generate(PREFIXES, n_new, beam=beam, length_penalty=length_penalty,
-                        stop_ids=stop_ids, sources=SOURCES)
+                        length_penalty_form=form, stop_ids=stop_ids, sources=SOURCES)
     lines += [f"generated[{g}]:" + "".join(f" {t}" for t in tokens)
               for g, tokens in enumerate(best)]
     assert lines == run_tfm_run(s2s_gen, PREFIXES, SOURCES, n_new, args)

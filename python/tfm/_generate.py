@@ -444,7 +444,8 @@ class Sampler:
 
 def check_sampling(greedy: bool, top_k: Optional[int], top_p: Optional[float],
                    temperature: float, seed: Optional[int], beam: Optional[int],
-                   length_penalty: Optional[float] = None) -> Sampler:
+                   length_penalty: Optional[float] = None,
+                   length_penalty_form: Optional[str] = None) -> Sampler:
     """The sampler for generate()'s arguments, checked as tfm-run checks
     its options."""
     if beam is not None:
@@ -453,9 +454,11 @@ def check_sampling(greedy: bool, top_k: Optional[int], top_p: Optional[float],
         raise NotImplementedError(
             "beam search runs through Model.generate(..., beam=B) only: TextGenerator "
             "and streaming generate one token at a time")
-    if length_penalty is not None:
-        raise InvalidArgumentError(
-            "length_penalty only applies to beam search: pass beam=B")
+    for name, given in (("length_penalty", length_penalty),
+                        ("length_penalty_form", length_penalty_form)):
+        if given is not None:
+            raise InvalidArgumentError(
+                f"{name} only applies to beam search: pass beam=B")
     if not isinstance(greedy, (bool, np.bool_)):
         raise InvalidArgumentError(f"greedy must be a bool, got {type(greedy).__name__}")
     sampling = top_k is not None or top_p is not None
@@ -536,11 +539,12 @@ def plan(model: Model, prompts: Any, max_new_tokens: int, *, greedy: bool = Fals
          top_k: Optional[int] = None, top_p: Optional[float] = None,
          temperature: float = 1.0, seed: Optional[int] = None, stop_ids: Any = (),
          beam: Optional[int] = None, length_penalty: Optional[float] = None,
-         sources: Any = None) -> Plan:
+         length_penalty_form: Optional[str] = None, sources: Any = None) -> Plan:
     """Checks generate()'s arguments in tfm-run's order: the options, the
     model, the sources, then the prompts and stop ids against its limits."""
     n_new = _check_max_new_tokens(max_new_tokens)
-    sampler = check_sampling(greedy, top_k, top_p, temperature, seed, beam, length_penalty)
+    sampler = check_sampling(greedy, top_k, top_p, temperature, seed, beam, length_penalty,
+                             length_penalty_form)
     rows, stops, source_rows = _check_inputs(model, prompts, n_new, stop_ids, sources)
     return Plan(model, rows, n_new, sampler, set(stops), source_rows)
 
@@ -675,10 +679,23 @@ def steps(p: Plan) -> Iterator[List[Tuple[int, int]]]:
 class Hypothesis(NamedTuple):
     """A finished beam search hypothesis: its new tokens (a stop id last, or
     ``max_new_tokens`` of them), the sum of their log-probabilities and its
-    score, ``sum / len(tokens) ** length_penalty``."""
+    score, ``sum / lp(len(tokens))`` (:class:`LengthPenalty`)."""
     tokens: List[int]
     sum: float
     score: float
+
+
+class LengthPenalty(NamedTuple):
+    """The divisor of a hypothesis's log-probability, tfm-run's
+    ``LengthPenalty``: ``((5 + n) / 6) ** alpha`` (``form`` "gnmt", Wu et
+    al. 2016, the Transformer paper's beam search) or ``n ** alpha``
+    ("power", Hugging Face transformers' ``length_penalty``)."""
+    form: str
+    alpha: float
+
+    def __call__(self, n: float) -> float:
+        base = (5.0 + n) / 6.0 if self.form == "gnmt" else n
+        return math.pow(base, self.alpha)
 
 
 class _Beam(NamedTuple):
@@ -695,9 +712,9 @@ class BeamGroup:
     it the next-token logits of every running beam, then gives each new beam
     the cache of its ``parent`` and feeds it its last token."""
 
-    def __init__(self, width: int, alpha: float, max_new: int, stops: Sequence[int],
-                 vocab: int) -> None:
-        self.width, self.alpha, self.max_new, self.vocab = width, alpha, max_new, vocab
+    def __init__(self, width: int, penalty: LengthPenalty, max_new: int,
+                 stops: Sequence[int], vocab: int) -> None:
+        self.width, self.penalty, self.max_new, self.vocab = width, penalty, max_new, vocab
         self.stops = set(stops)
         # Before the first step, one beam without tokens: the prompt.
         self.running: List[_Beam] = [_Beam([], 0.0, 0)] if max_new > 0 else []
@@ -747,13 +764,13 @@ class BeamGroup:
         # Early stopping, exact: no running beam can beat the worst of width
         # finished hypotheses.
         if running and len(self.hypotheses) == width:
-            length = float(self.max_new if self.alpha > 0 else generated + 1)
-            bound = running[0].sum / math.pow(length, self.alpha)
+            length = float(self.max_new if self.penalty.alpha > 0 else generated + 1)
+            bound = running[0].sum / self.penalty(length)
             if bound <= self.hypotheses[-1].score:
                 self.running = []
 
     def _add(self, tokens: List[int], total: float) -> None:
-        score = total / math.pow(float(len(tokens)), self.alpha)
+        score = total / self.penalty(float(len(tokens)))
         if len(self.hypotheses) == self.width:
             if not score > self.hypotheses[-1].score:
                 return
@@ -763,9 +780,11 @@ class BeamGroup:
         self.hypotheses.insert(at, Hypothesis(tokens, total, score))
 
 
-def _check_beam(beam: Any, length_penalty: Any, greedy: Any, top_k: Any, top_p: Any,
-                temperature: Any, seed: Any) -> Tuple[int, float]:
-    """beam and length_penalty, checked as tfm-run checks --beam."""
+def _check_beam(beam: Any, length_penalty: Any, length_penalty_form: Any, greedy: Any,
+                top_k: Any, top_p: Any, temperature: Any,
+                seed: Any) -> Tuple[int, LengthPenalty]:
+    """beam, length_penalty and length_penalty_form, checked as tfm-run
+    checks --beam."""
     if not _is_int(beam):
         raise InvalidArgumentError(f"beam must be an int, got {type(beam).__name__}")
     if beam < 1:
@@ -779,18 +798,24 @@ def _check_beam(beam: Any, length_penalty: Any, greedy: Any, top_k: Any, top_p: 
                 f"beam cannot be combined with {name} (beam search keeps the most likely "
                 f"sequences; greedy, top_k, top_p, temperature and seed pick one token at a "
                 f"time)")
-    alpha = 1.0 if length_penalty is None else length_penalty
+    form = "gnmt" if length_penalty_form is None else length_penalty_form
+    if form not in ("gnmt", "power"):
+        raise InvalidArgumentError(
+            f"length_penalty_form is {form!r}, must be 'gnmt' or 'power'")
+    # The default exponent is the form's: 0.6 (GNMT), 1 (power).
+    alpha = (0.6 if form == "gnmt" else 1.0) if length_penalty is None else length_penalty
     if not isinstance(alpha, (int, float, np.integer, np.floating)) or \
             isinstance(alpha, (bool, np.bool_)):
         raise InvalidArgumentError(
             f"length_penalty must be a number, got {type(alpha).__name__}")
     if not math.isfinite(alpha):
         raise InvalidArgumentError(f"length_penalty is {float(alpha):g}, must be a finite number")
-    return int(beam), float(alpha)
+    return int(beam), LengthPenalty(form, float(alpha))
 
 
 def beam_search(model: Model, prompts: Any, max_new_tokens: int, *, beam: int,
-                length_penalty: Optional[float] = None, stop_ids: Any = (),
+                length_penalty: Optional[float] = None,
+                length_penalty_form: Optional[str] = None, stop_ids: Any = (),
                 greedy: bool = False, top_k: Optional[int] = None,
                 top_p: Optional[float] = None, temperature: float = 1.0,
                 seed: Optional[int] = None, sources: Any = None) -> List[List[Hypothesis]]:
@@ -804,10 +829,11 @@ def beam_search(model: Model, prompts: Any, max_new_tokens: int, *, beam: int,
     ``max_new_tokens`` 0). The other arguments are generate()'s (the
     sampling ones only to be refused)."""
     n_new = _check_max_new_tokens(max_new_tokens)
-    width, alpha = _check_beam(beam, length_penalty, greedy, top_k, top_p, temperature, seed)
+    width, penalty = _check_beam(beam, length_penalty, length_penalty_form, greedy, top_k,
+                                 top_p, temperature, seed)
     rows, stops, source_rows = _check_inputs(model, prompts, n_new, stop_ids, sources)
     vocab = int(model._info["vocab_size"])
-    groups = [BeamGroup(width, alpha, n_new, stops, vocab) for _ in rows]
+    groups = [BeamGroup(width, penalty, n_new, stops, vocab) for _ in rows]
     if not rows or n_new == 0:
         return [[] for _ in rows]
     count, longest = len(rows), max(len(r) for r in rows)

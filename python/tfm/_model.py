@@ -540,6 +540,7 @@ class Model:
                  temperature: float = 1.0, seed: Optional[int] = None,
                  stop_ids: Any = (), beam: Optional[int] = None,
                  length_penalty: Optional[float] = None,
+                 length_penalty_form: Optional[str] = None,
                  sources: Any = None) -> "List[List[int]]":
         """Generates tokens after each prompt with a session (KV cache),
         picking them as ``tfm-run --prompt-ids`` does (same seed, same
@@ -570,13 +571,19 @@ class Model:
             beam: beam search with ``beam >= 1`` beams per prompt instead of
                 picking one token at a time: the new tokens of the best
                 finished hypothesis, by ``sum of log-probabilities /
-                len(new tokens) ** length_penalty`` (docs/tfm-run.md, "Beam
-                search"; the same tokens as ``tfm-run --beam``). Not with
-                ``greedy``, ``top_k``, ``top_p``, ``temperature`` or
+                lp(n)``, ``n`` its number of new tokens (docs/tfm-run.md,
+                "Beam search"; the same tokens as ``tfm-run --beam``). Not
+                with ``greedy``, ``top_k``, ``top_p``, ``temperature`` or
                 ``seed``.
-            length_penalty: the exponent ``A`` of that score, a finite
-                number (default 1.0; 0 ranks by log-probability alone, a
-                larger ``A`` favours longer hypotheses); only with ``beam``.
+            length_penalty: the exponent ``A`` of ``lp``, a finite number
+                (default 0.6 for the "gnmt" form, 1.0 for "power"; 0 ranks
+                by log-probability alone, a larger ``A`` favours longer
+                hypotheses); only with ``beam``.
+            length_penalty_form: ``"gnmt"`` (the default), ``lp(n) = ((5 +
+                n) / 6) ** A`` as in Wu et al. (2016) and the Transformer
+                paper's beam search, or ``"power"``, ``lp(n) = n ** A`` as
+                Hugging Face transformers' ``length_penalty``; only with
+                ``beam``.
             sources: encoder-decoder models only, and required there: the
                 source token ids of each prompt, in the same forms as
                 ``prompts`` (one per prompt, in order; each 1 to
@@ -604,7 +611,7 @@ class Model:
         return generate(self, prompts, max_new_tokens, greedy=greedy, top_k=top_k,
                         top_p=top_p, temperature=temperature, seed=seed,
                         stop_ids=stop_ids, beam=beam, length_penalty=length_penalty,
-                        sources=sources)
+                        length_penalty_form=length_penalty_form, sources=sources)
 
     def __repr__(self) -> str:
         i = self._info if hasattr(self, "_info") else {}

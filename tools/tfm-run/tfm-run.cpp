@@ -11,6 +11,7 @@
 //           [--temperature T] [--seed S] [--stop-id ID] [--no-cache]
 //   tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids ...]
 //           --max-new-tokens N --beam B [--length-penalty A]
+//           [--length-penalty-form gnmt|power]
 //           [--num-return N] [--stop-id ID] [--no-cache]
 //   tfm-run --check-weights W --manifest manifest.json
 //   tfm-run --list-weights W
@@ -216,12 +217,33 @@ llvm::cl::opt<int> beamWidth(
                    "picking one token at a time: the sequence with the best "
                    "length-normalized log-probability"),
     llvm::cl::value_desc("B"), llvm::cl::init(0), llvm::cl::cat(category));
+/// How beam search normalizes a hypothesis's log-probability by its length
+/// n (docs/tfm-run.md, "Beam search").
+enum class PenaltyForm {
+  /// ((5 + n) / 6)^A: Wu et al. (2016), the penalty of the Transformer
+  /// paper's beam search (Vaswani et al. 2017: B = 4, A = 0.6).
+  GNMT,
+  /// n^A: Hugging Face transformers' `length_penalty`.
+  Power,
+};
+llvm::cl::opt<PenaltyForm> lengthPenaltyForm(
+    "length-penalty-form",
+    llvm::cl::desc("Beam search: how a hypothesis's log-probability is "
+                   "normalized by its n new tokens"),
+    llvm::cl::values(
+        clEnumValN(PenaltyForm::GNMT, "gnmt",
+                   "divided by ((5 + n) / 6)^A, Wu et al. 2016 (the "
+                   "default; A defaults to 0.6)"),
+        clEnumValN(PenaltyForm::Power, "power",
+                   "divided by n^A, Hugging Face transformers' "
+                   "length_penalty (A defaults to 1)")),
+    llvm::cl::init(PenaltyForm::GNMT), llvm::cl::cat(category));
 llvm::cl::opt<double> lengthPenalty(
     "length-penalty",
-    llvm::cl::desc("Beam search: a hypothesis's score is its log-probability "
-                   "divided by (new tokens)^A (default 1; 0: no "
-                   "normalization)"),
-    llvm::cl::value_desc("A"), llvm::cl::init(1.0), llvm::cl::cat(category));
+    llvm::cl::desc("Beam search: the exponent A of the length penalty "
+                   "(--length-penalty-form; default 0.6 for gnmt, 1 for "
+                   "power; 0: no normalization)"),
+    llvm::cl::value_desc("A"), llvm::cl::init(0.6), llvm::cl::cat(category));
 llvm::cl::opt<int> numReturn(
     "num-return",
     llvm::cl::desc("Beam search: also print the N best hypotheses of each "
@@ -736,7 +758,7 @@ int checkGenerationOptions() {
          std::initializer_list<const llvm::cl::Option *>{
              &maxNewTokens, &greedy, &topP, &temperature, &seed,
              std::addressof(stopIds), &noCache, &beamWidth, &lengthPenalty,
-             &numReturn})
+             &lengthPenaltyForm, &numReturn})
       if (o->getNumOccurrences())
         return error(InputError, "--" + o->ArgStr +
                                      " is a generation option: it needs "
@@ -783,8 +805,8 @@ int checkGenerationOptions() {
     return Success;
   }
   for (const llvm::cl::Option *o :
-       std::initializer_list<const llvm::cl::Option *>{&lengthPenalty,
-                                                       &numReturn})
+       std::initializer_list<const llvm::cl::Option *>{
+           &lengthPenalty, &lengthPenaltyForm, &numReturn})
     if (o->getNumOccurrences())
       return error(InputError, "--" + o->ArgStr +
                                    " only applies to beam search: add "
@@ -925,6 +947,17 @@ private:
 /// caller hands it the next-token logits of every running beam, then gives
 /// each new beam the cache of the beam it extends (parent) and feeds it its
 /// last token, so an encoder-decoder's search can reuse it as it is.
+/// The divisor of a hypothesis's log-probability: its length penalty.
+struct LengthPenalty {
+  PenaltyForm form;
+  double alpha;
+  /// lp(n) for n new tokens; both forms grow with n for alpha > 0 and are 1
+  /// for alpha = 0.
+  double operator()(double n) const {
+    return std::pow(form == PenaltyForm::GNMT ? (5.0 + n) / 6.0 : n, alpha);
+  }
+};
+
 class BeamGroup {
 public:
   /// A running beam: its new tokens and the sum of their log-probabilities.
@@ -941,10 +974,10 @@ public:
     double sum = 0, score = 0;
   };
 
-  BeamGroup(int64_t width, double alpha, int64_t maxNew,
+  BeamGroup(int64_t width, LengthPenalty penalty, int64_t maxNew,
             llvm::ArrayRef<int32_t> stops, int64_t vocab)
-      : width(width), alpha(alpha), maxNew(maxNew), stops(stops), vocab(vocab),
-        beams(maxNew > 0 ? 1 : 0) {}
+      : width(width), penalty(penalty), maxNew(maxNew), stops(stops),
+        vocab(vocab), beams(maxNew > 0 ? 1 : 0) {}
 
   /// The beams that go on, best first (by sum); empty once the search is
   /// over. Before the first step, one beam without tokens: the prompt.
@@ -1024,11 +1057,11 @@ public:
     // Early stopping, exact: once width hypotheses are finished, stop when
     // no running beam can reach a better score than the worst of them. A
     // sum only decreases; over the lengths still possible (generated + 1
-    // .. maxNew), sum / length^alpha is largest at maxNew for alpha > 0,
-    // at generated + 1 otherwise.
+    // .. maxNew), sum / lp(length) is largest at maxNew for alpha > 0, at
+    // generated + 1 otherwise (lp grows with the length for alpha > 0).
     if (!beams.empty() && static_cast<int64_t>(finished.size()) == width) {
-      double length = alpha > 0 ? maxNew : generated + 1;
-      double bound = beams.front().sum / std::pow(length, alpha);
+      double length = penalty.alpha > 0 ? maxNew : generated + 1;
+      double bound = beams.front().sum / penalty(length);
       if (bound <= finished.back().score)
         beams.clear();
     }
@@ -1038,7 +1071,7 @@ private:
   /// Adds a finished hypothesis of `sum` if it is among the width best
   /// (a later one must be strictly better than the worst to displace it).
   void add(std::vector<int32_t> tokens, double sum) {
-    double score = sum / std::pow(static_cast<double>(tokens.size()), alpha);
+    double score = sum / penalty(static_cast<double>(tokens.size()));
     if (static_cast<int64_t>(finished.size()) == width) {
       if (!(score > finished.back().score))
         return;
@@ -1051,7 +1084,7 @@ private:
   }
 
   int64_t width;
-  double alpha;
+  LengthPenalty penalty;
   int64_t maxNew;
   llvm::ArrayRef<int32_t> stops;
   int64_t vocab;
@@ -1072,8 +1105,14 @@ int runBeamSearch(const Api &api, const Manifest &m, tfm_model *model,
   int64_t count = prompts.size(), vocab = m.vocabSize, width = beamWidth;
   std::vector<int32_t> stops(stopIds.begin(), stopIds.end());
   std::vector<BeamGroup> groups;
+  // --length-penalty's default is the form's: 0.6 (GNMT), 1 (power).
+  double alpha = lengthPenalty;
+  if (lengthPenaltyForm == PenaltyForm::Power &&
+      !lengthPenalty.getNumOccurrences())
+    alpha = 1.0;
+  LengthPenalty penalty{lengthPenaltyForm, alpha};
   for (int64_t g = 0; g < count; ++g)
-    groups.emplace_back(width, lengthPenalty, maxNewTokens, stops, vocab);
+    groups.emplace_back(width, penalty, maxNewTokens, stops, vocab);
 
   tfm_session *session = nullptr;
   llvm::scope_exit destroySession([&] {
@@ -1600,6 +1639,7 @@ int main(int argc, char **argv) {
       "  tfm-run model.so [--weights W] --prompt-ids 5,17,3 [--prompt-ids "
       "...]\n"
       "          --max-new-tokens N --beam B [--length-penalty A]\n"
+      "          [--length-penalty-form gnmt|power]\n"
       "          [--num-return N] [--stop-id ID] [--no-cache]\n"
       "  tfm-run --check-weights W --manifest manifest.json\n"
       "  tfm-run --list-weights W\n");
