@@ -43,15 +43,33 @@ struct GemmKernelBase {
   GemmKernelBase(linalg::LinalgOp op, const GemmDims &g)
       : op(op), g(g), loc(op.getLoc()) {}
 
-  /// Where the accumulators' initial values come from: the output, or the
+  /// Where the accumulators' initial values come from: the output, the
   /// input of the broadcast that filled it (`fuseInitBroadcast`), read
-  /// through `initMap` from the contraction's loops.
-  void setInitSource(Value buffer, AffineMap map) {
+  /// through `initMap` from the contraction's loops, or the value of the
+  /// fill that filled it (`scalar`).
+  void setInitSource(Value buffer, AffineMap map, Value scalar) {
     initBuffer = buffer;
     initMap = map;
+    initScalar = scalar;
   }
+  /// An elementwise op after the contraction that reads the output through
+  /// `result` (`fuseEpilogue`): the kernel stores what it computes from each
+  /// output element instead of the element.
+  void setEpilogue(linalg::GenericOp consumer, OpOperand *result,
+                   bool keepOutput) {
+    epilogue = consumer;
+    epilogueResult = result;
+    epilogueKeepsOutput = keepOutput;
+  }
+  /// Stores the output element `v` at loop indices `ivs`: into the output,
+  /// or through the epilogue's payload (its other inputs read at the same
+  /// element) into the epilogue's output (and into the output too where
+  /// `keepOutput`: it may be read later).
+  void storeOutput(OpBuilder &b, Value v, ArrayRef<Value> ivs);
   /// The initial value of the output element at loop indices `ivs`.
   Value loadInit(OpBuilder &b, ArrayRef<Value> ivs) {
+    if (initScalar)
+      return initScalar;
     if (!initBuffer) {
       OpOperand &out = *op.getDpsInitOperand(0);
       return memref::LoadOp::create(b, loc, out.get(), indices(out, ivs));
@@ -116,7 +134,53 @@ struct GemmKernelBase {
   Value tid;
   Value initBuffer;
   AffineMap initMap;
+  Value initScalar;
+  linalg::GenericOp epilogue;
+  OpOperand *epilogueResult = nullptr;
+  bool epilogueKeepsOutput = false;
 };
+
+void GemmKernelBase::storeOutput(OpBuilder &b, Value v, ArrayRef<Value> ivs) {
+  OpOperand &out = *op.getDpsInitOperand(0);
+  SmallVector<Value> at = indices(out, ivs);
+  if (!epilogue || epilogueKeepsOutput)
+    memref::StoreOp::create(b, loc, v, out.get(), at);
+  if (!epilogue)
+    return;
+  // The epilogue reads the output through a permutation of its loops:
+  // loop resultMap(d)_i is at index i.
+  AffineMap resultMap = epilogue.getMatchingIndexingMap(epilogueResult);
+  SmallVector<Value> loops(epilogue.getNumLoops());
+  for (auto [i, index] : llvm::enumerate(at))
+    loops[resultMap.getDimPosition(i)] = index;
+  at = loops;
+  Block *body = epilogue.getBody();
+  IRMapping map;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    BlockArgument arg = body->getArgument(operand.getOperandNumber());
+    if (&operand == epilogueResult ||
+        (epilogue.isDpsInit(&operand) && operand.get() == out.get())) {
+      map.map(arg, v);
+      continue;
+    }
+    if (arg.use_empty())
+      continue;
+    map.map(arg, memref::LoadOp::create(
+                     b, loc, operand.get(),
+                     indices(epilogue.getMatchingIndexingMap(&operand), at)));
+  }
+  for (Operation &o : body->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(o)) {
+      map.map(index.getResult(), at[index.getDim()]);
+      continue;
+    }
+    b.clone(o, map);
+  }
+  Value result = map.lookup(body->getTerminator()->getOperand(0));
+  OpOperand *dst = epilogue.getDpsInitOperand(0);
+  memref::StoreOp::create(b, loc, result, dst->get(),
+                          indices(epilogue.getMatchingIndexingMap(dst), at));
+}
 
 void GemmKernelBase::copySlice(OpBuilder &b, OpOperand &operand, Value tile,
                                unsigned dim, int64_t extent, Value origin,
@@ -169,6 +233,7 @@ public:
         threadsX(blockN / threadN), threadsY(blockM / threadM),
         threads(threadsX * threadsY) {}
 
+  using GemmKernelBase::setEpilogue;
   using GemmKernelBase::setInitSource;
   LogicalResult build(IRRewriter &rw);
 
@@ -279,7 +344,6 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
         scf::YieldOp::create(lb, loc, inner.getResults());
       });
 
-  OpOperand &out = *op.getDpsInitOperand(0);
   for (auto [i, row] : llvm::enumerate(rows))
     for (auto [j, col] : llvm::enumerate(cols)) {
       Value inBounds = arith::AndIOp::create(
@@ -291,8 +355,7 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
       SmallVector<Value> ivs = blockIvs;
       ivs[g.m] = row;
       ivs[g.n] = col;
-      memref::StoreOp::create(gb, loc, kLoop.getResult(i * threadN + j),
-                              out.get(), indices(out, ivs));
+      storeOutput(gb, kLoop.getResult(i * threadN + j), ivs);
     }
   rw.eraseOp(op);
   return success();
@@ -309,6 +372,7 @@ public:
   MmaKernelBuilder(linalg::LinalgOp op, const GemmDims &g, GpuMmaAttr config)
       : GemmKernelBase(op, g), config(config) {}
 
+  using GemmKernelBase::setEpilogue;
   using GemmKernelBase::setInitSource;
   LogicalResult build(IRRewriter &rw);
 
@@ -647,7 +711,6 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   if (stages > 1)
     nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
 
-  OpOperand &out = *op.getDpsInitOperand(0);
   for (int64_t i = 0; i < fm; ++i)
     for (int64_t j = 0; j < fn; ++j)
       for (int64_t r = 0; r < 2; ++r)
@@ -667,7 +730,7 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
           SmallVector<Value> ivs = blockIvs;
           ivs[g.m] = rowG;
           ivs[g.n] = colG;
-          memref::StoreOp::create(gb, loc, v, out.get(), indices(out, ivs));
+          storeOutput(gb, v, ivs);
         }
   rw.eraseOp(op);
   return success();
@@ -697,19 +760,26 @@ struct GPUTileContractionPass
         return signalPassFailure();
       }
       InitSource init = fuseInitBroadcast(op);
+      Epilogue epilogue = fuseEpilogue(op, init);
+      auto configure = [&](auto &builder) {
+        builder.setInitSource(init.buffer, init.map, init.scalar);
+        builder.setEpilogue(epilogue.consumer, epilogue.result,
+                            epilogue.keepOutput);
+      };
+      Value out = op.getDpsInitOperand(0)->get();
       if (auto choice = dyn_cast<GpuMmaChoiceAttr>(config)) {
-        if (failed(buildChoice(rw, op, *g, choice, init)))
+        if (failed(buildChoice(rw, op, *g, choice, init, epilogue)))
           return signalPassFailure();
         mmaKernels += 2;
       } else if (auto mma = dyn_cast<GpuMmaAttr>(config)) {
         MmaKernelBuilder builder(op, *g, mma);
-        builder.setInitSource(init.buffer, init.map);
+        configure(builder);
         if (failed(builder.build(rw)))
           return signalPassFailure();
         ++mmaKernels;
       } else {
         GemmKernelBuilder builder(op, *g, cast<GpuContractionAttr>(config));
-        builder.setInitSource(init.buffer, init.map);
+        configure(builder);
         if (failed(builder.build(rw)))
           return signalPassFailure();
         ++kernels;
@@ -717,6 +787,13 @@ struct GPUTileContractionPass
       if (init.broadcast) {
         rw.eraseOp(init.broadcast);
         ++fusedBroadcasts;
+      }
+      if (epilogue.consumer) {
+        rw.eraseOp(epilogue.consumer);
+        ++fusedEpilogues;
+        // The output, written by no one now, goes with its views.
+        if (!epilogue.keepOutput)
+          eraseIfUnused(rw, viewRoot(out));
       }
     }
   }
@@ -733,6 +810,8 @@ struct GPUTileContractionPass
   struct InitSource {
     Value buffer;
     AffineMap map;
+    /// Or one value for every element (a fill).
+    Value scalar;
     Operation *broadcast = nullptr;
   };
   InitSource fuseInitBroadcast(linalg::LinalgOp op) {
@@ -741,8 +820,19 @@ struct GPUTileContractionPass
     Operation *prev = op->getPrevNode();
     while (prev && (isMemoryEffectFree(prev) || isa<memref::AllocOp>(prev)))
       prev = prev->getPrevNode();
-    auto producer = dyn_cast_or_null<linalg::GenericOp>(prev);
     Value out = op.getDpsInitOperand(0)->get();
+    // A fill (the zeros of a projection without bias): the accumulators
+    // start from its value, and the output is never read.
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(prev)) {
+      Value value = fill.getInputs()[0];
+      if (!fuseBias || fill.getOutputs()[0] != out ||
+          fill->hasAttr(kLoweringConfigAttr) ||
+          fill->hasAttr(kRowKernelStageAttr) ||
+          value.getType() != cast<MemRefType>(out.getType()).getElementType())
+        return {};
+      return {Value(), AffineMap(), value, fill};
+    }
+    auto producer = dyn_cast_or_null<linalg::GenericOp>(prev);
     if (!fuseBias || !producer || producer.getNumDpsInputs() != 1 ||
         producer.getNumDpsInits() != 1 ||
         producer.getDpsInitOperand(0)->get() != out ||
@@ -777,14 +867,179 @@ struct GPUTileContractionPass
     // contraction's output map, then the broadcast's input map.
     AffineMap map =
         inputMap.compose(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
-    return {input->get(), map, producer};
+    return {input->get(), map, Value(), producer};
+  }
+
+  /// The elementwise op right after a contraction that reads its output
+  /// (an activation, a residual add, a conversion to 16 bits: a
+  /// `linalg.generic` of parallel loops over the output's dimensions that
+  /// reads it through the identity, its other operands through projected
+  /// permutations, and writes one output through a permutation, with a
+  /// payload free of memory effects): the kernel applies the payload to
+  /// each result it stores and writes the op's output instead, and the op
+  /// goes. Legal when nothing touching memory runs between the two, the
+  /// op's other inputs are not the contraction's output, its output is
+  /// neither read by the contraction nor (unless at the same element) by
+  /// the op, and the contraction's output is the op's output or dies with
+  /// the op (an allocation that only views and deallocations use after).
+  struct Epilogue {
+    linalg::GenericOp consumer;
+    OpOperand *result = nullptr;
+    bool keepOutput = false;
+  };
+  Epilogue fuseEpilogue(linalg::LinalgOp op, const InitSource &init) {
+    // The first op after that reads the output, past views, index
+    // arithmetic and new buffers (the epilogue's output among them: they
+    // move before the kernel) and up to four linalg ops on other buffers
+    // (a layer's other projections, whose own epilogues come after).
+    Value out = op.getDpsInitOperand(0)->get();
+    Value outRoot = viewRoot(out);
+    auto readsOutput = [&](Operation *o) {
+      return llvm::any_of(o->getOperands(),
+                          [&](Value v) { return viewRoot(v) == outRoot; });
+    };
+    SmallVector<Operation *> between;
+    SmallVector<linalg::LinalgOp> passed;
+    Operation *next = op->getNextNode();
+    for (; next; next = next->getNextNode()) {
+      if (isMemoryEffectFree(next) || isa<memref::AllocOp>(next)) {
+        between.push_back(next);
+        continue;
+      }
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
+      if (!linalgOp || readsOutput(next) || passed.size() == 4 ||
+          !linalgOp.hasPureBufferSemantics())
+        break;
+      passed.push_back(linalgOp);
+    }
+    auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
+    if (!fuseEpilogues || !consumer || consumer.getNumDpsInits() != 1 ||
+        consumer->hasAttr(kLoweringConfigAttr) ||
+        consumer->hasAttr(kRowKernelStageAttr) ||
+        consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+        !consumer.hasPureBufferSemantics())
+      return {};
+    OpOperand *dst = consumer.getDpsInitOperand(0);
+    Value dstRoot = viewRoot(dst->get());
+    AffineMap dstMap = consumer.getMatchingIndexingMap(dst);
+    if (!dstMap.isPermutation())
+      return {};
+    // The one input that reads the output, at the same element.
+    OpOperand *result = nullptr;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      AffineMap map = consumer.getMatchingIndexingMap(input);
+      if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+        return {};
+      Value root = viewRoot(input->get());
+      if (input->get() == out && map.isPermutation() && !result) {
+        result = input;
+        continue;
+      }
+      // Any other read of the output would see it half written; a read of
+      // the epilogue's output only at the element this thread writes.
+      if (root == outRoot ||
+          (root == dstRoot && (input->get() != dst->get() || map != dstMap)))
+        return {};
+    }
+    // In place (`outs(%out)`), the op may read the output as its own; one
+    // that does not read it (the next projection's bias broadcast into a
+    // reused buffer) is no epilogue.
+    if (!result && dst->get() == out &&
+        !consumer.getBody()->getArgument(dst->getOperandNumber()).use_empty())
+      result = dst;
+    if (!result ||
+        consumer.getNumLoops() != cast<MemRefType>(out.getType()).getRank())
+      return {};
+    // Written in place, the output takes each result where it was computed
+    // (the kernel reads its initial values block by block); no other view
+    // of it may be written.
+    if (dst->get() == out ? dstMap != consumer.getMatchingIndexingMap(result)
+                          : dstRoot == outRoot)
+      return {};
+    // The kernel reads its operands (and a fused bias) while other blocks
+    // store.
+    for (OpOperand *operand : op.getDpsInputOperands())
+      if (viewRoot(operand->get()) == dstRoot)
+        return {};
+    if (init.buffer && viewRoot(init.buffer) == dstRoot)
+      return {};
+    Block *body = consumer.getBody();
+    if (body->getTerminator()->getNumOperands() != 1 ||
+        !llvm::all_of(body->without_terminator(), [](Operation &o) {
+          return isMemoryEffectFree(&o) && o.getNumRegions() == 0;
+        }))
+      return {};
+    // The epilogue now runs before the ops passed: none of them may touch
+    // its output or write its inputs.
+    for (linalg::LinalgOp other : passed) {
+      for (Value v : other->getOperands())
+        if (viewRoot(v) == dstRoot)
+          return {};
+      for (OpOperand &init : other.getDpsInitsMutable())
+        for (OpOperand *input : consumer.getDpsInputOperands())
+          if (viewRoot(init.get()) == viewRoot(input->get()))
+            return {};
+    }
+    // Unless the epilogue writes it, the output is still stored where it
+    // may be read later: where it is not an allocation that only the two
+    // ops, views and deallocations use.
+    bool keepOutput = false;
+    if (dst->get() != out) {
+      keepOutput = !outRoot.getDefiningOp<memref::AllocOp>();
+      SmallVector<Value> worklist{outRoot};
+      while (!keepOutput && !worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          if (user == op.getOperation() || user == consumer.getOperation() ||
+              user == init.broadcast || isa<memref::DeallocOp>(user))
+            continue;
+          if (!isa<ViewLikeOpInterface>(user)) {
+            keepOutput = true;
+            break;
+          }
+          llvm::append_range(worklist, user->getResults());
+        }
+      }
+    }
+    // Nothing in between reads memory or depends on the contraction (which
+    // has no results): it can all run first.
+    for (Operation *o : between)
+      o->moveBefore(op);
+    return {consumer, result, keepOutput};
+  }
+
+  /// Erases the allocation `root`, its views and deallocations when
+  /// nothing else uses them.
+  static void eraseIfUnused(IRRewriter &rw, Value root) {
+    auto alloc = root.getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      return;
+    SmallVector<Operation *> erase;
+    SmallVector<Value> worklist{root};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (isa<memref::DeallocOp>(user)) {
+          erase.push_back(user);
+          continue;
+        }
+        if (!isa<ViewLikeOpInterface>(user))
+          return;
+        erase.push_back(user);
+        llvm::append_range(worklist, user->getResults());
+      }
+    }
+    // Users before what they use.
+    for (Operation *o : llvm::reverse(erase))
+      rw.eraseOp(o);
+    rw.eraseOp(alloc);
   }
 
   /// Both kernels of a #tfm.gpu_mma_choice, in the two branches of an
   /// scf.if on the large tiles' grid size (the attribute's rule).
   LogicalResult buildChoice(IRRewriter &rw, linalg::LinalgOp op,
                             const GemmDims &g, GpuMmaChoiceAttr choice,
-                            const InitSource &init) {
+                            const InitSource &init, const Epilogue &epilogue) {
     Location loc = op.getLoc();
     rw.setInsertionPoint(op);
     SmallVector<Value> sizes;
@@ -809,7 +1064,9 @@ struct GPUTileContractionPass
       rw.setInsertionPoint(block->getTerminator());
       auto clone = cast<linalg::LinalgOp>(rw.clone(*op));
       MmaKernelBuilder builder(clone, g, config);
-      builder.setInitSource(init.buffer, init.map);
+      builder.setInitSource(init.buffer, init.map, init.scalar);
+      builder.setEpilogue(epilogue.consumer, epilogue.result,
+                          epilogue.keepOutput);
       if (failed(builder.build(rw)))
         return failure();
     }
@@ -821,10 +1078,13 @@ struct GPUTileContractionPass
                         "Contractions lowered to GEMM kernels"};
   PassStatistic mmaKernels{this, numMmaKernels, "mma-kernels",
                            "Contractions lowered to tensor-core GEMM kernels"};
+  PassStatistic fusedEpilogues{
+      this, numFusedEpilogues, "fused-epilogues",
+      "Elementwise ops after a contraction applied by its kernel's stores"};
   PassStatistic fusedBroadcasts{
       this, numFusedBroadcasts, "fused-broadcasts",
-      "Broadcasts into a contraction's output read as its initial values "
-      "instead"};
+      "Broadcasts and fills into a contraction's output read as its "
+      "initial values instead"};
 };
 
 } // namespace

@@ -10,7 +10,8 @@
 // (QK^T with 2 heads), and f16 weights widened while staged. A second GPU
 // build states a target with one multiprocessor, where every tile is 64
 // rows. The biases here are computed into the outputs (no broadcast of a
-// buffer): no kernel reads them as its initial values.
+// buffer); the kernel of the one output with computed initial values reads
+// them, the others start from their fill's zero (fused-broadcasts).
 //
 // RUN: tfm-opt %s -tfm-lower-to-llvm="vectorize=0" | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.cpu
 // RUN: tfm-opt %s -tfm-set-target="gpu-chip=sm_80" -tfm-lower-to-nvvm="emulate=1" -mlir-pass-statistics 2> %t.stats | %mlir_runner | sed -e "s/base@ = 0x[0-9a-f]*//" > %t.gpu
@@ -23,7 +24,8 @@
 // STATS:      GPUConfigurePass
 // STATS-NEXT:   (S) 5 contractions
 // STATS:      GPUTileContractionPass
-// STATS-NEXT:   (S) 0 fused-broadcasts
+// STATS-NEXT:   (S) 4 fused-broadcasts
+// STATS-NEXT:   (S) 0 fused-epilogues
 // STATS-NEXT:   (S) 5 kernels
 // STATS:      GPUEmulatePass
 // STATS-NOT:  Pass

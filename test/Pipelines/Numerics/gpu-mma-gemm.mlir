@@ -29,7 +29,8 @@
 // STATS-NEXT:   (S) 1 contractions
 // STATS-NEXT:   (S) 6 mma-contractions
 // STATS:      GPUTileContractionPass
-// STATS-NEXT:   (S) 0 fused-broadcasts
+// STATS-NEXT:   (S) 6 fused-broadcasts
+// STATS-NEXT:   (S) 0 fused-epilogues
 // STATS-NEXT:   (S) 1 kernels
 // STATS-NEXT:   (S) 6 mma-kernels
 

@@ -318,10 +318,29 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
     a linear layer's bias) starts its accumulators from the broadcast's
     input instead, and the broadcast goes: one kernel and one pass over
     the output fewer per linear layer (option `fuse-bias`, default on).
+    A `linalg.fill` right before it (the zeros of a projection without
+    bias) goes the same way: the accumulators start from its value.
     Nothing that touches memory runs between the two (views, index
     arithmetic and allocations may), so no other op sees the output's
     intermediate values. A broadcast that is a row kernel's stage or has a
     schedule of its own stays.
+
+    **The epilogue.** The elementwise op right after a contraction that
+    reads its output (a `linalg.generic` of parallel loops over the
+    output's dimensions reading it through the identity: an activation
+    such as GELU, the residual add after a projection, a conversion to 16
+    bits, or several of them fused by `-tfm-fuse-elementwise`) runs in the
+    kernel's stores instead: each thread applies the op's payload to the
+    results it holds, reads the op's other inputs at the same element, and
+    stores into the op's output (through its map: a permutation), and the
+    op goes, with the output buffer when nothing else uses it: one kernel
+    and one write and read of the output fewer (option `fuse-epilogue`,
+    default on). Legal when nothing that touches memory runs between the
+    two, the payload has no memory effects, the op reads no other part of
+    the output and reads its own output only at the element it writes, the
+    contraction does not read the op's output, and the output is the op's
+    own or dies with it. A row kernel's stage or an op with a schedule of
+    its own stays.
 
     **Untouched.** Ops without `#tfm.gpu_contraction` or `#tfm.gpu_mma`.
 
@@ -330,16 +349,24 @@ def GPUTileContractionPass : Pass<"tfm-gpu-tile-contraction", "func::FuncOp"> {
   }];
   let options = [
     Option<"fuseBias", "fuse-bias", "bool", /*default=*/"true",
-           "Start a contraction's accumulators from the broadcast that fills "
-           "its output right before it (a bias), and drop the broadcast">,
+           "Start a contraction's accumulators from the broadcast or fill "
+           "that fills its output right before it (a bias, zeros), and drop "
+           "it">,
+    Option<"fuseEpilogues", "fuse-epilogue", "bool", /*default=*/"true",
+           "Apply the elementwise op right after a contraction that reads "
+           "its output (activation, residual add, conversion) in the "
+           "kernel's stores, and drop the op">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Contractions lowered to GEMM kernels">,
     Statistic<"numMmaKernels", "mma-kernels",
               "Contractions lowered to tensor-core GEMM kernels">,
     Statistic<"numFusedBroadcasts", "fused-broadcasts",
-              "Broadcasts into a contraction's output read as its initial "
-              "values instead">,
+              "Broadcasts and fills into a contraction's output read as its "
+              "initial values instead">,
+    Statistic<"numFusedEpilogues", "fused-epilogues",
+              "Elementwise ops after a contraction applied by its kernel's "
+              "stores">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
