@@ -18,9 +18,9 @@
 // NaN counts as a mismatch). Key blocks: several per sequence in every case
 // with Tk > 64 (D = 128: blocks of 32).
 // STATS: ConfigureAttentionPass
-// STATS: (S) 4 flash
+// STATS: (S) 6 flash
 // STATS: GPUFlashAttentionPass
-// STATS-NEXT: (S) 4 kernels
+// STATS-NEXT: (S) 6 kernels
 // TILES2: #tfm.gpu_flash_attention<block_q = 128, heads = 1, block_k = 64, warps = 4, row_tiles = 2>
 // DEFAULT: #tfm.gpu_flash_attention<block_q = 128, heads = 1, block_k = 64, warps = 4, row_tiles = 2, q_shared = true>
 
@@ -512,11 +512,225 @@ func.func @decode_offsets_gqa4_d128() {
   return
 }
 
+// decode_tq1_mqa8_d64
+func.func @decode_tq1_mqa8_d64() {
+  %q_e = tensor.empty() : tensor<2x8x1x64xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%q_e : tensor<2x8x1x64xf32>) {
+  ^bb0(%out: f32):
+    %q_l0 = linalg.index 0 : index
+    %q_i1 = linalg.index 1 : index
+    %q_c1 = arith.constant 8 : index
+    %q_m1 = arith.muli %q_l0, %q_c1 : index
+    %q_l1 = arith.addi %q_m1, %q_i1 : index
+    %q_i2 = linalg.index 2 : index
+    %q_c2 = arith.constant 1 : index
+    %q_m2 = arith.muli %q_l1, %q_c2 : index
+    %q_l2 = arith.addi %q_m2, %q_i2 : index
+    %q_i3 = linalg.index 3 : index
+    %q_c3 = arith.constant 64 : index
+    %q_m3 = arith.muli %q_l2, %q_c3 : index
+    %q_l3 = arith.addi %q_m3, %q_i3 : index
+    %q_k1 = arith.constant 7919 : index
+    %q_k2 = arith.constant 104736 : index
+    %q_k3 = arith.constant 255 : index
+    %q_k4 = arith.constant 127 : index
+    %q_h1 = arith.muli %q_l3, %q_k1 : index
+    %q_h2 = arith.addi %q_h1, %q_k2 : index
+    %q_h3 = arith.remsi %q_h2, %q_k3 : index
+    %q_h4 = arith.subi %q_h3, %q_k4 : index
+    %q_h5 = arith.index_cast %q_h4 : index to i64
+    %q_h6 = arith.sitofp %q_h5 : i64 to f32
+    %q_s = arith.constant 0.00390625 : f32
+    %q_v = arith.mulf %q_h6, %q_s : f32
+    linalg.yield %q_v : f32
+  } -> tensor<2x8x1x64xf32>
+  %k_e = tensor.empty() : tensor<2x1x90x64xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%k_e : tensor<2x1x90x64xf32>) {
+  ^bb0(%out: f32):
+    %k_l0 = linalg.index 0 : index
+    %k_i1 = linalg.index 1 : index
+    %k_c1 = arith.constant 1 : index
+    %k_m1 = arith.muli %k_l0, %k_c1 : index
+    %k_l1 = arith.addi %k_m1, %k_i1 : index
+    %k_i2 = linalg.index 2 : index
+    %k_c2 = arith.constant 90 : index
+    %k_m2 = arith.muli %k_l1, %k_c2 : index
+    %k_l2 = arith.addi %k_m2, %k_i2 : index
+    %k_i3 = linalg.index 3 : index
+    %k_c3 = arith.constant 64 : index
+    %k_m3 = arith.muli %k_l2, %k_c3 : index
+    %k_l3 = arith.addi %k_m3, %k_i3 : index
+    %k_k1 = arith.constant 7919 : index
+    %k_k2 = arith.constant 104743 : index
+    %k_k3 = arith.constant 255 : index
+    %k_k4 = arith.constant 127 : index
+    %k_h1 = arith.muli %k_l3, %k_k1 : index
+    %k_h2 = arith.addi %k_h1, %k_k2 : index
+    %k_h3 = arith.remsi %k_h2, %k_k3 : index
+    %k_h4 = arith.subi %k_h3, %k_k4 : index
+    %k_h5 = arith.index_cast %k_h4 : index to i64
+    %k_h6 = arith.sitofp %k_h5 : i64 to f32
+    %k_s = arith.constant 0.00390625 : f32
+    %k_v = arith.mulf %k_h6, %k_s : f32
+    linalg.yield %k_v : f32
+  } -> tensor<2x1x90x64xf32>
+  %v_e = tensor.empty() : tensor<2x1x90x64xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%v_e : tensor<2x1x90x64xf32>) {
+  ^bb0(%out: f32):
+    %v_l0 = linalg.index 0 : index
+    %v_i1 = linalg.index 1 : index
+    %v_c1 = arith.constant 1 : index
+    %v_m1 = arith.muli %v_l0, %v_c1 : index
+    %v_l1 = arith.addi %v_m1, %v_i1 : index
+    %v_i2 = linalg.index 2 : index
+    %v_c2 = arith.constant 90 : index
+    %v_m2 = arith.muli %v_l1, %v_c2 : index
+    %v_l2 = arith.addi %v_m2, %v_i2 : index
+    %v_i3 = linalg.index 3 : index
+    %v_c3 = arith.constant 64 : index
+    %v_m3 = arith.muli %v_l2, %v_c3 : index
+    %v_l3 = arith.addi %v_m3, %v_i3 : index
+    %v_k1 = arith.constant 7919 : index
+    %v_k2 = arith.constant 104750 : index
+    %v_k3 = arith.constant 255 : index
+    %v_k4 = arith.constant 127 : index
+    %v_h1 = arith.muli %v_l3, %v_k1 : index
+    %v_h2 = arith.addi %v_h1, %v_k2 : index
+    %v_h3 = arith.remsi %v_h2, %v_k3 : index
+    %v_h4 = arith.subi %v_h3, %v_k4 : index
+    %v_h5 = arith.index_cast %v_h4 : index to i64
+    %v_h6 = arith.sitofp %v_h5 : i64 to f32
+    %v_s = arith.constant 0.00390625 : f32
+    %v_v = arith.mulf %v_h6, %v_s : f32
+    linalg.yield %v_v : f32
+  } -> tensor<2x1x90x64xf32>
+  %q_d = tensor.cast %q : tensor<2x8x1x64xf32> to tensor<?x8x?x64xf32>
+  %k_d = tensor.cast %k : tensor<2x1x90x64xf32> to tensor<?x1x?x64xf32>
+  %v_d = tensor.cast %v : tensor<2x1x90x64xf32> to tensor<?x1x?x64xf32>
+  %off = arith.constant dense<[89, 30]> : tensor<2xi32>
+  %o = tfm.attention %q_d, %k_d, %v_d offsets(%off : tensor<2xi32>) {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32> -> tensor<?x8x?x64xf32>
+  %ref = tfm.attention %q_d, %k_d, %v_d offsets(%off : tensor<2xi32>) {mask = #tfm.mask<causal>, scale = 0.125 : f64, tfm.lowering_config = #tfm.attention_untiled} : tensor<?x8x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32> -> tensor<?x8x?x64xf32>
+  %atol = arith.constant 1.0e-03 : f32
+  %rtol = arith.constant 1.0e-02 : f32
+  %o_a = tensor.cast %o : tensor<?x8x?x64xf32> to tensor<?x?x?x?xf32>
+  %ref_a = tensor.cast %ref : tensor<?x8x?x64xf32> to tensor<?x?x?x?xf32>
+  call @compare(%o_a, %ref_a, %atol, %rtol) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, f32, f32) -> ()
+  return
+}
+
+// window_padding_gqa2_d80
+func.func @window_padding_gqa2_d80() {
+  %q_e = tensor.empty() : tensor<2x2x40x80xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%q_e : tensor<2x2x40x80xf32>) {
+  ^bb0(%out: f32):
+    %q_l0 = linalg.index 0 : index
+    %q_i1 = linalg.index 1 : index
+    %q_c1 = arith.constant 2 : index
+    %q_m1 = arith.muli %q_l0, %q_c1 : index
+    %q_l1 = arith.addi %q_m1, %q_i1 : index
+    %q_i2 = linalg.index 2 : index
+    %q_c2 = arith.constant 40 : index
+    %q_m2 = arith.muli %q_l1, %q_c2 : index
+    %q_l2 = arith.addi %q_m2, %q_i2 : index
+    %q_i3 = linalg.index 3 : index
+    %q_c3 = arith.constant 80 : index
+    %q_m3 = arith.muli %q_l2, %q_c3 : index
+    %q_l3 = arith.addi %q_m3, %q_i3 : index
+    %q_k1 = arith.constant 7919 : index
+    %q_k2 = arith.constant 104736 : index
+    %q_k3 = arith.constant 255 : index
+    %q_k4 = arith.constant 127 : index
+    %q_h1 = arith.muli %q_l3, %q_k1 : index
+    %q_h2 = arith.addi %q_h1, %q_k2 : index
+    %q_h3 = arith.remsi %q_h2, %q_k3 : index
+    %q_h4 = arith.subi %q_h3, %q_k4 : index
+    %q_h5 = arith.index_cast %q_h4 : index to i64
+    %q_h6 = arith.sitofp %q_h5 : i64 to f32
+    %q_s = arith.constant 0.00390625 : f32
+    %q_v = arith.mulf %q_h6, %q_s : f32
+    linalg.yield %q_v : f32
+  } -> tensor<2x2x40x80xf32>
+  %k_e = tensor.empty() : tensor<2x1x70x80xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%k_e : tensor<2x1x70x80xf32>) {
+  ^bb0(%out: f32):
+    %k_l0 = linalg.index 0 : index
+    %k_i1 = linalg.index 1 : index
+    %k_c1 = arith.constant 1 : index
+    %k_m1 = arith.muli %k_l0, %k_c1 : index
+    %k_l1 = arith.addi %k_m1, %k_i1 : index
+    %k_i2 = linalg.index 2 : index
+    %k_c2 = arith.constant 70 : index
+    %k_m2 = arith.muli %k_l1, %k_c2 : index
+    %k_l2 = arith.addi %k_m2, %k_i2 : index
+    %k_i3 = linalg.index 3 : index
+    %k_c3 = arith.constant 80 : index
+    %k_m3 = arith.muli %k_l2, %k_c3 : index
+    %k_l3 = arith.addi %k_m3, %k_i3 : index
+    %k_k1 = arith.constant 7919 : index
+    %k_k2 = arith.constant 104743 : index
+    %k_k3 = arith.constant 255 : index
+    %k_k4 = arith.constant 127 : index
+    %k_h1 = arith.muli %k_l3, %k_k1 : index
+    %k_h2 = arith.addi %k_h1, %k_k2 : index
+    %k_h3 = arith.remsi %k_h2, %k_k3 : index
+    %k_h4 = arith.subi %k_h3, %k_k4 : index
+    %k_h5 = arith.index_cast %k_h4 : index to i64
+    %k_h6 = arith.sitofp %k_h5 : i64 to f32
+    %k_s = arith.constant 0.00390625 : f32
+    %k_v = arith.mulf %k_h6, %k_s : f32
+    linalg.yield %k_v : f32
+  } -> tensor<2x1x70x80xf32>
+  %v_e = tensor.empty() : tensor<2x1x70x80xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%v_e : tensor<2x1x70x80xf32>) {
+  ^bb0(%out: f32):
+    %v_l0 = linalg.index 0 : index
+    %v_i1 = linalg.index 1 : index
+    %v_c1 = arith.constant 1 : index
+    %v_m1 = arith.muli %v_l0, %v_c1 : index
+    %v_l1 = arith.addi %v_m1, %v_i1 : index
+    %v_i2 = linalg.index 2 : index
+    %v_c2 = arith.constant 70 : index
+    %v_m2 = arith.muli %v_l1, %v_c2 : index
+    %v_l2 = arith.addi %v_m2, %v_i2 : index
+    %v_i3 = linalg.index 3 : index
+    %v_c3 = arith.constant 80 : index
+    %v_m3 = arith.muli %v_l2, %v_c3 : index
+    %v_l3 = arith.addi %v_m3, %v_i3 : index
+    %v_k1 = arith.constant 7919 : index
+    %v_k2 = arith.constant 104750 : index
+    %v_k3 = arith.constant 255 : index
+    %v_k4 = arith.constant 127 : index
+    %v_h1 = arith.muli %v_l3, %v_k1 : index
+    %v_h2 = arith.addi %v_h1, %v_k2 : index
+    %v_h3 = arith.remsi %v_h2, %v_k3 : index
+    %v_h4 = arith.subi %v_h3, %v_k4 : index
+    %v_h5 = arith.index_cast %v_h4 : index to i64
+    %v_h6 = arith.sitofp %v_h5 : i64 to f32
+    %v_s = arith.constant 0.00390625 : f32
+    %v_v = arith.mulf %v_h6, %v_s : f32
+    linalg.yield %v_v : f32
+  } -> tensor<2x1x70x80xf32>
+  %q_d = tensor.cast %q : tensor<2x2x40x80xf32> to tensor<?x2x?x80xf32>
+  %k_d = tensor.cast %k : tensor<2x1x70x80xf32> to tensor<?x1x?x80xf32>
+  %v_d = tensor.cast %v : tensor<2x1x70x80xf32> to tensor<?x1x?x80xf32>
+  %len = arith.constant dense<[70, 25]> : tensor<2xi32>
+  %o = tfm.attention %q_d, %k_d, %v_d key_lengths(%len : tensor<2xi32>) {mask = #tfm.mask<sliding_window>, scale = 0.11180339887498948 : f64, window = 17 : i64} : tensor<?x2x?x80xf32>, tensor<?x1x?x80xf32>, tensor<?x1x?x80xf32> -> tensor<?x2x?x80xf32>
+  %ref = tfm.attention %q_d, %k_d, %v_d key_lengths(%len : tensor<2xi32>) {mask = #tfm.mask<sliding_window>, scale = 0.11180339887498948 : f64, window = 17 : i64, tfm.lowering_config = #tfm.attention_untiled} : tensor<?x2x?x80xf32>, tensor<?x1x?x80xf32>, tensor<?x1x?x80xf32> -> tensor<?x2x?x80xf32>
+  %atol = arith.constant 1.0e-03 : f32
+  %rtol = arith.constant 1.0e-02 : f32
+  %o_a = tensor.cast %o : tensor<?x2x?x80xf32> to tensor<?x?x?x?xf32>
+  %ref_a = tensor.cast %ref : tensor<?x2x?x80xf32> to tensor<?x?x?x?xf32>
+  call @compare(%o_a, %ref_a, %atol, %rtol) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, f32, f32) -> ()
+  return
+}
+
 func.func @main() {
   call @causal_offset_gqa2_d80() : () -> ()
   call @window_gqa8_d96() : () -> ()
   call @alibi_bias_padding_d64() : () -> ()
   call @decode_offsets_gqa4_d128() : () -> ()
+  call @decode_tq1_mqa8_d64() : () -> ()
+  call @window_padding_gqa2_d80() : () -> ()
   return
 }
 }
@@ -529,3 +743,7 @@ func.func @main() {
 // CHECK: [7680,  0,
 // decode_offsets_gqa4_d128
 // CHECK: [6144,  0,
+// decode_tq1_mqa8_d64
+// CHECK: [1024,  0,
+// window_padding_gqa2_d80
+// CHECK: [12800,  0,

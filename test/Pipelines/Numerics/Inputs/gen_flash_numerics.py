@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Generates gpu-flash-attention-{bf16,f16}.mlir: the tensor-core attention
 kernel (-tfm-gpu-flash-attention) run through the emulation against the
-untiled f32 lowering of the same op, for odd sizes, every mask kind, GQA 1,
-2, 4 and 8, head sizes 8, 64, 80, 96 and 128, padding, offsets, ALiBi and a
-bias. Usage: gen_flash_numerics.py OUT_DIR
+untiled f32 lowering of the same op (which attention.mlir checks against
+the float64 reference, scripts/tfm_ref.py), for odd sizes, every mask kind,
+GQA 1, 2, 4 and 8 and MQA, head sizes 8, 64, 80, 96 and 128 (each with
+several masks), padding, offsets, decode (Tq = 1), ALiBi and a bias.
+Usage: gen_flash_numerics.py OUT_DIR
 """
 import sys
 from pathlib import Path
@@ -18,6 +20,15 @@ CASES = [
     ("alibi_bias_padding_d64", 2, 2, 2, 30, 66, 64, "none", None, [66, 40], None, True, True),
     ("decode_offsets_gqa4_d128", 2, 8, 2, 3, 77, 128, "causal", None, None, [74, 50], False, False),
     ("tiny_d8", 2, 4, 4, 19, 19, 8, "causal", None, None, None, False, False),
+    # Decode (Tq = 1) over long keys, MQA: one query row per head in the
+    # 128-row block.
+    ("decode_tq1_mqa8_d64", 2, 8, 1, 1, 90, 64, "causal", None, None, [89, 30], False, False),
+    # The masks crossed with the other head sizes and group sizes.
+    ("window_padding_gqa2_d80", 2, 2, 1, 40, 70, 80, "sliding_window", 17, [70, 25], None,
+     False, False),
+    ("padding_gqa8_d128", 1, 8, 1, 33, 70, 128, "none", None, [41], None, False, False),
+    ("window_alibi_d96", 1, 2, 2, 50, 50, 96, "sliding_window", 9, None, None, True, False),
+    ("causal_bias_gqa2_d128", 1, 4, 2, 20, 45, 128, "causal", None, None, None, False, True),
 ]
 
 EXTRA_BLOCKS = """// The built-in block is 4 warps of two 16-row tiles with Q in shared
@@ -182,7 +193,8 @@ def main():
             ("bf16", "2^-9", "4.0e-03", CASES),
             ("f16", "2^-12", "1.0e-03", [c for c in CASES if c[0] in (
                 "causal_offset_gqa2_d80", "window_gqa8_d96", "alibi_bias_padding_d64",
-                "decode_offsets_gqa4_d128")])]:
+                "decode_offsets_gqa4_d128", "decode_tq1_mqa8_d64",
+                "window_padding_gqa2_d80")])]:
         # Other blocks (bf16 alone: the f16 kernels are the same code).
         extra = EXTRA_BLOCKS if p == "bf16" else ""
         lines = [HEADER.format(p=p, ulp=ulp, atol=atol, n=len(cases), extra=extra)]
