@@ -159,6 +159,10 @@ void tfm::buildTfmToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Each activation freed after its last use (the canonicalizer has made
+  // the deallocation pipeline's always-taken conditions plain deallocs):
+  // one layer's buffers live at a time, not the whole model's.
+  pm.addNestedPass<func::FuncOp>(createFreeAfterLastUsePass());
   pm.addPass(createLoopInvariantCodeMotionPass());
   if (options.vectorize) {
     pm.addPass(createApproximateMathPass());

@@ -798,6 +798,17 @@ struct GPUTileContractionPass
     }
   }
 
+  /// An op the kernel may take in: an elementwise `linalg.generic` on
+  /// buffers (parallel loops, one output) that is neither a row kernel's
+  /// stage nor scheduled itself.
+  static bool isFusableElementwise(linalg::GenericOp op) {
+    return op && op.getNumDpsInits() == 1 &&
+           !op->hasAttr(kLoweringConfigAttr) &&
+           !op->hasAttr(kRowKernelStageAttr) &&
+           op.getNumParallelLoops() == op.getNumLoops() &&
+           op.hasPureBufferSemantics();
+  }
+
   /// The broadcast that fills a contraction's output right before it (a
   /// bias: `linalg.generic` of parallel loops, one input read through a
   /// projected permutation, the output through the identity, a payload
@@ -833,13 +844,9 @@ struct GPUTileContractionPass
       return {Value(), AffineMap(), value, fill};
     }
     auto producer = dyn_cast_or_null<linalg::GenericOp>(prev);
-    if (!fuseBias || !producer || producer.getNumDpsInputs() != 1 ||
-        producer.getNumDpsInits() != 1 ||
-        producer.getDpsInitOperand(0)->get() != out ||
-        producer->hasAttr(kLoweringConfigAttr) ||
-        producer->hasAttr(kRowKernelStageAttr) ||
-        producer.getNumParallelLoops() != producer.getNumLoops() ||
-        !producer.hasPureBufferSemantics())
+    if (!fuseBias || !isFusableElementwise(producer) ||
+        producer.getNumDpsInputs() != 1 ||
+        producer.getDpsInitOperand(0)->get() != out)
       return {};
     OpOperand *input = producer.getDpsInputOperand(0);
     AffineMap inputMap = producer.getMatchingIndexingMap(input);
@@ -913,11 +920,7 @@ struct GPUTileContractionPass
       passed.push_back(linalgOp);
     }
     auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
-    if (!fuseEpilogues || !consumer || consumer.getNumDpsInits() != 1 ||
-        consumer->hasAttr(kLoweringConfigAttr) ||
-        consumer->hasAttr(kRowKernelStageAttr) ||
-        consumer.getNumParallelLoops() != consumer.getNumLoops() ||
-        !consumer.hasPureBufferSemantics())
+    if (!fuseEpilogues || !isFusableElementwise(consumer))
       return {};
     OpOperand *dst = consumer.getDpsInitOperand(0);
     Value dstRoot = viewRoot(dst->get());
