@@ -11,10 +11,12 @@
 // serves blocks of a few MiB with mmap, or trims them off the heap when
 // freed) and spent a quarter of its time in page faults
 // (docs/performance.md). Here a freed block of at least kPooledBytes is
-// kept, by size, and handed out again to the next request of that size:
-// the same shapes recur on every call. At most kMaxRetainedBytes stay
-// pooled; beyond that, and for small blocks, memory goes back to free().
-// Blocks are not zeroed, as malloc's are not.
+// kept, by size, and handed out again to the next request that fits it:
+// the smallest kept block of at least the size asked for and at most
+// twice it (the same shapes recur on every call; a shorter call than the
+// last one reuses its larger blocks instead of faulting in new pages). At
+// most kMaxRetainedBytes stay pooled; beyond that, and for small blocks,
+// memory goes back to free(). Blocks are not zeroed, as malloc's are not.
 //
 // Builds with AddressSanitizer keep nothing, so that a use after free or an
 // overflow in generated code is still caught.
@@ -42,8 +44,9 @@ namespace {
 #define TFM_ALLOC_NO_POOL 1
 #endif
 
-/// The header before each block: its size (the pool's key). 16 bytes keep
-/// malloc's alignment for the caller, which aligns further itself.
+/// The header before each block: its capacity (the pool's key; at least
+/// the size asked for). 16 bytes keep malloc's alignment for the caller,
+/// which aligns further itself.
 constexpr size_t kHeader = 16;
 constexpr size_t kPooledBytes = 64 * 1024;
 #if defined(TFM_ALLOC_NO_POOL)
@@ -60,17 +63,23 @@ public:
         std::free(b);
   }
 
-  void *take(size_t size) {
+  /// A kept block of capacity in [size, 2 size], the smallest; null if
+  /// none. `capacity` receives its capacity.
+  void *take(size_t size, size_t &capacity) {
     if (size < kPooledBytes)
       return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = free_.find(size);
-    if (it == free_.end() || it->second.empty())
-      return nullptr;
-    void *block = it->second.back();
-    it->second.pop_back();
-    retained_ -= size;
-    return block;
+    for (auto it = free_.lower_bound(size);
+         it != free_.end() && it->first / 2 <= size; ++it) {
+      if (it->second.empty())
+        continue;
+      void *block = it->second.back();
+      it->second.pop_back();
+      capacity = it->first;
+      retained_ -= capacity;
+      return block;
+    }
+    return nullptr;
   }
 
   /// Keeps `block` of `size` bytes if there is room; false: free it.
@@ -104,13 +113,14 @@ __attribute__((visibility("hidden"))) void *
 _mlir_memref_to_llvm_alloc(size_t size) {
   if (size > SIZE_MAX - kHeader)
     return nullptr;
-  void *block = pool().take(size);
+  size_t capacity = size;
+  void *block = pool().take(size, capacity);
   if (!block) {
     block = std::malloc(size + kHeader);
     if (!block)
       return nullptr;
   }
-  *static_cast<size_t *>(block) = size;
+  *static_cast<size_t *>(block) = capacity;
   return static_cast<char *>(block) + kHeader;
 }
 
@@ -119,8 +129,8 @@ _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
   void *block = static_cast<char *>(ptr) - kHeader;
-  size_t size = *static_cast<size_t *>(block);
-  if (!pool().give(block, size))
+  size_t capacity = *static_cast<size_t *>(block);
+  if (!pool().give(block, capacity))
     std::free(block);
 }
 
