@@ -895,6 +895,8 @@ struct GPUTileContractionPass
     bool keepOutput = false;
   };
   Epilogue fuseEpilogue(linalg::LinalgOp op, const InitSource &init) {
+    if (!fuseEpilogues)
+      return {};
     // The first op after that reads the output, past views, index
     // arithmetic and new buffers (the epilogue's output among them: they
     // move before the kernel) and up to four linalg ops on other buffers
@@ -920,7 +922,7 @@ struct GPUTileContractionPass
       passed.push_back(linalgOp);
     }
     auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
-    if (!fuseEpilogues || !isFusableElementwise(consumer))
+    if (!isFusableElementwise(consumer))
       return {};
     OpOperand *dst = consumer.getDpsInitOperand(0);
     Value dstRoot = viewRoot(dst->get());
@@ -988,21 +990,13 @@ struct GPUTileContractionPass
     // ops, views and deallocations use.
     bool keepOutput = false;
     if (dst->get() != out) {
-      keepOutput = !outRoot.getDefiningOp<memref::AllocOp>();
-      SmallVector<Value> worklist{outRoot};
-      while (!keepOutput && !worklist.empty()) {
-        Value v = worklist.pop_back_val();
-        for (Operation *user : v.getUsers()) {
-          if (user == op.getOperation() || user == consumer.getOperation() ||
-              user == init.broadcast || isa<memref::DeallocOp>(user))
-            continue;
-          if (!isa<ViewLikeOpInterface>(user)) {
-            keepOutput = true;
-            break;
-          }
-          llvm::append_range(worklist, user->getResults());
-        }
-      }
+      SmallVector<Operation *> views;
+      keepOutput =
+          !outRoot.getDefiningOp<memref::AllocOp>() ||
+          llvm::any_of(usersThroughViews(outRoot, views), [&](Operation *u) {
+            return u != op.getOperation() && u != consumer.getOperation() &&
+                   u != init.broadcast && !isa<memref::DeallocOp>(u);
+          });
     }
     // Nothing in between reads memory or depends on the contraction (which
     // has no results): it can all run first.
@@ -1017,25 +1011,37 @@ struct GPUTileContractionPass
     auto alloc = root.getDefiningOp<memref::AllocOp>();
     if (!alloc)
       return;
-    SmallVector<Operation *> erase;
+    SmallVector<Operation *> views;
+    SmallVector<Operation *> users = usersThroughViews(root, views);
+    if (!llvm::all_of(users, llvm::IsaPred<memref::DeallocOp>))
+      return;
+    for (Operation *dealloc : users)
+      rw.eraseOp(dealloc);
+    // A view's own views were found after it: erase them first.
+    for (Operation *view : llvm::reverse(views))
+      rw.eraseOp(view);
+    rw.eraseOp(alloc);
+  }
+
+  /// The ops that use `root` directly or through its views, the views
+  /// themselves (in the order found, each after the view it is made of)
+  /// going to `views`.
+  static SmallVector<Operation *>
+  usersThroughViews(Value root, SmallVectorImpl<Operation *> &views) {
+    SmallVector<Operation *> users;
     SmallVector<Value> worklist{root};
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
       for (Operation *user : v.getUsers()) {
-        if (isa<memref::DeallocOp>(user)) {
-          erase.push_back(user);
+        if (!isa<ViewLikeOpInterface>(user)) {
+          users.push_back(user);
           continue;
         }
-        if (!isa<ViewLikeOpInterface>(user))
-          return;
-        erase.push_back(user);
+        views.push_back(user);
         llvm::append_range(worklist, user->getResults());
       }
     }
-    // Users before what they use.
-    for (Operation *o : llvm::reverse(erase))
-      rw.eraseOp(o);
-    rw.eraseOp(alloc);
+    return users;
   }
 
   /// Both kernels of a #tfm.gpu_mma_choice, in the two branches of an
