@@ -209,7 +209,7 @@ def module_text(name, lib):
     token ids (dynamic B and T), so that the runtime's C ABI drives it:
     tfm_model_create uploads the tables, tfm_model_forward(ids) runs the
     gathers, the op and copies the output back. Locations name the kernels
-    (-tfm-gpu-name-kernels): the op's are `attention*` or `gemm*`."""
+    (-tfm-gpu-outline-kernels): the op's are `attention*` or `gemm*`."""
     head = ('module attributes {tfm.architecture = "encoder", tfm.max_seq_len = %d : i64, '
             'tfm.model_name = "%s", tfm.output = "hidden", tfm.vocab_size = %d : i64} {\n'
             % (MAX_SEQ, name, TABLE_ROWS))

@@ -569,6 +569,13 @@ void KernelCollector::observeGpuKernels(ModuleOp module) {
     threads[launch.getKernelName().getValue()] =
         x && y && z ? *x * *y * *z : 0;
   });
+  // Each kernel's planned occupancy (-tfm-gpu-outline-kernels keeps it).
+  llvm::StringMap<int64_t> plans;
+  // Kernels are LLVM functions by now.
+  module.walk([&](FunctionOpInterface kernel) {
+    if (auto plan = kernel->getAttrOfType<IntegerAttr>(mt::kBlocksPerSMAttr))
+      plans[kernel.getName()] = plan.getInt();
+  });
   // The PTX of a copy (the library itself embeds a fatbin).
   OwningOpRef<ModuleOp> copy = module.clone();
   PassManager pm(module.getContext());
@@ -623,6 +630,12 @@ void KernelCollector::observeGpuKernels(ModuleOp module) {
       int64_t warps = llvm::divideCeil(k.threadsPerBlock, 32);
       k.blocksPerSMByRegisters = 65536 / (perWarp * warps);
     }
+    k.plannedBlocksPerSM = plans.lookup(k.kernel);
+    if (k.plannedBlocksPerSM > 0 && k.threadsPerBlock > 0)
+      k.registerBudget = mt::GpuTargetAttr::registerBudget(
+          k.threadsPerBlock, k.plannedBlocksPerSM);
+    else
+      k.plannedBlocksPerSM = 0;
   }
   gpuResources = std::move(found);
   gpuResourcesNote.clear();
@@ -731,11 +744,13 @@ static void printGpuResources(llvm::raw_ostream &os, const KernelReport &r) {
     return;
   }
   std::vector<const GpuKernelResources *> byRegisters;
-  int64_t spilling = 0, stack = 0;
+  int64_t spilling = 0, stack = 0, planned = 0, over = 0;
   for (const GpuKernelResources &k : r.gpuResources) {
     byRegisters.push_back(&k);
     spilling += k.spillStoreBytes + k.spillLoadBytes > 0;
     stack += k.stackBytes > 0;
+    planned += k.plannedBlocksPerSM > 0;
+    over += k.overBudget();
   }
   // Most registers first, ties in the report's order (the pointers are
   // into one vector): a stable order without std::stable_sort, whose
@@ -747,17 +762,28 @@ static void printGpuResources(llvm::raw_ostream &os, const KernelReport &r) {
   });
   os << llvm::formatv("GPU kernel resources (ptxas -v, {0}): {1} kernels, "
                       "at most {2} registers per thread (of 255), {3} with "
-                      "spills, {4} with a stack frame; by registers:\n",
+                      "spills, {4} with a stack frame, {5} of {6} with a "
+                      "planned occupancy over its register budget; by "
+                      "registers:\n",
                       r.gpu->chip, r.gpuResources.size(),
-                      byRegisters.front()->registers, spilling, stack);
+                      byRegisters.front()->registers, spilling, stack, over,
+                      planned);
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"kernel", "registers", "threads", "blocks/SM (registers)",
-                  "smem", "stack", "spill st/ld"});
-  for (const GpuKernelResources *k :
-       llvm::ArrayRef(byRegisters).take_front(8))
+  rows.push_back({"kernel", "registers", "budget", "threads",
+                  "blocks/SM planned", "blocks/SM (registers)", "smem", "stack",
+                  "spill st/ld"});
+  // The heaviest kernels, and every kernel over its budget.
+  for (auto [i, k] : llvm::enumerate(byRegisters)) {
+    if (i >= 8 && !k->overBudget())
+      continue;
+    bool plan = k->plannedBlocksPerSM > 0;
     rows.push_back(
         {k->kernel, std::to_string(k->registers),
+         plan ? std::to_string(k->registerBudget) +
+                    (k->overBudget() ? " (over)" : "")
+              : "-",
          k->threadsPerBlock ? std::to_string(k->threadsPerBlock) : "?",
+         plan ? std::to_string(k->plannedBlocksPerSM) : "-",
          k->blocksPerSMByRegisters ? std::to_string(k->blocksPerSMByRegisters)
                                    : "?",
          formatBytes(k->sharedMemoryBytes) + " / " +
@@ -765,6 +791,7 @@ static void printGpuResources(llvm::raw_ostream &os, const KernelReport &r) {
          formatBytes(k->stackBytes),
          formatBytes(k->spillStoreBytes) + " / " +
              formatBytes(k->spillLoadBytes)});
+  }
   printColumns(os, rows);
 }
 
@@ -879,6 +906,8 @@ static llvm::json::Value gpuJson(const KernelReport &r) {
         {"spill_load_bytes", k.spillLoadBytes},
         {"threads_per_block", k.threadsPerBlock},
         {"blocks_per_sm_by_registers", k.blocksPerSMByRegisters},
+        {"planned_blocks_per_sm", k.plannedBlocksPerSM},
+        {"register_budget", k.registerBudget},
     });
   return llvm::json::Object{
       {"chip", r.gpu->chip},

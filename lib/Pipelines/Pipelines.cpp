@@ -325,8 +325,7 @@ void tfm::buildTfmToNVVMPipeline(OpPassManager &pm,
     return;
   }
   pm.addPass(createGPUDeviceMemoryPass());
-  pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(createGPUNameKernelsPass());
+  pm.addPass(createGPUOutlineKernelsPass());
   if (options.mergeKernelModules)
     pm.addPass(createGPUMergeKernelModulesPass());
   pm.addPass(createGPUDedupKernelsPass());

@@ -149,6 +149,9 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
   if (chip == "sm_86") {
     gpu.multiprocessors = 82;
     gpu.optInSharedMemoryBytes = 99 * 1024;
+    gpu.sharedMemoryPerMultiprocessor = 100 * 1024;
+    gpu.maxThreadsPerMultiprocessor = 1536;
+    gpu.maxBlocksPerMultiprocessor = 16;
     gpu.referencePart = "RTX 3090";
     gpu.peakFlops = 35.6e12;
     gpu.peakTensorFlops = 71e12;
@@ -156,6 +159,9 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
   } else if (chip == "sm_89") {
     gpu.multiprocessors = 128;
     gpu.optInSharedMemoryBytes = 99 * 1024;
+    gpu.sharedMemoryPerMultiprocessor = 100 * 1024;
+    gpu.maxThreadsPerMultiprocessor = 1536;
+    gpu.maxBlocksPerMultiprocessor = 24;
     gpu.referencePart = "RTX 4090";
     gpu.peakFlops = 82.6e12;
     gpu.peakTensorFlops = 165.2e12;
@@ -163,6 +169,7 @@ mlir::tfm::gpuTargetFor(llvm::StringRef chip, llvm::StringRef toolkit) {
   } else if (chip.starts_with("sm_90")) {
     gpu.multiprocessors = 132;
     gpu.optInSharedMemoryBytes = 227 * 1024;
+    gpu.sharedMemoryPerMultiprocessor = 228 * 1024;
     gpu.referencePart = "H100 SXM";
     gpu.peakFlops = 67e12;
     gpu.peakTensorFlops = 989e12;

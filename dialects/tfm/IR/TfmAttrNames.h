@@ -74,6 +74,12 @@ constexpr llvm::StringLiteral kKeyBlocksAttr = "tfm.key_blocks";
 /// before it (#tfm.gpu_reduction's `stages`): its stage, from 1.
 constexpr llvm::StringLiteral kRowKernelStageAttr = "tfm.row_kernel_stage";
 
+/// On a gpu.launch built for a kernel schedule: the blocks of it one
+/// multiprocessor is planned to hold at once (an i64 attribute, kept on
+/// the kernel by -tfm-gpu-outline-kernels and checked by --report against
+/// the registers ptxas allocated).
+constexpr llvm::StringLiteral kBlocksPerSMAttr = "tfm.blocks_per_sm";
+
 /// On an scf.for whose iterations touch disjoint memory and may run in any
 /// order or at once (the loop over sequences of a tfm.cache_append's
 /// lowering): -tfm-gpu-cache-append runs it as one parallel loop nest.

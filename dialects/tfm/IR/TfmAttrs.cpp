@@ -35,11 +35,12 @@ CpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      StringRef chip, StringRef features,
-                      int64_t maxThreadsPerBlock, int64_t sharedMemoryBytes,
-                      int64_t multiprocessors, int64_t optInSharedMemoryBytes) {
+LogicalResult GpuTargetAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef chip,
+    StringRef features, int64_t maxThreadsPerBlock, int64_t sharedMemoryBytes,
+    int64_t multiprocessors, int64_t optInSharedMemoryBytes,
+    int64_t sharedMemoryPerMultiprocessor, int64_t maxThreadsPerMultiprocessor,
+    int64_t maxBlocksPerMultiprocessor) {
   if (!chip.starts_with("sm_"))
     return emitError() << "'chip' must be a compute capability such as "
                           "\"sm_80\", found \""
@@ -51,14 +52,49 @@ GpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "'multiprocessors' must be positive";
   if (optInSharedMemoryBytes < 0)
     return emitError() << "'opt_in_shared_memory_bytes' must not be negative";
+  if (sharedMemoryPerMultiprocessor < 0)
+    return emitError()
+           << "'shared_memory_per_multiprocessor' must not be negative";
+  if (maxThreadsPerMultiprocessor < maxThreadsPerBlock)
+    return emitError() << "'max_threads_per_multiprocessor' ("
+                       << maxThreadsPerMultiprocessor
+                       << ") must be at least 'max_threads_per_block' ("
+                       << maxThreadsPerBlock << ")";
+  if (maxBlocksPerMultiprocessor < 1)
+    return emitError() << "'max_blocks_per_multiprocessor' must be positive";
   return success();
 }
 
-bool GpuTargetAttr::hasHalfMmaSync() const {
+int64_t GpuTargetAttr::blocksPerMultiprocessor(int64_t threads,
+                                               int64_t sharedBytes,
+                                               int64_t registers) const {
+  int64_t blocks = getMaxBlocksPerMultiprocessor();
+  if (threads > 0) {
+    blocks = std::min(blocks, getMaxThreadsPerMultiprocessor() / threads);
+    int64_t warps = llvm::divideCeil(threads, 32);
+    int64_t perWarp = llvm::alignTo(std::max<int64_t>(registers, 1) * 32, 256);
+    blocks = std::min(blocks, kRegistersPerMultiprocessor / (perWarp * warps));
+  }
+  if (sharedBytes > 0)
+    blocks =
+        std::min(blocks, getSharedMemoryPerMultiprocessor() /
+                             (sharedBytes + kReservedSharedMemoryPerBlock));
+  return std::max<int64_t>(blocks, 1);
+}
+
+int64_t GpuTargetAttr::registerBudget(int64_t threads, int64_t blocks) {
+  int64_t warps = llvm::divideCeil(std::max<int64_t>(threads, 1), 32);
+  int64_t perWarp =
+      kRegistersPerMultiprocessor / (warps * std::max<int64_t>(blocks, 1));
+  return std::min<int64_t>(255, perWarp / 256 * 256 / 32);
+}
+
+unsigned GpuTargetAttr::getComputeCapability() const {
   StringRef chip = getChip();
   unsigned version = 0;
-  return chip.consume_front("sm_") && !chip.consumeInteger(10, version) &&
-         version >= 80;
+  if (!chip.consume_front("sm_") || chip.consumeInteger(10, version))
+    return 0;
+  return version;
 }
 
 LogicalResult

@@ -139,7 +139,13 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     and the shared memory a block may opt into as dynamic shared memory
     (`opt_in_shared_memory_bytes`, 0: none beyond the static 48 KiB; the
     tensor-core GEMM's deeper pipelines use it,
-    `-tfm-gpu-dynamic-shared-memory`). The host code that launches the kernels is compiled
+    `-tfm-gpu-dynamic-shared-memory`). What one multiprocessor holds at
+    once bounds the blocks resident on it, the occupancy a kernel's
+    schedule plans for (`-tfm-gpu-outline-kernels`): its shared memory
+    (`shared_memory_per_multiprocessor`, of which each resident block
+    reserves 1 KiB more), threads and blocks (the defaults are sm_80's:
+    164 KiB, 2048 and 32), and 64 Ki 32-bit registers (every sm_80+
+    part). The host code that launches the kernels is compiled
     for the machine that runs the model (`tfmc`'s CPU target). Code
     generation for a GPU target puts the buffers the entry reads and writes
     on the device (`-tfm-materialize-entry` records device `cuda`, every
@@ -158,20 +164,38 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     "int64_t":$max_threads_per_block,
     "int64_t":$shared_memory_bytes,
     "int64_t":$multiprocessors,
-    DefaultValuedParameter<"int64_t", "0">:$opt_in_shared_memory_bytes
+    DefaultValuedParameter<"int64_t", "0">:$opt_in_shared_memory_bytes,
+    DefaultValuedParameter<"int64_t", "167936">:$shared_memory_per_multiprocessor,
+    DefaultValuedParameter<"int64_t", "2048">:$max_threads_per_multiprocessor,
+    DefaultValuedParameter<"int64_t", "32">:$max_blocks_per_multiprocessor
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The chip's compute capability as a number (`sm_86`: 86; 0 where
+    /// `chip` has no number after `sm_`).
+    unsigned getComputeCapability() const;
     /// Whether the chip has mma.sync m16n8k16 on bf16 and f16 inputs
     /// (sm_80 and newer): tfm's tensor-core kernels.
-    bool hasHalfMmaSync() const;
+    bool hasHalfMmaSync() const { return getComputeCapability() >= 80; }
     /// The most shared memory one block may have: the opt-in limit of
     /// dynamic shared memory, or the static limit where that is larger or
     /// not stated.
     int64_t getMaxBlockSharedMemoryBytes() const {
       return std::max(getSharedMemoryBytes(), getOptInSharedMemoryBytes());
     }
+    /// 32-bit registers of one multiprocessor (64 Ki on sm_80 to sm_90).
+    static constexpr int64_t kRegistersPerMultiprocessor = 65536;
+    /// Shared memory each resident block reserves beyond its own (sm_80+).
+    static constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
+    /// The most blocks of `threads` threads, `sharedBytes` of shared memory
+    /// and `registers` registers per thread one multiprocessor holds at
+    /// once (registers are allocated per warp in units of 256); at least 1.
+    int64_t blocksPerMultiprocessor(int64_t threads, int64_t sharedBytes,
+                                    int64_t registers) const;
+    /// The registers per thread that let `blocks` blocks of `threads`
+    /// threads reside on one multiprocessor: a multiple of 8, at most 255.
+    static int64_t registerBudget(int64_t threads, int64_t blocks);
   }];
 }
 

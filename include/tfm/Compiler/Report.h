@@ -66,7 +66,7 @@ struct GpuKernelCost {
   /// "row-reduce".
   std::string kind;
   /// Where it is in the model (its op's location; the kernel's name after
-  /// -tfm-gpu-name-kernels is derived from it).
+  /// -tfm-gpu-outline-kernels is derived from it).
   std::string location;
   /// The schedule, as its attribute prints (`#tfm.gpu_contraction<...>`).
   std::string schedule;
@@ -98,6 +98,14 @@ struct GpuKernelResources {
   /// Blocks one multiprocessor holds as far as its 64 Ki registers go
   /// (registers allocated per warp in units of 256; 0 if unknown).
   int64_t blocksPerSMByRegisters = 0;
+  /// The blocks per multiprocessor its schedule plans for
+  /// (`tfm.blocks_per_sm`, createKernelLaunch) and the registers per thread
+  /// that keep them resident (GpuTargetAttr::registerBudget); 0: no plan.
+  int64_t plannedBlocksPerSM = 0;
+  int64_t registerBudget = 0;
+  bool overBudget() const {
+    return plannedBlocksPerSM > 0 && registers > registerBudget;
+  }
 };
 
 struct KernelReport {

@@ -218,12 +218,12 @@ struct TfmToNVVMPipelineOptions
 ///    shared memory (tfm-gpu-map-attention); contractions to shared-memory
 ///    GEMM kernels and row reductions to a block per row
 ///    (tfm-gpu-configure, tfm-gpu-tile-contraction, tfm-gpu-tile-reduction);
-///    every other copy and linalg op to scf.parallel loop nests, each mapped to a
-///    grid of blocks of threads (tfm-gpu-distribute), gpu.launch ops
+///    every other copy and linalg op to scf.parallel loop nests, each mapped to
+///    a grid of blocks of threads (tfm-gpu-distribute), gpu.launch ops
 ///    (convert-parallel-loops-to-gpu), buffers in device memory
-///    (tfm-gpu-device-memory), kernels outlined into gpu.modules
-///    (gpu-kernel-outlining), named after their ops
-///    (tfm-gpu-name-kernels), merged into one module
+///    (tfm-gpu-device-memory), kernels outlined into gpu.modules, named
+///    after their ops, keeping their planned occupancy for the report
+///    (tfm-gpu-outline-kernels), merged into one module
 ///    (tfm-gpu-merge-kernel-modules, optional) and checked
 ///    (tfm-gpu-check-kernels);
 /// 4. nvvm-attach-target; in each gpu.module: polynomial f32 math

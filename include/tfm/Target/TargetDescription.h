@@ -67,6 +67,14 @@ struct GpuTargetDescription {
   /// (cudaDevAttrMaxSharedMemoryPerBlockOptin: 163 KiB on sm_80, 99 KiB on
   /// sm_86 and sm_89, 227 KiB on sm_90).
   int64_t optInSharedMemoryBytes = 163 * 1024;
+  /// What one multiprocessor holds at once, from the CUDA programming
+  /// guide's table of compute capabilities: shared memory (164 KiB on
+  /// sm_80, 100 KiB on sm_86 and sm_89, 228 KiB on sm_90), threads (2048,
+  /// 1536, 1536, 2048) and blocks (32, 16, 24, 32). The kernels' planned
+  /// occupancy is computed from them (GpuTargetAttr).
+  int64_t sharedMemoryPerMultiprocessor = 164 * 1024;
+  int64_t maxThreadsPerMultiprocessor = 2048;
+  int64_t maxBlocksPerMultiprocessor = 32;
   /// Streaming multiprocessors of the architecture's reference part
   /// (A100: 108, RTX 3090: 82, RTX 4090: 128, H100 SXM: 132).
   int64_t multiprocessors = 108;

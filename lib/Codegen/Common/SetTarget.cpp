@@ -38,9 +38,11 @@ TargetDescription mlir::tfm::getTargetDescription(CpuTargetAttr attr) {
 
 GpuTargetAttr mlir::tfm::getGpuTargetAttr(MLIRContext *ctx,
                                           const GpuTargetDescription &gpu) {
-  return GpuTargetAttr::get(ctx, gpu.chip, gpu.features, gpu.maxThreadsPerBlock,
-                            gpu.sharedMemoryBytes, gpu.multiprocessors,
-                            gpu.optInSharedMemoryBytes);
+  return GpuTargetAttr::get(
+      ctx, gpu.chip, gpu.features, gpu.maxThreadsPerBlock,
+      gpu.sharedMemoryBytes, gpu.multiprocessors, gpu.optInSharedMemoryBytes,
+      gpu.sharedMemoryPerMultiprocessor, gpu.maxThreadsPerMultiprocessor,
+      gpu.maxBlocksPerMultiprocessor);
 }
 
 void mlir::tfm::setTarget(ModuleOp module, const TargetDescription &target) {

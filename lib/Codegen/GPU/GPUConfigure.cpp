@@ -166,9 +166,9 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
   /// inputs are both bf16 or both f16. Where both operands can be copied
   /// 16 bytes at a time (cp.async), two schedules: 128 x 128 tiles of 2 x 4
   /// warps (64 x 32 each) in a 3-stage pipeline, 48 KiB, for a problem
-  /// with at least a wave of such tiles, and 64 x 64 x 64 tiles (32 rows
-  /// for a static m of at most 32) of 2 x 2 warps in 3 stages (48 KiB)
-  /// otherwise: the choice is
+  /// with at least a wave of such tiles, and 64 x 64 tiles (32 rows for a
+  /// static m of at most 32) of 2 x 2 warps in 3 stages otherwise, 64 deep
+  /// (48 KiB) on sm_90 and 32 deep (24 KiB) before it: the choice is
   /// made here when the output's extents are static, else at run time
   /// (#tfm.gpu_mma_choice). Without cp.async, the small tiles in one
   /// padded stage. Null where tensor cores do not apply.
@@ -185,17 +185,25 @@ struct GPUConfigurePass : tfm::impl::GPUConfigurePassBase<GPUConfigurePass> {
              config.getSharedMemoryBytes() <=
                  target.getMaxBlockSharedMemoryBytes();
     };
-    // Small tiles: 64 x 64 x 64 of 2 x 2 warps (32 rows where a static m
-    // has no more): on an H200 the 64-deep slices (half the barriers and
+    // Small tiles: 64 x 64 of 2 x 2 warps (32 rows where a static m has
+    // no more). On an H200 the 64-deep slices (half the barriers and
     // waits of 32-deep ones) and 64 rows made GPT-2's 512-token GEMMs 18-26%
-    // faster than 32 x 64 x 32 (docs/performance.md, session 19).
+    // faster than 32 x 64 x 32 (docs/performance.md, session 19). Before
+    // sm_90, ptxas 13 hoists a 64-deep slice's four k steps of fragments
+    // into 176-226 registers (three blocks planned, two resident) on
+    // sm_80 and spills 88-200 bytes at 255 on sm_86 and sm_89 (BERT's
+    // classifier, transformer-base's LM head and output projections);
+    // 32-deep slices take 78-160, no spills: 32 deep there (docs/gpu.md,
+    // "Occupancy"; not timed on such a GPU).
     std::optional<int64_t> staticM = staticExtent(op, g.m);
     int64_t blockM = staticM && *staticM <= 32 ? 32 : 64;
+    int64_t smallK = target.getComputeCapability() >= 90 ? 64 : 32;
     bool async = isAsyncCopyable(op, g, *op.getDpsInputOperand(g.a)) &&
                  isAsyncCopyable(op, g, *op.getDpsInputOperand(g.b));
-    auto small = mmaSmallOverride ? mmaSmallOverride
-                                  : GpuMmaAttr::get(&getContext(), blockM, 64,
-                                                    64, 2, 2, async ? 3 : 1);
+    auto small = mmaSmallOverride
+                     ? mmaSmallOverride
+                     : GpuMmaAttr::get(&getContext(), blockM, 64, smallK, 2, 2,
+                                       async ? 3 : 1);
     if (!fits(small))
       return {};
     if (mmaLargeOverride && !fits(mmaLargeOverride)) {

@@ -277,7 +277,7 @@ LogicalResult FlashKernelBuilder::build(IRRewriter &rw) {
   // Not a structured binding: the lambdas below capture the builder.
   std::pair<gpu::LaunchOp, OpBuilder> created = createKernelLaunch(
       rw, loc, {hm.ceilDiv(tq, hm.c(blockQ)), hm.c(hkv * (group / heads)), bsz},
-      {hm.c(threads), hm.c(1), hm.c(1)}, tileTypes);
+      {hm.c(threads), hm.c(1), hm.c(1)}, tileTypes, plannedRegisters(config));
   gpu::LaunchOp launch = created.first;
   OpBuilder &b = created.second;
   launch->setAttr(kLoweringConfigAttr, config);

@@ -3,6 +3,7 @@
 #include "GPUKernelKinds.h"
 
 #include "tfm/IR/TfmAttrNames.h"
+#include "tfm/IR/TfmOps.h"
 
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -119,15 +120,62 @@ SmallVector<Value> mlir::tfm::inlinePayload(OpBuilder &b, linalg::LinalgOp op,
   return yielded;
 }
 
+int64_t mlir::tfm::plannedRegisters(Attribute schedule) {
+  // Addresses, loop counters, indices and the epilogue's operands of one
+  // thread, beside its accumulators and operand fragments.
+  constexpr int64_t kOverhead = 64;
+  auto round = [](int64_t registers) {
+    return std::min<int64_t>(255, llvm::alignTo(registers, 8));
+  };
+  if (auto mma = dyn_cast_if_present<GpuMmaAttr>(schedule)) {
+    int64_t warpM = mma.getBlockM() / mma.getWarpsM();
+    int64_t warpN = mma.getBlockN() / mma.getWarpsN();
+    // f32 accumulators: a warp's tile over its 32 lanes; per 16-deep k
+    // step, 4 registers of A per 16 rows and 2 of B per 8 columns, for all
+    // the k steps of one staged slice (ptxas issues a slice's ldmatrix
+    // ahead of its mma.syncs).
+    int64_t accumulators = warpM * warpN / 32;
+    int64_t fragments = mma.getBlockK() / 16 * (warpM / 16 * 4 + warpN / 8 * 2);
+    return round(accumulators + fragments + kOverhead);
+  }
+  if (auto simt = dyn_cast_if_present<GpuContractionAttr>(schedule)) {
+    // thread_m x thread_n outputs and one k step of both operands.
+    int64_t outputs = simt.getThreadM() * simt.getThreadN();
+    return round(outputs + simt.getThreadM() + simt.getThreadN() + kOverhead);
+  }
+  if (isa_and_nonnull<GpuFlashAttentionAttr>(schedule))
+    return 255;
+  if (isa_and_nonnull<GpuReductionAttr, AttentionTilingAttr>(schedule))
+    return kOverhead;
+  return 0;
+}
 
 std::pair<gpu::LaunchOp, OpBuilder>
 mlir::tfm::createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
-                              ArrayRef<Value> block,
-                              TypeRange workgroupBuffers) {
+                              ArrayRef<Value> block, TypeRange workgroupBuffers,
+                              int64_t registers) {
   auto launch = gpu::LaunchOp::create(
       b, loc, grid[0], grid[1], grid[2], block[0], block[1], block[2],
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, workgroupBuffers);
+  GpuTargetAttr target = getGpuTarget(launch);
+  int64_t threads = 1;
+  for (Value v : block)
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      threads *= *c;
+    else
+      threads = 0;
+  if (target && registers > 0 && threads > 0) {
+    int64_t sharedBytes = 0;
+    for (Type t : workgroupBuffers) {
+      auto type = cast<MemRefType>(t);
+      sharedBytes += type.getNumElements() *
+                     llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    }
+    launch->setAttr(kBlocksPerSMAttr,
+                    b.getI64IntegerAttr(target.blocksPerMultiprocessor(
+                        threads, sharedBytes, registers)));
+  }
   Block &body = launch.getBody().front();
   OpBuilder inner = OpBuilder::atBlockEnd(&body);
   if (body.empty() || !isa<gpu::TerminatorOp>(body.back()))

@@ -74,12 +74,34 @@ SmallVector<RowKernelStage> findRowKernel(linalg::LinalgOp first,
                                           const RowReduction &r,
                                           unsigned maxStages);
 
+/// The registers per thread a kernel of `schedule` is planned with, from
+/// which its planned occupancy follows (createKernelLaunch): for a
+/// tensor-core GEMM (#tfm.gpu_mma), a warp tile's f32 accumulators over its
+/// 32 lanes plus the operand fragments of one staged k slice; for the f32
+/// GEMM (#tfm.gpu_contraction), its thread_m x thread_n outputs and one k
+/// step of operands; each plus 64 for addresses, counters and the
+/// epilogue, rounded up to 8 (128 x 128 x 32 tiles of 2 x 4 warps: 176;
+/// 64 x 64 x 64 of 2 x 2: 160). 255 for the FlashAttention-2 kernel
+/// (#tfm.gpu_flash_attention: scores, output and softmax state of its row tiles
+/// live in registers), 64 for row and attention-tiling kernels, 0 (no plan) for
+/// anything else. The plan is checked, not imposed: --report compares each
+/// kernel's `ptxas -v` registers with the budget that keeps the planned blocks
+/// resident (docs/gpu.md, "Occupancy"); holding ptxas to it with
+/// `.minnctapersm` made it spill where free allocation did not.
+int64_t plannedRegisters(Attribute schedule);
+
 /// A gpu.launch of `grid` blocks of `block` threads (x, y, z) with the
 /// given workgroup buffers, its body ending in its terminator; returns it
-/// and a builder before that terminator.
+/// and a builder before that terminator. A kernel planned with
+/// `registers` per thread (plannedRegisters; 0: no plan) carries its
+/// planned occupancy, `tfm.blocks_per_sm`: the most blocks of its threads
+/// and workgroup buffers one multiprocessor of the module's GPU target
+/// holds at that many registers per thread, which -tfm-gpu-outline-kernels
+/// keeps on the kernel for the report to check.
 std::pair<gpu::LaunchOp, OpBuilder>
 createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
-                   ArrayRef<Value> block, TypeRange workgroupBuffers);
+                   ArrayRef<Value> block, TypeRange workgroupBuffers,
+                   int64_t registers = 0);
 
 /// Clones `op`'s payload at `b` with its block arguments bound to `args`
 /// and its linalg.index ops to `ivs`; returns the yielded values.

@@ -336,8 +336,9 @@ struct GPUMapAttentionPass
     SmallVector<Value> grid(3, one);
     for (unsigned i = 0; i < rank; ++i)
       grid[i] = ubs[rank - 1 - i];
-    auto [launch, inner] =
-        createKernelLaunch(rw, loc, grid, {threadsV, one, one}, workgroupTypes);
+    auto [launch, inner] = createKernelLaunch(
+        rw, loc, grid, {threadsV, one, one}, workgroupTypes,
+        plannedRegisters(forall->getAttr(kLoweringConfigAttr)));
     if (Attribute config = forall->getAttr(kLoweringConfigAttr))
       launch->setAttr(kLoweringConfigAttr, config);
     gpu::KernelDim3 blockIds = launch.getBlockIds();

@@ -264,7 +264,8 @@ LogicalResult GemmKernelBuilder::build(IRRewriter &rw) {
   auto [launch, b] = createKernelLaunch(
       rw, loc, {gridX, gridY, gridZ},
       {index(rw, threadsX), index(rw, threadsY), index(rw, 1)},
-      TypeRange{aTileType, bTileType});
+      TypeRange{aTileType, bTileType},
+      plannedRegisters(op->getAttr(kLoweringConfigAttr)));
   Value aTile = launch.getWorkgroupAttributions()[0];
   Value bTile = launch.getWorkgroupAttributions()[1];
   gpu::KernelDim3 blockIds = launch.getBlockIds();
@@ -527,7 +528,7 @@ LogicalResult MmaKernelBuilder::build(IRRewriter &rw) {
   auto [launch, b] = createKernelLaunch(
       rw, loc, {gridX, gridY, gridZ},
       {index(rw, config.getThreads()), index(rw, 1), index(rw, 1)},
-      TypeRange{aTileType, bTileType});
+      TypeRange{aTileType, bTileType}, plannedRegisters(config));
   Value aTile = launch.getWorkgroupAttributions()[0];
   Value bTile = launch.getWorkgroupAttributions()[1];
   gpu::KernelDim3 blockIds = launch.getBlockIds();

@@ -88,9 +88,9 @@ public:
             {slots}, getElementTypeOrSelf(s.op.getDpsInits()[0].getType()),
             MemRefLayoutAttrInterface(), workgroup));
     Value one = index(rw, 1);
-    auto [launch, b] =
-        createKernelLaunch(rw, loc, {rows, one, one},
-                           {index(rw, threads), one, one}, workgroupTypes);
+    auto [launch, b] = createKernelLaunch(
+        rw, loc, {rows, one, one}, {index(rw, threads), one, one},
+        workgroupTypes, plannedRegisters(first->getAttr(kLoweringConfigAttr)));
     tid = launch.getThreadIds().x;
 
     // Block x enumerates the rows, the last row index fastest.

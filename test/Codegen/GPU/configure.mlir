@@ -303,6 +303,26 @@ func.func @tensor_cores(%a: memref<1024x768xbf16>, %b: memref<768x768xbf16>, %c:
 
 // -----
 
+// Before sm_90 the small tiles stage 32-deep slices (24 KiB): 64-deep ones
+// took ptxas past their planned occupancy on sm_80 and into spills on
+// sm_86 and sm_89 (docs/gpu.md, "Occupancy"); the large tiles are the
+// same as on sm_90.
+// CHECK-LABEL: func.func @ampere_small_tiles
+// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma<block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>}
+// CHECK:  linalg.matmul {{.*}}tfm.lowering_config = #tfm.gpu_mma_choice<large = <block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 3>, small = <block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3>, min_blocks = 82>}
+module attributes {tfm.target = #tfm.gpu_target<chip = "sm_86", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 82, opt_in_shared_memory_bytes = 101376, shared_memory_per_multiprocessor = 102400, max_threads_per_multiprocessor = 1536, max_blocks_per_multiprocessor = 16>} {
+func.func @ampere_small_tiles(%s: memref<128x64xbf16>, %sc: memref<128x128xf32>,
+                              %d: memref<?x768xbf16>, %b: memref<768x768xbf16>, %dc: memref<?x768xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%s, %s : memref<128x64xbf16>, memref<128x64xbf16>) outs(%sc : memref<128x128xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%d, %b : memref<?x768xbf16>, memref<768x768xbf16>) outs(%dc : memref<?x768xf32>)
+  return
+}
+}
+
+// -----
+
 // CHECK-LABEL: func.func @turing
 // CHECK:  #tfm.gpu_contraction<
 module attributes {tfm.target = #tfm.gpu_target<chip = "sm_75", features = "+ptx80", max_threads_per_block = 1024, shared_memory_bytes = 49152, multiprocessors = 8>} {

@@ -14,7 +14,8 @@
 // CHECK-NOT: memref<32x64xf32, #gpu.address_space<workgroup>>
 // CHECK-SAME: ) {
 // CHECK-NOT: memref.alloc()
-// CHECK: } {tfm.lowering_config = #tfm.attention_tiling<block_q = 8, block_k = 32, group = 1, footprint_bytes = 41088, budget_bytes = 49152>}
+// 40.1 KiB of tiles (+ 1 KiB): three blocks per sm_80 multiprocessor.
+// CHECK: } {tfm.blocks_per_sm = 3 : i64, tfm.lowering_config = #tfm.attention_tiling<block_q = 8, block_k = 32, group = 1, footprint_bytes = 41088, budget_bytes = 49152>}
 module attributes {tfm.precision = bf16} {
 func.func @causal_bf16(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32> {
   %o = tfm.attention %q, %k, %v {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32> -> tensor<?x12x?x64xf32>

@@ -92,7 +92,9 @@
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: gpu.terminator
-// CHECK-NEXT: } {tfm.lowering_config = #tfm.attention_tiling<block_q = 8, block_k = 32, group = 4, footprint_bytes = 37376, budget_bytes = 49152>}
+// Its planned occupancy: 36.5 KiB of tiles (+ 1 KiB reserved) fit four
+// times in an sm_80 multiprocessor's 164 KiB.
+// CHECK-NEXT: } {tfm.blocks_per_sm = 4 : i64, tfm.lowering_config = #tfm.attention_tiling<block_q = 8, block_k = 32, group = 4, footprint_bytes = 37376, budget_bytes = 49152>}
 func.func @causal_gqa_padding(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %len: tensor<?xi32>) -> tensor<?x8x?x64xf32> {
   %o = tfm.attention %q, %k, %v key_lengths(%len : tensor<?xi32>) {mask = #tfm.mask<causal>, scale = 0.125 : f64} : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
   return %o : tensor<?x8x?x64xf32>

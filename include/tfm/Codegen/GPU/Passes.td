@@ -199,8 +199,10 @@ def GPUConfigurePass : Pass<"tfm-gpu-configure", "func::FuncOp"> {
     along `k` or along their own rows, rows aligned to 8 elements:
     `isAsyncCopyable`), two schedules: 128 x 128 x 32 tiles of 2 x 4
     warps in 3 stages (48 KiB) for a problem with a wave of them (the
-    target's multiprocessors), else 64 x 64 x 64 tiles of 2 x 2 warps in
-    3 stages (48 KiB; 32 rows where a static `m` is at most 32), chosen
+    target's multiprocessors), else 64 x 64 tiles of 2 x 2 warps in 3
+    stages (32 rows where a static `m` is at most 32), 64 deep (48 KiB) on
+    sm_90 and 32 deep (24 KiB) on sm_80 to sm_89, where ptxas takes too
+    many registers for 64-deep slices (docs/gpu.md, "Occupancy"), chosen
     here for static extents and at run time otherwise
     (`#tfm.gpu_mma_choice`); without `cp.async`, the small tiles in one
     padded stage. A schedule must fit the target's threads per block and
@@ -729,21 +731,37 @@ def GPUEmulatePass : Pass<"tfm-gpu-emulate", "ModuleOp"> {
   ];
 }
 
-def GPUNameKernelsPass : Pass<"tfm-gpu-name-kernels", "ModuleOp"> {
-  let summary = "Name each outlined kernel after the model op it computes";
+def GPUOutlineKernelsPass : Pass<"tfm-gpu-outline-kernels", "ModuleOp"> {
+  let summary = "Outline every gpu.launch into a kernel named after its model op, with its planned occupancy";
   let description = [{
-    `gpu.module @forward_kernel_3 { gpu.func @forward_kernel } =>
-    gpu.module @layers_0_attn_q_1 { gpu.func @layers_0_attn_q_1 }`
+    `gpu.launch ... {tfm.blocks_per_sm = 2} loc("layers.0.attn.q"(...)) =>
+    gpu.module @layers_0_attn_q { gpu.func @layers_0_attn_q() kernel
+    attributes {tfm.blocks_per_sm = 2, ...} }`
 
-    After `gpu-kernel-outlining`, which calls every kernel
-    `<function>_kernel`: each kernel module and its kernel take the model
-    name in the location of their launch (the frontend names every op,
-    e.g. `layers.0.attn.q`), as a C identifier made unique among the
-    module's symbols (`_1`, `_2`, ... for the second and later kernels of
-    one op). Profiles, `tfmc --emit=ptx` files and the runtime's errors then
-    say which op a kernel belongs to. A launch without a name in its
-    location keeps the outlined name.
+    Upstream's `gpu-kernel-outlining`, which this pass runs, calls every
+    kernel `<function>_kernel` and drops the launch's attributes. Here each
+    launch first takes the model name of its location (the frontend names
+    every op, e.g. `layers.0.attn.q`) as a C identifier made unique among
+    the module's symbols (`_1`, `_2`, ... for the second and later kernels
+    of one op; `<function>_kernel` for a launch without a name), as its
+    kernel's and kernel module's names: profiles, `tfmc --emit=ptx` files
+    and the runtime's errors then say which op a kernel belongs to. A
+    launch's planned occupancy (`tfm.blocks_per_sm`, the blocks per
+    multiprocessor its schedule's register plan and shared memory allow,
+    set where the kernel was built) stays on its kernel, through NVVM
+    lowering, for `tfmc --report` to compare with the registers `ptxas`
+    allocated. It is not passed to `ptxas` as `.minnctapersm`: held to the
+    budget, `ptxas` spilled in kernels that fit without spills when free.
   }];
+  let dependentDialects = [
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::gpu::GPUDialect",
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "gpu.launch ops outlined">,
+    Statistic<"numPlanned", "planned-kernels",
+              "Kernels that keep a planned occupancy">,
+  ];
 }
 
 def GPUMergeKernelModulesPass : Pass<"tfm-gpu-merge-kernel-modules", "ModuleOp"> {
@@ -754,7 +772,7 @@ def GPUMergeKernelModulesPass : Pass<"tfm-gpu-merge-kernel-modules", "ModuleOp">
 
     `gpu-kernel-outlining` gives every kernel a module of its own; NVVM
     lowering, libdevice linking, `ptxas` and the driver's module load then
-    run once per kernel (hundreds for a GPT-2). After `-tfm-gpu-name-kernels`,
+    run once per kernel (hundreds for a GPT-2). After `-tfm-gpu-outline-kernels`,
     this pass moves every kernel module's contents into one module (named
     by `module-name`, made unique among the top-level symbols) in place of
     the first, and points every `gpu.launch_func` at it. Kernel names stay
