@@ -141,7 +141,8 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     tensor-core GEMM's deeper pipelines use it,
     `-tfm-gpu-dynamic-shared-memory`). What one multiprocessor holds at
     once bounds the blocks resident on it, the occupancy a kernel's
-    schedule plans for (`-tfm-gpu-outline-kernels`): its shared memory
+    schedule plans for (`tfm.blocks_per_sm`, set where the kernel is built
+    from its schedule and checked by `tfmc --report`): its shared memory
     (`shared_memory_per_multiprocessor`, of which each resident block
     reserves 1 KiB more), threads and blocks (the defaults are sm_80's:
     164 KiB, 2048 and 32), and 64 Ki 32-bit registers (every sm_80+
@@ -194,7 +195,8 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     int64_t blocksPerMultiprocessor(int64_t threads, int64_t sharedBytes,
                                     int64_t registers) const;
     /// The registers per thread that let `blocks` blocks of `threads`
-    /// threads reside on one multiprocessor: a multiple of 8, at most 255.
+    /// threads reside on one multiprocessor: a multiple of 8 below 256, or
+    /// 255 (a thread's most).
     static int64_t registerBudget(int64_t threads, int64_t blocks);
   }];
 }

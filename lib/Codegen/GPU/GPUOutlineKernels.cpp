@@ -40,15 +40,19 @@ struct GPUOutlineKernelsPass
     for (Operation &op : *module.getBody())
       if (auto sym = dyn_cast<SymbolOpInterface>(&op))
         taken.insert(sym.getName());
-    // Each kernel's planned blocks per multiprocessor, by its name.
+    // Each kernel's planned blocks per multiprocessor, by the name of its
+    // kernel module (which the kernel shares).
     llvm::StringMap<int64_t> plans;
+    int64_t launches = 0;
     module.walk([&](gpu::LaunchOp launch) {
-      ++numKernels;
+      ++launches;
       std::string base = mlir::tfm::kernelBaseName(launch.getLoc());
-      if (base.empty())
-        base = (launch->getParentOfType<FunctionOpInterface>().getName() +
-                "_kernel")
-                   .str();
+      if (base.empty()) {
+        // Upstream's fallback name: the enclosing symbol's.
+        auto parent = launch->getParentOfType<SymbolOpInterface>();
+        base =
+            ((parent ? parent.getName() : StringRef("gpu")) + "_kernel").str();
+      }
       // Unique among the module's top-level symbols: name, name_1, ...
       std::string name = base;
       for (unsigned i = 1; taken.contains(name); ++i)
@@ -65,16 +69,27 @@ struct GPUOutlineKernelsPass
     outlining.addPass(createGpuKernelOutliningPass());
     if (failed(runPipeline(outlining, module)))
       return signalPassFailure();
-    for (auto kernels : module.getOps<gpu::GPUModuleOp>())
-      for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
-        auto plan = plans.find(kernel.getName());
-        if (plan == plans.end())
-          continue;
-        kernel->setAttr(
-            mlir::tfm::kBlocksPerSMAttr,
-            IntegerAttr::get(IntegerType::get(ctx, 64), plan->second));
-        ++numPlanned;
-      }
+    // Each launch now names the kernel it was outlined into.
+    SymbolTable symbols(module);
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      auto plan = plans.find(launch.getKernelModuleName().getValue());
+      if (plan == plans.end())
+        return;
+      auto kernels = symbols.lookup<gpu::GPUModuleOp>(plan->first());
+      auto kernel =
+          kernels ? SymbolTable::lookupSymbolIn(kernels, launch.getKernelName())
+                  : nullptr;
+      if (!kernel || kernel->hasAttr(mlir::tfm::kBlocksPerSMAttr))
+        return;
+      kernel->setAttr(
+          mlir::tfm::kBlocksPerSMAttr,
+          IntegerAttr::get(IntegerType::get(ctx, 64), plan->second));
+      ++numPlanned;
+    });
+    // Launches upstream's outlining leaves alone (not inside a symbol).
+    int64_t left = 0;
+    module.walk([&](gpu::LaunchOp) { ++left; });
+    numKernels = launches - left;
   }
 };
 

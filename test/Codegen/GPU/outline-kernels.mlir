@@ -3,9 +3,12 @@
 // Each launch becomes a kernel named after the model op of its location,
 // made a unique C identifier (`_1` for the second kernel of one op, and
 // past a symbol the module already has); a launch without a name is
-// `<function>_kernel`. A launch's planned occupancy stays on its kernel;
-// a launch without one gets none.
+// `<function>_kernel`. A launch's planned occupancy stays on its kernel
+// and on no other (not on a kernel of the same name in a module that was
+// already there); a launch without one gets none.
 // CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK: gpu.module @existing {
+// CHECK-NEXT: gpu.func @layers_0_attn_q() kernel {
 // CHECK-LABEL: func.func @f(
 // CHECK: gpu.launch_func @layers_0_attn_q::@layers_0_attn_q
 // CHECK: gpu.launch_func @layers_0_attn_q_1::@layers_0_attn_q_1
@@ -18,12 +21,17 @@
 // CHECK: gpu.module @layers_0_attn_q_1 {
 // CHECK:   gpu.func @layers_0_attn_q_1(
 // CHECK-NOT: tfm.blocks_per_sm
-// CHECK-SAME: kernel
 // CHECK: gpu.module @f_kernel {
 // CHECK:   gpu.func @f_kernel(
 // CHECK-SAME: kernel attributes {{{.*}}tfm.blocks_per_sm = 1 : i64
 // CHECK: gpu.module @lm_head_1 {
+// CHECK-NOT: tfm.blocks_per_sm
 module {
+  gpu.module @existing {
+    gpu.func @layers_0_attn_q() kernel {
+      gpu.return
+    }
+  }
   func.func @lm_head() {
     return
   }
