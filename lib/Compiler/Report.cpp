@@ -625,11 +625,9 @@ void KernelCollector::observeGpuKernels(ModuleOp module) {
   }
   for (GpuKernelResources &k : found) {
     k.threadsPerBlock = threads.lookup(k.kernel);
-    if (k.threadsPerBlock > 0 && k.registers > 0) {
-      int64_t perWarp = llvm::alignTo(k.registers * 32, 256);
-      int64_t warps = llvm::divideCeil(k.threadsPerBlock, 32);
-      k.blocksPerSMByRegisters = 65536 / (perWarp * warps);
-    }
+    if (k.threadsPerBlock > 0 && k.registers > 0)
+      k.blocksPerSMByRegisters =
+          mt::GpuTargetAttr::blocksByRegisters(k.threadsPerBlock, k.registers);
     k.plannedBlocksPerSM = plans.lookup(k.kernel);
     if (k.plannedBlocksPerSM > 0 && k.threadsPerBlock > 0)
       k.registerBudget = mt::GpuTargetAttr::registerBudget(

@@ -65,16 +65,19 @@ LogicalResult GpuTargetAttr::verify(
   return success();
 }
 
+int64_t GpuTargetAttr::blocksByRegisters(int64_t threads, int64_t registers) {
+  int64_t warps = llvm::divideCeil(std::max<int64_t>(threads, 1), 32);
+  int64_t perWarp = llvm::alignTo(std::max<int64_t>(registers, 1) * 32, 256);
+  return kRegistersPerMultiprocessor / (perWarp * warps);
+}
+
 int64_t GpuTargetAttr::blocksPerMultiprocessor(int64_t threads,
                                                int64_t sharedBytes,
                                                int64_t registers) const {
   int64_t blocks = getMaxBlocksPerMultiprocessor();
-  if (threads > 0) {
-    blocks = std::min(blocks, getMaxThreadsPerMultiprocessor() / threads);
-    int64_t warps = llvm::divideCeil(threads, 32);
-    int64_t perWarp = llvm::alignTo(std::max<int64_t>(registers, 1) * 32, 256);
-    blocks = std::min(blocks, kRegistersPerMultiprocessor / (perWarp * warps));
-  }
+  if (threads > 0)
+    blocks = std::min({blocks, getMaxThreadsPerMultiprocessor() / threads,
+                       blocksByRegisters(threads, registers)});
   if (sharedBytes > 0)
     blocks =
         std::min(blocks, getSharedMemoryPerMultiprocessor() /

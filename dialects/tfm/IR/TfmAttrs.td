@@ -189,6 +189,10 @@ def Tfm_GpuTargetAttr : AttrDef<Tfm_Dialect, "GpuTarget"> {
     static constexpr int64_t kRegistersPerMultiprocessor = 65536;
     /// Shared memory each resident block reserves beyond its own (sm_80+).
     static constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
+    /// The most blocks of `threads` threads at `registers` registers per
+    /// thread that one multiprocessor's registers hold (allocated per warp
+    /// in units of 256).
+    static int64_t blocksByRegisters(int64_t threads, int64_t registers);
     /// The most blocks of `threads` threads, `sharedBytes` of shared memory
     /// and `registers` registers per thread one multiprocessor holds at
     /// once (registers are allocated per warp in units of 256); at least 1.

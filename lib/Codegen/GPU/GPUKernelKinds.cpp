@@ -150,6 +150,16 @@ int64_t mlir::tfm::plannedRegisters(Attribute schedule) {
   return 0;
 }
 
+int64_t mlir::tfm::workgroupBytes(TypeRange types) {
+  int64_t bytes = 0;
+  for (Type t : types) {
+    auto type = cast<MemRefType>(t);
+    bytes += type.getNumElements() *
+             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  return bytes;
+}
+
 std::pair<gpu::LaunchOp, OpBuilder>
 mlir::tfm::createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
                               ArrayRef<Value> block, TypeRange workgroupBuffers,
@@ -165,17 +175,10 @@ mlir::tfm::createKernelLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
       threads *= *c;
     else
       threads = 0;
-  if (target && registers > 0 && threads > 0) {
-    int64_t sharedBytes = 0;
-    for (Type t : workgroupBuffers) {
-      auto type = cast<MemRefType>(t);
-      sharedBytes += type.getNumElements() *
-                     llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-    }
+  if (target && registers > 0 && threads > 0)
     launch->setAttr(kBlocksPerSMAttr,
                     b.getI64IntegerAttr(target.blocksPerMultiprocessor(
-                        threads, sharedBytes, registers)));
-  }
+                        threads, workgroupBytes(workgroupBuffers), registers)));
   Block &body = launch.getBody().front();
   OpBuilder inner = OpBuilder::atBlockEnd(&body);
   if (body.empty() || !isa<gpu::TerminatorOp>(body.back()))

@@ -90,6 +90,10 @@ SmallVector<RowKernelStage> findRowKernel(linalg::LinalgOp first,
 /// `.minnctapersm` made it spill where free allocation did not.
 int64_t plannedRegisters(Attribute schedule);
 
+/// Bytes of shared memory the statically shaped workgroup buffers of
+/// `types` (memrefs) take together.
+int64_t workgroupBytes(TypeRange types);
+
 /// A gpu.launch of `grid` blocks of `block` threads (x, y, z) with the
 /// given workgroup buffers, its body ending in its terminator; returns it
 /// and a builder before that terminator. A kernel planned with

@@ -288,17 +288,14 @@ struct GPUMapAttentionPass
     SmallVector<unsigned> slotOf;
     SmallVector<MemRefType> slotTypes;
     shareBuffers(*body, allocs, slotOf, slotTypes);
-    int64_t sharedBytes = 0;
     SmallVector<Type> workgroupTypes;
     auto space = gpu::AddressSpaceAttr::get(&getContext(),
                                             gpu::AddressSpace::Workgroup);
-    for (MemRefType type : slotTypes) {
-      sharedBytes += type.getNumElements() *
-                     llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    for (MemRefType type : slotTypes)
       workgroupTypes.push_back(
           MemRefType::get(type.getShape(), type.getElementType(),
                           MemRefLayoutAttrInterface(), space));
-    }
+    int64_t sharedBytes = workgroupBytes(workgroupTypes);
     if (sharedBytes > target.getSharedMemoryBytes()) {
       InFlightDiagnostic diag =
           forall.emitOpError("-tfm-gpu-map-attention: the attention tiles "
